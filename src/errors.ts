@@ -1,0 +1,50 @@
+/**
+ * The stable codes a {@link MercureError} can carry.
+ *
+ * - `invalid_option`: an option has a value the connector cannot use (for example a malformed `host`).
+ * - `missing_platform`: `host`, `EventSource` or `fetch` is unavailable in this environment.
+ * - `auth_denied`: the server answered the batch auth request and denied this channel.
+ * - `auth_rejected`: the server rejected the whole batch auth request with a 4xx status.
+ * - `auth_failed`: the batch auth request failed transiently (5xx, network error, unreadable body).
+ * - `channel_limit`: the channel would exceed the 100 channels a connection may carry.
+ * - `stream_error`: the hub's event stream reported an error or closed.
+ * - `unsupported`: the feature is not available on this connector or channel.
+ */
+export type MercureErrorCode =
+    | "invalid_option"
+    | "missing_platform"
+    | "auth_denied"
+    | "auth_rejected"
+    | "auth_failed"
+    | "channel_limit"
+    | "stream_error"
+    | "unsupported";
+
+/**
+ * The one error class of the package: a stable `code`, a one-sentence message, and the `cause` kept.
+ */
+export class MercureError extends Error {
+    /** The stable, machine-readable reason for this error. */
+    readonly code: MercureErrorCode;
+
+    /** The full channel name this error concerns, when it concerns one. */
+    readonly channel: string | undefined;
+
+    /** The HTTP status involved, when an HTTP response caused this error. */
+    readonly status: number | undefined;
+
+    /**
+     * Create an error with a stable code and a message that says what to do.
+     */
+    constructor(
+        code: MercureErrorCode,
+        message: string,
+        details: { channel?: string; status?: number; cause?: unknown } = {},
+    ) {
+        super(message, details.cause === undefined ? undefined : { cause: details.cause });
+        this.name = "MercureError";
+        this.code = code;
+        this.channel = details.channel;
+        this.status = details.status;
+    }
+}

@@ -1,0 +1,41 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+    test: {
+        projects: [
+            {
+                test: {
+                    name: "unit",
+                    include: ["test/unit/**/*.test.ts"],
+                    environment: "happy-dom",
+                },
+            },
+            {
+                test: {
+                    name: "dev",
+                    include: ["test/dev/**/*.test.ts"],
+                    environment: "node",
+                },
+            },
+            {
+                test: {
+                    name: "e2e",
+                    include: ["test/e2e/**/*.test.ts"],
+                    environment: "node",
+                    testTimeout: 30_000,
+                    hookTimeout: 30_000,
+                },
+            },
+            {
+                test: {
+                    name: "browser",
+                    include: ["test/browser/**/*.test.ts"],
+                    environment: "node",
+                    testTimeout: 60_000,
+                    hookTimeout: 60_000,
+                    fileParallelism: false,
+                },
+            },
+        ],
+    },
+});
