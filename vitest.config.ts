@@ -8,6 +8,7 @@ export default defineConfig({
                     name: "unit",
                     include: ["test/unit/**/*.test.ts"],
                     environment: "happy-dom",
+                    environmentOptions: { happyDOM: { url: "https://app.test/dashboard" } },
                 },
             },
             {

@@ -1,0 +1,84 @@
+import type { FetchLike } from "../transport/platform";
+import { parseAuthResponse, type AuthResponse } from "./auth-response";
+
+/**
+ * The outcome of one batch auth request, classified so the connector never has to catch.
+ *
+ * - `ok`: 2xx, body parsed.
+ * - `rejected`: 4xx, the server refused the batch (older servers deny this way; also 401/419).
+ * - `error`: transient, worth retrying with backoff (5xx, network failure, timeout).
+ * - `aborted`: cancelled by `disconnect()`; not an error.
+ */
+export type AuthResult =
+    | { kind: "ok"; response: AuthResponse }
+    | { kind: "rejected"; status: number }
+    | { kind: "error"; status: number | null; cause: unknown }
+    | { kind: "aborted" };
+
+/**
+ * Everything a batch auth request needs.
+ */
+export interface AuthRequest {
+    /** The auth endpoint URL. */
+    endpoint: string;
+    /** Extra headers (CSRF, bearer, custom), applied after the defaults so they can override them. */
+    headers: Record<string, string>;
+    /** Full channel names, in join order. */
+    channelNames: readonly string[];
+    /** The fetch implementation. */
+    fetch: FetchLike;
+    /** Cancels the request (disconnect). */
+    signal: AbortSignal;
+    /** Deadline in milliseconds. */
+    timeout: number;
+}
+
+/**
+ * POST the whole channel set to the auth endpoint and classify the answer.
+ */
+export async function requestAuthorization(request: AuthRequest): Promise<AuthResult> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    if (request.signal.aborted) return { kind: "aborted" };
+    request.signal.addEventListener("abort", abort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+    }, request.timeout);
+    try {
+        // [spec] laravel-mercure §2.2: JSON body with exactly `channel_names`, credentials included.
+        const response = await request.fetch(request.endpoint, {
+            method: "POST",
+            credentials: "include",
+            headers: {
+                "Content-Type": "application/json",
+                Accept: "application/json",
+                ...request.headers,
+            },
+            body: JSON.stringify({ channel_names: request.channelNames }),
+            signal: controller.signal,
+        });
+        const text = await response.text();
+        if (response.status >= 200 && response.status < 300) {
+            return { kind: "ok", response: parseAuthResponse(parseJson(text)) };
+        }
+        // [spec] §2.8: < 500 is a rejection, everything else is transient.
+        if (response.status >= 400 && response.status < 500) return { kind: "rejected", status: response.status };
+        return { kind: "error", status: response.status, cause: null };
+    } catch (cause) {
+        if (request.signal.aborted) return { kind: "aborted" };
+        return { kind: "error", status: null, cause: timedOut ? new Error(`timed out after ${request.timeout} ms`) : cause };
+    } finally {
+        clearTimeout(timer);
+        request.signal.removeEventListener("abort", abort);
+    }
+}
+
+function parseJson(text: string): unknown {
+    try {
+        return JSON.parse(text);
+    } catch {
+        return {};
+    }
+}

@@ -1,0 +1,57 @@
+/**
+ * What the server said about one requested channel.
+ */
+export interface ChannelGrant {
+    /** The full channel name. */
+    name: string;
+    /** True when the server denied this channel. */
+    denied: boolean;
+    /** The channel's decryption key, for granted `private-encrypted-*` channels. */
+    jwk: JsonWebKey | null;
+}
+
+/**
+ * A batch auth response, parsed defensively.
+ */
+export interface AuthResponse {
+    /** One entry per channel the server listed, in its order; unknown or malformed entries are skipped. */
+    channels: Map<string, ChannelGrant>;
+    /** Cookie lifetime in seconds, or `null` when the server gave no usable value (no proactive refresh). */
+    expiresIn: number | null;
+    /** The topic namespace; `""` means a legacy server (bare channel names as topics). */
+    topicPrefix: string;
+    /** Whether the server minted whisper grants. */
+    clientEvents: boolean;
+}
+
+/**
+ * Parse a batch auth response body per laravel-mercure §2.5; never throws.
+ */
+export function parseAuthResponse(body: unknown): AuthResponse {
+    // [spec] §2.5: a body that is not an object is treated as {}.
+    const record = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const channels = new Map<string, ChannelGrant>();
+    const entries = Array.isArray(record["channel_names"]) ? record["channel_names"] : [];
+    for (const entry of entries) {
+        if (typeof entry !== "object" || entry === null) continue;
+        const { name, denied, jwk } = entry as Record<string, unknown>;
+        // [spec] §2.5: entries with a non-string name are skipped.
+        if (typeof name !== "string") continue;
+        channels.set(name, {
+            name,
+            denied: denied === true,
+            jwk: typeof jwk === "object" && jwk !== null && !Array.isArray(jwk) ? (jwk as JsonWebKey) : null,
+        });
+    }
+    const expiresIn = record["expires_in"];
+    const topicPrefix = record["topic_prefix"];
+    return {
+        channels,
+        // [spec] §2.5: expires_in only when a finite number > 0.
+        expiresIn: typeof expiresIn === "number" && Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : null,
+        // [spec] §2.5: topic_prefix only when a string, otherwise legacy mode.
+        topicPrefix: typeof topicPrefix === "string" ? topicPrefix : "",
+        // [spec] §2.5: client events only when exactly true.
+        clientEvents: record["client_events"] === true,
+    };
+}

@@ -1,0 +1,176 @@
+import { Channel, EventFormatter } from "laravel-echo";
+import type { MercureError } from "../errors";
+
+/** A listener for one event: receives the broadcast payload. */
+export type EventCallback = (payload: unknown) => void;
+
+/** A listener for every event: receives the event name (as `listen()` would take it) and the payload. */
+export type AnyEventCallback = (event: string, payload: unknown) => void;
+
+/** A `subscribed()` callback. */
+export type SubscribedCallback = () => void;
+
+/** An `error()` callback: receives a {@link MercureError}. */
+export type ErrorCallback = (error: MercureError) => void;
+
+/**
+ * A public Mercure channel: listeners keyed by formatted event name, fed by the connector.
+ *
+ * The connector owns the transport; a channel only keeps callbacks and hands events to them.
+ */
+export class MercureChannel extends Channel {
+    /** The full channel name (`news`, `private-orders.1`, ...). */
+    readonly name: string;
+
+    /** Formats event names with the namespace, exactly as Echo does. */
+    protected readonly formatter: EventFormatter;
+
+    /** Formatted event name → callbacks, in registration order. */
+    private readonly listeners = new Map<string, EventCallback[]>();
+
+    /** `listenToAll()` callbacks. */
+    private readonly anyListeners: AnyEventCallback[] = [];
+
+    /** `subscribed()` callbacks. */
+    private readonly subscribedCallbacks: SubscribedCallback[] = [];
+
+    /** `error()` callbacks. */
+    private readonly errorCallbacks: ErrorCallback[] = [];
+
+    /** Whether the current connection carries this channel (reset when the connection is lost). */
+    private isSubscribed = false;
+
+    /**
+     * Create a channel; the connector does this, through `channel()` / `privateChannel()`.
+     */
+    constructor(name: string, options: Channel["options"]) {
+        super();
+        this.name = name;
+        this.options = options;
+        this.formatter = new EventFormatter(options.namespace);
+    }
+
+    /**
+     * Listen for an event on the channel.
+     */
+    listen(event: string, callback: CallableFunction): this {
+        const key = this.formatter.format(event);
+        const callbacks = this.listeners.get(key) ?? [];
+        callbacks.push(callback as EventCallback);
+        this.listeners.set(key, callbacks);
+        return this;
+    }
+
+    /**
+     * Stop listening to an event: only `callback` when given, otherwise every callback of that event.
+     */
+    stopListening(event: string, callback?: CallableFunction): this {
+        const key = this.formatter.format(event);
+        if (callback === undefined) {
+            this.listeners.delete(key);
+            return this;
+        }
+        const remaining = (this.listeners.get(key) ?? []).filter((registered) => registered !== callback);
+        if (remaining.length > 0) this.listeners.set(key, remaining);
+        else this.listeners.delete(key);
+        return this;
+    }
+
+    /**
+     * Listen for every event on the channel; the callback gets the event name and the payload.
+     */
+    listenToAll(callback: AnyEventCallback): this {
+        this.anyListeners.push(callback);
+        return this;
+    }
+
+    /**
+     * Stop listening for every event: only `callback` when given, otherwise all such callbacks.
+     */
+    stopListeningToAll(callback?: AnyEventCallback): this {
+        const kept = callback === undefined ? [] : this.anyListeners.filter((registered) => registered !== callback);
+        this.anyListeners.splice(0, this.anyListeners.length, ...kept);
+        return this;
+    }
+
+    /**
+     * Register a callback for when the hub stream carrying this channel is open; called at once when it already is.
+     */
+    subscribed(callback: CallableFunction): this {
+        this.subscribedCallbacks.push(callback as SubscribedCallback);
+        if (this.isSubscribed) this.invoke("subscribed()", () => (callback as SubscribedCallback)());
+        return this;
+    }
+
+    /**
+     * Register a callback for errors concerning this channel (auth denials, stream failures, ...).
+     */
+    error(callback: CallableFunction): this {
+        this.errorCallbacks.push(callback as ErrorCallback);
+        return this;
+    }
+
+    /**
+     * Hand a broadcast to the listeners of `event` (a raw envelope event name) and to `listenToAll()` ones.
+     *
+     * @internal
+     */
+    deliver(event: string, payload: unknown): void {
+        for (const callback of this.listeners.get(event) ?? []) {
+            this.invoke(`listener for "${event}"`, () => callback(payload));
+        }
+        if (this.anyListeners.length === 0) return;
+        const name = this.eventNameForListenToAll(event);
+        for (const callback of [...this.anyListeners]) {
+            this.invoke("listenToAll()", () => callback(name, payload));
+        }
+    }
+
+    /**
+     * Mark the channel subscribed and call `subscribed()` callbacks, once per live connection.
+     *
+     * @internal
+     */
+    markSubscribed(): void {
+        if (this.isSubscribed) return;
+        this.isSubscribed = true;
+        for (const callback of [...this.subscribedCallbacks]) this.invoke("subscribed()", () => callback());
+    }
+
+    /**
+     * Forget the subscription (the connection carrying it was lost), so the next open re-fires `subscribed()`.
+     *
+     * @internal
+     */
+    markUnsubscribed(): void {
+        this.isSubscribed = false;
+    }
+
+    /**
+     * Call the `error()` callbacks; logs when nobody listens, so errors are never silent.
+     *
+     * @internal
+     */
+    reportError(error: MercureError): void {
+        if (this.errorCallbacks.length === 0) {
+            console.warn(`laravel-echo-mercure: ${error.message}`);
+            return;
+        }
+        for (const callback of [...this.errorCallbacks]) this.invoke("error()", () => callback(error));
+    }
+
+    /** Turn a raw event name into the form `listen()` takes, as Echo's Pusher channel does for listenToAll. */
+    private eventNameForListenToAll(event: string): string {
+        const namespace = typeof this.options.namespace === "string" ? this.options.namespace.replace(/\./g, "\\") : "";
+        return namespace !== "" && event.startsWith(namespace + "\\") ? event.slice(namespace.length + 1) : "." + event;
+    }
+
+    /** Run a user callback so that a throw cannot break the other callbacks or the connection. */
+    private invoke(what: string, run: () => void): void {
+        try {
+            run();
+        } catch (error) {
+            console.error(`laravel-echo-mercure: a ${what} callback on channel "${this.name}" threw.`, error);
+        }
+    }
+}

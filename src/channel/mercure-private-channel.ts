@@ -1,0 +1,21 @@
+import { MercureError } from "../errors";
+import { MercureChannel } from "./mercure-channel";
+
+/**
+ * A private Mercure channel (`private-…`): authorized by the batch auth request, delivered as private updates.
+ */
+export class MercurePrivateChannel extends MercureChannel {
+    /**
+     * Send a client event to the other members of the channel.
+     *
+     * Whispers (POSTs to the hub's whisper topic) are not available in this version; this throws a
+     * {@link MercureError} with code `unsupported` rather than dropping the event silently.
+     */
+    whisper(eventName: string, _data: unknown): this {
+        throw new MercureError(
+            "unsupported",
+            `whisper("${eventName}") on channel "${this.name}" is not supported by this version of laravel-echo-mercure yet.`,
+            { channel: this.name },
+        );
+    }
+}

@@ -1,0 +1,61 @@
+import type { EventSourceConstructor, FetchLike } from "../transport/platform";
+
+/**
+ * Options of {@link MercureConnector}: the upstream Echo Mercure connector's names, plus additive extras.
+ */
+export interface MercureConnectorOptions {
+    /** `MercureConnector` (with stock Echo) or `"mercure"` (with `MercureEcho`). */
+    broadcaster?: unknown;
+    /** Hub URL; relative values resolve against the page. Default `/.well-known/mercure` on the page origin; required outside a browser. */
+    host?: string | null;
+    /** `EventSource` implementation. Default `globalThis.EventSource`. */
+    eventSource?: EventSourceConstructor;
+    /** `fetch` implementation for the auth request. Default `globalThis.fetch`. */
+    fetch?: FetchLike;
+    /** Batch auth URL. Default `/broadcasting/auth` (resolved against the hub origin outside a browser). */
+    authEndpoint?: string;
+    /** Extra headers for the auth request. */
+    auth?: { headers?: Record<string, string> };
+    /** CSRF token sent as `X-CSRF-TOKEN`; default from `window.Laravel.csrfToken` or `<meta name="csrf-token">`. */
+    csrfToken?: string | null;
+    /** Sent as `Authorization: Bearer <token>` on the auth request. */
+    bearerToken?: string | null;
+    /** Event namespace. Default `App.Events`; `false` for none. */
+    namespace?: string | false;
+    /** Deadline of one auth request in milliseconds. Default 15000. */
+    authTimeout?: number;
+    /** Other Echo options (for example `withoutInterceptors`) pass through untouched. */
+    [option: string]: unknown;
+}
+
+/** Default deadline of one auth request. */
+export const DEFAULT_AUTH_TIMEOUT = 15_000;
+
+/** A stream must stay open this long before the reconnect backoff starts again from its minimum. */
+export const STABLE_CONNECTION_MS = 5_000;
+
+/** The most channels one connection may carry (the server rejects larger batches). */
+export const MAX_CHANNELS = 100;
+
+/** The shortest delay before a proactive cookie refresh. */
+export const MIN_REFRESH_DELAY_MS = 5_000;
+
+/**
+ * Copy the options so that Echo's `setOptions()`, which writes CSRF and bearer headers into
+ * `auth.headers`, never mutates the caller's objects or Echo's shared defaults.
+ */
+export function cloneHeaderOptions<T extends Record<string, unknown>>(options: T): T {
+    const auth = options["auth"] as { headers?: Record<string, string> } | undefined;
+    const userAuthentication = options["userAuthentication"] as
+        | { endpoint?: string; headers?: Record<string, string> }
+        | undefined;
+    return {
+        ...options,
+        auth: { ...auth, headers: { ...auth?.headers } },
+        userAuthentication: {
+            endpoint: "/broadcasting/user-auth",
+            ...userAuthentication,
+            headers: { ...userAuthentication?.headers },
+        },
+    };
+}

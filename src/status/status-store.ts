@@ -1,0 +1,45 @@
+import type { ConnectionStatus } from "laravel-echo";
+
+/**
+ * Holds the connection status; {@link StatusStore.set} is the only writer and notifies listeners on change.
+ */
+export class StatusStore {
+    /** The current status. */
+    private current: ConnectionStatus = "disconnected";
+
+    /** Listeners registered through {@link StatusStore.subscribe}. */
+    private readonly listeners = new Set<(status: ConnectionStatus) => void>();
+
+    /**
+     * Read the current status.
+     */
+    get(): ConnectionStatus {
+        return this.current;
+    }
+
+    /**
+     * Change the status; does nothing when it is unchanged. A throwing listener does not stop the others.
+     */
+    set(status: ConnectionStatus): void {
+        if (status === this.current) return;
+        this.current = status;
+        for (const listener of [...this.listeners]) {
+            try {
+                listener(status);
+            } catch (error) {
+                console.error("laravel-echo-mercure: an onConnectionChange() callback threw.", error);
+            }
+        }
+    }
+
+    /**
+     * Register a listener for status changes; returns the function that unregisters it.
+     */
+    subscribe(listener: (status: ConnectionStatus) => void): () => void {
+        const entry = (status: ConnectionStatus) => listener(status);
+        this.listeners.add(entry);
+        return () => {
+            this.listeners.delete(entry);
+        };
+    }
+}

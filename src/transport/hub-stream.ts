@@ -1,0 +1,110 @@
+import type { EventSourceConstructor, EventSourceLike } from "./platform";
+
+/**
+ * What a {@link HubStream} reports to its owner. Callbacks never fire once the stream is retired.
+ */
+export interface HubStreamHandlers {
+    /** The stream opened (first time or after a native reconnect). */
+    open(stream: HubStream): void;
+    /** A broadcast update arrived (an event without `event:` field). */
+    message(stream: HubStream, event: MessageEvent): void;
+    /** A hub subscription event (`event: mercure`) arrived. */
+    subscription?(stream: HubStream, event: MessageEvent): void;
+    /** The stream reported an error; `closed` is true when it will not reconnect by itself. */
+    error(stream: HubStream, event: Event, closed: boolean): void;
+}
+
+let nextStreamId = 1;
+
+/**
+ * One `EventSource` to the hub, bound to the set of channels it was opened for.
+ *
+ * Retiring a stream closes it and silences its callbacks, so a replaced stream can never act on
+ * current state (the generation check of the connector happens here).
+ */
+export class HubStream {
+    /** A process-unique id, for logs and tests. */
+    readonly id = nextStreamId++;
+
+    /** Whether `open` fired at least once. */
+    opened = false;
+
+    /** When the current open happened (ms since epoch), or null while not open. */
+    openedAt: number | null = null;
+
+    /** Set once the stream is closed by us; every later callback is ignored. */
+    private retired = false;
+
+    /** The underlying EventSource. */
+    private readonly source: EventSourceLike;
+
+    /** The full channel names whose topics this stream subscribes to. */
+    readonly channels: ReadonlySet<string>;
+
+    /**
+     * Open `url` with credentials, for the given channels and their topics.
+     */
+    constructor(
+        private readonly EventSourceImpl: EventSourceConstructor,
+        /** The subscribe URL this stream was opened with. */
+        readonly url: string,
+        channels: readonly string[],
+        /** The topics `url` subscribes to, in order. */
+        readonly topics: readonly string[],
+        handlers: HubStreamHandlers,
+    ) {
+        this.channels = new Set(channels);
+        // [spec] laravel-mercure §4.1: withCredentials so the hub cookie travels.
+        this.source = new EventSourceImpl(url, { withCredentials: true });
+        this.source.onopen = () => {
+            if (this.retired) return;
+            this.opened = true;
+            this.openedAt = Date.now();
+            handlers.open(this);
+        };
+        this.source.onmessage = (event: MessageEvent) => {
+            if (!this.retired) handlers.message(this, event);
+        };
+        this.source.addEventListener("mercure", (event: MessageEvent) => {
+            if (!this.retired) handlers.subscription?.(this, event);
+        });
+        this.source.onerror = (event: Event) => {
+            if (this.retired) return;
+            this.openedAt = null;
+            handlers.error(this, event, this.isClosed());
+        };
+    }
+
+    /**
+     * Whether the EventSource gave up (it does after any non-2xx answer, per the SSE spec).
+     */
+    isClosed(): boolean {
+        return this.source.readyState === (this.EventSourceImpl.CLOSED ?? 2);
+    }
+
+    /**
+     * Whether the stream is open right now.
+     */
+    isOpen(): boolean {
+        return !this.retired && this.source.readyState === 1;
+    }
+
+    /**
+     * Close the stream and ignore anything it still reports.
+     */
+    retire(): void {
+        if (this.retired) return;
+        this.retired = true;
+        this.source.onopen = null;
+        this.source.onmessage = null;
+        this.source.onerror = null;
+        this.source.close();
+    }
+
+    /**
+     * Whether {@link HubStream.retire} was called.
+     */
+    isRetired(): boolean {
+        return this.retired;
+    }
+}

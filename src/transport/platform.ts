@@ -1,0 +1,117 @@
+import { MercureError } from "../errors";
+
+/**
+ * The part of the `EventSource` interface the connector uses; the browser's, the `eventsource` npm
+ * package's and most polyfills fit it.
+ */
+export interface EventSourceLike {
+    /** 0 connecting, 1 open, 2 closed. */
+    readonly readyState: number;
+    /** Called when the stream opens. */
+    onopen: ((this: never, event: Event) => unknown) | null;
+    /** Called for events without an `event:` field. */
+    onmessage: ((this: never, event: MessageEvent) => unknown) | null;
+    /** Called on every error, transient or terminal. */
+    onerror: ((this: never, event: Event) => unknown) | null;
+    /** Listen to a named event type (for example `mercure` subscription events). */
+    addEventListener(type: string, listener: (event: MessageEvent) => void): void;
+    /** Close the stream for good. */
+    close(): void;
+}
+
+/**
+ * An `EventSource` constructor: `new (url, { withCredentials })`.
+ */
+export interface EventSourceConstructor {
+    new (url: string, init?: { withCredentials?: boolean }): EventSourceLike;
+    /** The `CLOSED` readyState constant (2 when absent). */
+    readonly CLOSED?: number;
+}
+
+/**
+ * The part of a fetch `Response` the connector reads.
+ */
+export interface FetchResponseLike {
+    /** HTTP status. */
+    readonly status: number;
+    /** Read the body as text. */
+    text(): Promise<string>;
+}
+
+/**
+ * A `fetch` implementation: the global one, or a wrapper (for example one that keeps cookies in Node).
+ */
+export type FetchLike = (url: string, init: RequestInit) => Promise<FetchResponseLike>;
+
+/** The default hub path, resolved against the page origin when `host` is not given. */
+export const DEFAULT_HUB_PATH = "/.well-known/mercure";
+
+/**
+ * Resolve the hub URL from the `host` option: absolute as given, relative against the page, or
+ * `/.well-known/mercure` on the page origin when absent.
+ */
+export function resolveHubUrl(host: string | null | undefined): URL {
+    const base = pageHref();
+    if (host === null || host === undefined || host === "") {
+        if (base === null) {
+            throw new MercureError(
+                "missing_platform",
+                "The `host` option is required outside a browser: pass the Mercure hub URL, for example `http://localhost:8000/.well-known/mercure`.",
+            );
+        }
+        return new URL(DEFAULT_HUB_PATH, base);
+    }
+    try {
+        return base === null ? new URL(host) : new URL(host, base);
+    } catch (cause) {
+        throw new MercureError(
+            base === null && !/^[a-z][a-z0-9+.-]*:/i.test(host) ? "missing_platform" : "invalid_option",
+            base === null
+                ? `The \`host\` option "${host}" must be an absolute URL outside a browser.`
+                : `The \`host\` option "${host}" is not a valid URL: pass the Mercure hub URL.`,
+            { cause },
+        );
+    }
+}
+
+/**
+ * Resolve the auth endpoint: as given in a browser (fetch resolves it against the page), and against
+ * the hub's origin elsewhere, where `fetch` needs an absolute URL.
+ */
+export function resolveAuthEndpoint(endpoint: string, hub: URL): string {
+    return pageHref() === null ? new URL(endpoint, hub).href : endpoint;
+}
+
+/**
+ * Pick the `EventSource` implementation: the `eventSource` option, else `globalThis.EventSource`.
+ */
+export function resolveEventSource(option: EventSourceConstructor | undefined): EventSourceConstructor {
+    const candidate = option ?? (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
+    if (typeof candidate !== "function") {
+        throw new MercureError(
+            "missing_platform",
+            "No EventSource implementation is available: pass one as the `eventSource` option (for example from the `eventsource` package in Node.js).",
+        );
+    }
+    return candidate;
+}
+
+/**
+ * Pick the `fetch` implementation: the `fetch` option, else `globalThis.fetch`.
+ */
+export function resolveFetch(option: FetchLike | undefined): FetchLike {
+    if (option !== undefined) return option;
+    const global = (globalThis as { fetch?: FetchLike }).fetch;
+    if (typeof global !== "function") {
+        throw new MercureError(
+            "missing_platform",
+            "No fetch implementation is available: pass one as the `fetch` option.",
+        );
+    }
+    return (url, init) => global(url, init);
+}
+
+function pageHref(): string | null {
+    const location = (globalThis as { location?: { href?: unknown } }).location;
+    return typeof location?.href === "string" && /^https?:/.test(location.href) ? location.href : null;
+}

@@ -1,0 +1,62 @@
+import { vi } from "vitest";
+import { MercureConnector } from "../../src/connector/mercure-connector";
+import type { MercureConnectorOptions } from "../../src/connector/options";
+import type { MercureError } from "../../src/errors";
+import { FakeAuthServer, PREFIX } from "./fake-auth-server";
+import { createFakeEventSource, type FakeEventSource, type FakeEventSourceClass } from "./fake-event-source";
+
+/** The hub URL the harness uses. */
+export const HUB = "https://app.test/.well-known/mercure";
+
+/** A connector wired to a fake EventSource and a fake auth endpoint. */
+export interface Harness {
+    connector: MercureConnector;
+    EventSource: FakeEventSourceClass;
+    auth: FakeAuthServer;
+    /** Let queued microtasks and zero-delay timers run. */
+    flush(): Promise<void>;
+    /** The single live EventSource (fails when there are none or several). */
+    stream(): FakeEventSource;
+    /** Errors reported per channel. */
+    errors: Array<{ channel: string; error: MercureError }>;
+    /** Track the errors of a channel. */
+    track<T extends { name: string; error(callback: CallableFunction): T }>(channel: T): T;
+}
+
+/** Use fake timers (not microtasks) for the current test file. */
+export function useScopedFakeTimers(): void {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+}
+
+/** Build a connector on fakes. */
+export function createHarness(options: MercureConnectorOptions = {}): Harness {
+    const EventSource = createFakeEventSource();
+    const auth = new FakeAuthServer();
+    const connector = new MercureConnector({ host: HUB, eventSource: EventSource, fetch: auth.fetch, ...options });
+    const errors: Harness["errors"] = [];
+    return {
+        connector,
+        EventSource,
+        auth,
+        errors,
+        flush: async () => {
+            await vi.advanceTimersByTimeAsync(0);
+        },
+        stream: () => {
+            const live = EventSource.live();
+            if (live.length !== 1) throw new Error(`expected one live EventSource, found ${live.length}`);
+            return live[0]!;
+        },
+        track: (channel) => channel.error((error: MercureError) => errors.push({ channel: channel.name, error })),
+    };
+}
+
+/** The channel topic the default prefix gives. */
+export function topic(name: string): string {
+    return PREFIX + "channel/" + encodeURIComponent(name);
+}
+
+/** A plaintext envelope as the server publishes it. */
+export function envelope(channels: string[], event: string, payload: unknown = {}, socket?: string): Record<string, unknown> {
+    return socket === undefined ? { channels, event, payload } : { channels, event, payload, socket };
+}

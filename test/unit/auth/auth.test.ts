@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { requestAuthorization } from "../../../src/auth/auth-client";
+import { parseAuthResponse } from "../../../src/auth/auth-response";
+import type { FetchLike } from "../../../src/transport/platform";
+
+describe("parseAuthResponse", () => {
+    it("reads the newest server's response", () => {
+        const parsed = parseAuthResponse({
+            channel_names: [
+                { name: "news" },
+                { name: "private-secret", denied: true },
+                { name: "private-encrypted-orders.1", jwk: { kty: "oct", k: "abc", alg: "A256GCM", use: "enc" } },
+                { name: 5 },
+                "junk",
+                { name: "private-x", jwk: "not-an-object", denied: "yes" },
+            ],
+            expires_in: 300,
+            topic_prefix: "https://laravel.alt/echo/",
+            client_events: true,
+        });
+        expect([...parsed.channels.keys()]).toEqual(["news", "private-secret", "private-encrypted-orders.1", "private-x"]);
+        expect(parsed.channels.get("private-secret")!.denied).toBe(true);
+        expect(parsed.channels.get("private-x")).toEqual({ name: "private-x", denied: false, jwk: null });
+        expect(parsed.channels.get("private-encrypted-orders.1")!.jwk).toEqual({ kty: "oct", k: "abc", alg: "A256GCM", use: "enc" });
+        expect(parsed).toMatchObject({ expiresIn: 300, topicPrefix: "https://laravel.alt/echo/", clientEvents: true });
+    });
+
+    it("falls back safely on anything unexpected", () => {
+        for (const body of [null, "x", [], { channel_names: "no", expires_in: "300", topic_prefix: 5, client_events: "true" }]) {
+            const parsed = parseAuthResponse(body);
+            expect(parsed.channels.size).toBe(0);
+            expect(parsed).toMatchObject({ expiresIn: null, topicPrefix: "", clientEvents: false });
+        }
+        expect(parseAuthResponse({ expires_in: Infinity }).expiresIn).toBeNull();
+        expect(parseAuthResponse({ expires_in: 0 }).expiresIn).toBeNull();
+    });
+});
+
+describe("requestAuthorization", () => {
+    afterEach(() => vi.useRealTimers());
+
+    const base = (fetch: FetchLike, signal = new AbortController().signal) => ({
+        endpoint: "/broadcasting/auth",
+        headers: {},
+        channelNames: ["a"],
+        fetch,
+        signal,
+        timeout: 1_000,
+    });
+
+    it("classifies 2xx, 4xx and 5xx", async () => {
+        const answer = (status: number, body = "{}") => async () => ({ status, text: async () => body });
+        expect((await requestAuthorization(base(answer(200, '{"topic_prefix":"p/"}')))).kind).toBe("ok");
+        expect(await requestAuthorization(base(answer(419)))).toEqual({ kind: "rejected", status: 419 });
+        expect(await requestAuthorization(base(answer(500)))).toEqual({ kind: "error", status: 500, cause: null });
+        expect((await requestAuthorization(base(answer(302)))).kind).toBe("error");
+    });
+
+    it("reports an abort by disconnect() as aborted, not as an error", async () => {
+        const controller = new AbortController();
+        const fetch: FetchLike = (_url, init) =>
+            new Promise((_resolve, reject) => init.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+        const pending = requestAuthorization(base(fetch, controller.signal));
+        controller.abort();
+        expect(await pending).toEqual({ kind: "aborted" });
+    });
+
+    it("gives up after the deadline as a transient error", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        const fetch: FetchLike = (_url, init) =>
+            new Promise((_resolve, reject) => init.signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+        const pending = requestAuthorization(base(fetch));
+        await vi.advanceTimersByTimeAsync(1_000);
+        const result = await pending;
+        expect(result.kind).toBe("error");
+        expect(result.kind === "error" && String(result.cause)).toContain("timed out after 1000 ms");
+    });
+});

@@ -1,0 +1,226 @@
+import { Connector } from "laravel-echo";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { MercureConnector } from "../../../src/connector/mercure-connector";
+import { grant, PREFIX } from "../../fakes/fake-auth-server";
+import { createHarness, topic, useScopedFakeTimers } from "../../fakes/connector-harness";
+
+beforeEach(() => useScopedFakeTimers());
+afterEach(() => {
+    vi.useRealTimers();
+    document.head.innerHTML = "";
+});
+
+describe("the batch auth request", () => {
+    it("is not made, and no stream is opened, when the connector is constructed", async () => {
+        const h = createHarness();
+        await h.flush();
+        expect(h.auth.requests).toHaveLength(0);
+        expect(h.EventSource.instances).toHaveLength(0);
+        expect(h.connector.connectionStatus()).toBe("disconnected");
+    });
+
+    it("carries every channel joined in the same tick, in join order, in one POST", async () => {
+        const h = createHarness({ csrfToken: "csrf-1", bearerToken: "tok", auth: { headers: { "X-Custom": "yes" } } });
+        h.connector.channel("news");
+        h.connector.privateChannel("room.1");
+        h.connector.channel("sports");
+        await h.flush();
+        expect(h.auth.requests).toHaveLength(1);
+        const request = h.auth.requests[0]!;
+        expect(request.url).toBe("/broadcasting/auth");
+        expect(request.init.method).toBe("POST");
+        expect(request.init.credentials).toBe("include");
+        expect(request.init.body).toBe('{"channel_names":["news","private-room.1","sports"]}');
+        expect(request.headers).toMatchObject({
+            "Content-Type": "application/json",
+            Accept: "application/json",
+            "X-CSRF-TOKEN": "csrf-1",
+            Authorization: "Bearer tok",
+            "X-Custom": "yes",
+        });
+        expect(h.EventSource.instances).toHaveLength(1);
+    });
+
+    it("reads the CSRF token from the csrf-token meta tag", async () => {
+        document.head.innerHTML = '<meta name="csrf-token" content="from-meta">';
+        const h = createHarness();
+        h.connector.channel("news");
+        await h.flush();
+        expect(h.auth.requests[0]!.headers["X-CSRF-TOKEN"]).toBe("from-meta");
+    });
+
+    it("never mutates Echo's shared defaults or the caller's header object", () => {
+        const headers = { "X-Custom": "1" };
+        new MercureConnector({ host: "https://a.test/hub", csrfToken: "secret", bearerToken: "b", auth: { headers } });
+        new MercureConnector({ host: "https://a.test/hub", csrfToken: "other" });
+        expect(Connector._defaultOptions.auth.headers).toEqual({});
+        expect(Connector._defaultOptions.userAuthentication.headers).toEqual({});
+        expect(headers).toEqual({ "X-Custom": "1" });
+    });
+
+    it("subscribes with one match per granted channel, encoded like PHP rawurlencode", async () => {
+        const h = createHarness();
+        h.connector.channel("room/1 !'()*");
+        h.connector.privateChannel("orders.1");
+        await h.flush();
+        const stream = h.stream();
+        expect(stream.withCredentials).toBe(true);
+        expect(stream.matches()).toEqual([
+            PREFIX + "channel/room%2F1%20%21%27%28%29%2A",
+            PREFIX + "channel/private-orders.1",
+        ]);
+        expect(stream.url.startsWith("https://app.test/.well-known/mercure?match=https%3A%2F%2Flaravel.alt")).toBe(true);
+        expect(stream.param("last_event_id")).toBeNull();
+    });
+
+    it("evicts a denied channel with an error and keeps the others", async () => {
+        const h = createHarness();
+        h.auth.handler = (names) => grant(names, {}, ["private-secret"]);
+        const secret = h.track(h.connector.privateChannel("secret"));
+        h.track(h.connector.channel("news"));
+        await h.flush();
+        expect(h.errors).toHaveLength(1);
+        expect(h.errors[0]!.channel).toBe("private-secret");
+        expect(h.errors[0]!.error.code).toBe("auth_denied");
+        expect(h.errors[0]!.error.message).toContain('"private-secret"');
+        expect(Object.keys(h.connector.channels)).toEqual(["news"]);
+        expect(h.stream().matches()).toEqual([topic("news")]);
+        expect(h.connector.privateChannel("secret")).not.toBe(secret);
+    });
+
+    it("falls back to bare channel names as topics when the server sends no topic_prefix (legacy servers)", async () => {
+        const h = createHarness();
+        h.auth.handler = (names) => ({ status: 200, body: { channel_names: names.map((name) => ({ name })) } });
+        h.connector.channel("news");
+        h.connector.privateChannel("a b");
+        await h.flush();
+        expect(h.stream().matches()).toEqual(["news", "private-a b"]);
+    });
+
+    it("survives an unparsable 200 body by treating it as a grant without prefix", async () => {
+        const h = createHarness();
+        h.auth.handler = () => ({ status: 200, body: "<html>oops" });
+        h.connector.channel("news");
+        await h.flush();
+        expect(h.stream().matches()).toEqual(["news"]);
+    });
+
+    it("resolves a relative authEndpoint against the hub outside a browser", async () => {
+        vi.stubGlobal("location", undefined);
+        try {
+            const h = createHarness({ host: "http://127.0.0.1:9000/.well-known/mercure" });
+            h.connector.channel("news");
+            await h.flush();
+            expect(h.auth.requests[0]!.url).toBe("http://127.0.0.1:9000/broadcasting/auth");
+        } finally {
+            vi.unstubAllGlobals();
+        }
+    });
+});
+
+describe("a 4xx answer (older all-or-nothing servers, 401, 419)", () => {
+    it("evicts only the newly joined channels and re-authorizes the survivors", async () => {
+        const h = createHarness();
+        h.track(h.connector.channel("news"));
+        await h.flush();
+        h.stream().emitOpen();
+        h.auth.handler = (names) => (names.includes("private-secret") ? { status: 403 } : grant(names));
+        h.track(h.connector.privateChannel("secret"));
+        h.track(h.connector.privateChannel("other"));
+        await h.flush();
+        expect(h.auth.requests.map((request) => request.channelNames)).toEqual([
+            ["news"],
+            ["news", "private-secret", "private-other"],
+            ["news"],
+        ]);
+        expect(h.errors.map((entry) => [entry.channel, entry.error.code])).toEqual([
+            ["private-secret", "auth_rejected"],
+            ["private-other", "auth_rejected"],
+        ]);
+        expect(h.errors[0]!.error.message).toContain("HTTP 403");
+        expect(h.errors[0]!.error.message).toContain("[private-secret, private-other]");
+        expect(Object.keys(h.connector.channels)).toEqual(["news"]);
+        expect(h.stream().matches()).toEqual([topic("news")]);
+    });
+
+    it("winds down to disconnected when the very first batch is rejected", async () => {
+        const h = createHarness();
+        h.auth.handler = () => ({ status: 403 });
+        h.track(h.connector.privateChannel("a"));
+        await h.flush();
+        expect(h.errors.map((entry) => entry.error.code)).toEqual(["auth_rejected"]);
+        expect(h.auth.requests).toHaveLength(1);
+        expect(h.EventSource.instances).toHaveLength(0);
+        expect(h.connector.connectionStatus()).toBe("disconnected");
+    });
+
+    it("reports on every channel and backs off when the existing set is refused", async () => {
+        const h = createHarness();
+        h.track(h.connector.privateChannel("a"));
+        h.track(h.connector.channel("news"));
+        await h.flush();
+        h.stream().emitOpen();
+        h.auth.handler = () => ({ status: 401 });
+        await vi.advanceTimersByTimeAsync(240_000); // the cookie refresh
+        expect(h.auth.requests).toHaveLength(2);
+        expect(h.errors.map((entry) => [entry.channel, entry.error.code, entry.error.status])).toEqual([
+            ["private-a", "auth_rejected", 401],
+            ["news", "auth_rejected", 401],
+        ]);
+        expect(Object.keys(h.connector.channels)).toEqual(["private-a", "news"]);
+        await vi.advanceTimersByTimeAsync(700);
+        expect(h.auth.requests).toHaveLength(2);
+        h.auth.handler = (names) => grant(names);
+        await vi.advanceTimersByTimeAsync(1_000);
+        expect(h.auth.requests).toHaveLength(3);
+    });
+});
+
+describe("a transient auth failure (5xx, network)", () => {
+    it("reports auth_failed and retries with backoff until it succeeds", async () => {
+        const h = createHarness();
+        let failures = 2;
+        h.auth.handler = (names) => (failures-- > 0 ? { status: 503 } : grant(names));
+        h.track(h.connector.privateChannel("a"));
+        await h.flush();
+        expect(h.errors.map((entry) => entry.error.code)).toEqual(["auth_failed"]);
+        expect(h.errors[0]!.error.message).toContain("HTTP 503");
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        await vi.advanceTimersByTimeAsync(1_200);
+        expect(h.auth.requests).toHaveLength(2);
+        await vi.advanceTimersByTimeAsync(1_500);
+        expect(h.auth.requests).toHaveLength(2); // second delay is 1.6 s to 2.4 s
+        await vi.advanceTimersByTimeAsync(1_000);
+        expect(h.auth.requests).toHaveLength(3);
+        expect(h.EventSource.instances).toHaveLength(1);
+        h.stream().emitOpen();
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("treats a network error as transient", async () => {
+        const h = createHarness();
+        h.auth.handler = () => {
+            throw new TypeError("Failed to fetch");
+        };
+        h.track(h.connector.channel("news"));
+        await h.flush();
+        expect(h.errors[0]!.error.code).toBe("auth_failed");
+        expect(h.errors[0]!.error.message).toContain("Failed to fetch");
+        expect(Object.keys(h.connector.channels)).toEqual(["news"]);
+    });
+});
+
+describe("the 100-channel limit", () => {
+    it("evicts channels past the 100th with an explicit error before sending", async () => {
+        const h = createHarness();
+        for (let i = 0; i < 102; i++) h.track(h.connector.channel(`c${i}`));
+        await h.flush();
+        expect(h.auth.lastNames()).toHaveLength(100);
+        expect(h.errors.map((entry) => [entry.channel, entry.error.code])).toEqual([
+            ["c100", "channel_limit"],
+            ["c101", "channel_limit"],
+        ]);
+        expect(h.errors[0]!.error.message).toContain("at most 100 channels");
+        expect(h.stream().matches()).toHaveLength(100);
+    });
+});

@@ -1,0 +1,99 @@
+import Echo from "laravel-echo";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { MercureConnector } from "../../../src/connector/mercure-connector";
+import { MercureEcho, encryptedPrivate } from "../../../src/connector/mercure-echo";
+import { MercureChannel } from "../../../src/channel/mercure-channel";
+import { MercurePrivateChannel } from "../../../src/channel/mercure-private-channel";
+import { MercureError } from "../../../src/errors";
+import { FakeAuthServer } from "../../fakes/fake-auth-server";
+import { envelope, HUB, topic, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { createFakeEventSource } from "../../fakes/fake-event-source";
+
+beforeEach(() => useScopedFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe("stock laravel-echo 2.5.0 with MercureConnector", () => {
+    it("drives channel(), private(), listen(), leave(), leaveAllChannels(), socketId() and connectionStatus()", async () => {
+        const EventSource = createFakeEventSource();
+        const auth = new FakeAuthServer();
+        const echo = new Echo({ broadcaster: MercureConnector, host: HUB, eventSource: EventSource, fetch: auth.fetch, withoutInterceptors: true });
+        expect(echo.connector).toBeInstanceOf(MercureConnector);
+        expect(echo.connectionStatus()).toBe("disconnected");
+        expect(echo.socketId()).toBe((echo.connector as MercureConnector).socketId());
+
+        const got: unknown[] = [];
+        echo.channel("orders").listen("OrderShipped", (payload: unknown) => got.push(payload));
+        echo.private("orders.1").listen(".status", (payload: unknown) => got.push(payload));
+        echo.listen("feed", ".post", (payload: unknown) => got.push(payload));
+        await vi.advanceTimersByTimeAsync(0);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["orders", "private-orders.1", "feed"]]);
+        const stream = EventSource.last();
+        stream.emitOpen();
+        expect(echo.connectionStatus()).toBe("connected");
+        stream.emitMessage(envelope(["orders"], "App\\Events\\OrderShipped", { id: 1 }), "1");
+        stream.emitMessage(envelope(["private-orders.1"], "status", { id: 2 }), "2");
+        stream.emitMessage(envelope(["feed"], "post", { id: 3 }), "3");
+        expect(got).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+
+        echo.leave("orders.1");
+        expect(Object.keys((echo.connector as MercureConnector).channels)).toEqual(["orders", "feed"]);
+        await vi.advanceTimersByTimeAsync(0);
+        EventSource.last().emitOpen();
+        expect(EventSource.live().map((source) => source.matches())).toEqual([[topic("orders"), topic("feed")]]);
+
+        echo.leaveAllChannels();
+        await vi.advanceTimersByTimeAsync(0);
+        expect(EventSource.live()).toHaveLength(0);
+        expect(echo.connectionStatus()).toBe("disconnected");
+        expect(auth.requests).toHaveLength(2);
+    });
+
+    it("sends X-Socket-Id through Echo's axios interceptor for toOthers()", () => {
+        const interceptors: Array<(config: { headers: Record<string, string> }) => unknown> = [];
+        vi.stubGlobal("axios", Object.assign(() => undefined, { interceptors: { request: { use: (fn: never) => interceptors.push(fn) } } }));
+        try {
+            const echo = new Echo({ broadcaster: MercureConnector, host: HUB });
+            const config = { headers: {} as Record<string, string> };
+            interceptors[0]!(config);
+            expect(config.headers["X-Socket-Id"]).toBe(echo.socketId());
+        } finally {
+            vi.unstubAllGlobals();
+        }
+    });
+});
+
+describe("MercureEcho", () => {
+    it("defaults the broadcaster to MercureConnector, accepts 'mercure', and types the channels", async () => {
+        const EventSource = createFakeEventSource();
+        const auth = new FakeAuthServer();
+        const echo = new MercureEcho({ host: HUB, eventSource: EventSource, fetch: auth.fetch });
+        expect(echo.connector).toBeInstanceOf(MercureConnector);
+        expect(echo).toBeInstanceOf(Echo);
+        expect(new MercureEcho({ broadcaster: "mercure", host: HUB }).connector).toBeInstanceOf(MercureConnector);
+        expect(echo.channel("a")).toBeInstanceOf(MercureChannel);
+        expect(echo.private("b")).toBeInstanceOf(MercurePrivateChannel);
+        await vi.advanceTimersByTimeAsync(0);
+        expect(auth.lastNames()).toEqual(["a", "private-b"]);
+    });
+
+    it("rejects other broadcasters", () => {
+        expect(() => new MercureEcho({ broadcaster: "pusher" as never })).toThrow(/only supports the `broadcaster` option "mercure"/);
+    });
+
+    it("says clearly that presence, encryption and whispers are not in this version", () => {
+        const echo = new MercureEcho({ host: HUB, eventSource: createFakeEventSource(), fetch: new FakeAuthServer().fetch });
+        const unsupported = (run: () => unknown) => {
+            try {
+                run();
+            } catch (error) {
+                return error instanceof MercureError ? error.code : "other";
+            }
+            return "no error";
+        };
+        expect(unsupported(() => echo.join("room"))).toBe("unsupported");
+        expect(unsupported(() => echo.encryptedPrivate("x"))).toBe("unsupported");
+        expect(unsupported(() => encryptedPrivate(echo, "x"))).toBe("unsupported");
+        expect(unsupported(() => echo.private("x").whisper("typing", {}))).toBe("unsupported");
+        expect(unsupported(() => encryptedPrivate({ connector: {} }, "x"))).toBe("invalid_option");
+    });
+});

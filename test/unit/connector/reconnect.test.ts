@@ -1,0 +1,104 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createHarness, envelope, useScopedFakeTimers } from "../../fakes/connector-harness";
+
+beforeEach(() => useScopedFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+/** Time from now until the next auth request, in 100 ms steps (bounded). */
+async function timeToNextAuth(h: ReturnType<typeof createHarness>): Promise<number> {
+    const before = h.auth.requests.length;
+    for (let waited = 0; waited <= 40_000; waited += 100) {
+        if (h.auth.requests.length > before) return waited;
+        await vi.advanceTimersByTimeAsync(100);
+    }
+    throw new Error("no retry within 40 s");
+}
+
+describe("a stream that closes for good", () => {
+    it("re-authorizes and reopens after a backoff, resuming from the cursor", async () => {
+        const h = createHarness();
+        const errors: string[] = [];
+        h.connector.privateChannel("a").error((error: { code: string }) => errors.push(error.code));
+        await h.flush();
+        const first = h.stream();
+        first.emitOpen();
+        first.emitMessage(envelope(["private-a"], "x"), "urn:5");
+        first.emitError(true); // e.g. 401 for an expired cookie
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        expect(errors).toEqual(["stream_error"]);
+        const waited = await timeToNextAuth(h);
+        expect(waited).toBeGreaterThanOrEqual(800);
+        expect(waited).toBeLessThanOrEqual(1_300);
+        await h.flush();
+        const second = h.stream();
+        expect(second.param("last_event_id")).toBe("urn:5");
+        second.emitOpen();
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("backs off exponentially up to 30 s and starts over after a stable connection", async () => {
+        const h = createHarness();
+        h.connector.channel("a");
+        await h.flush();
+        const delays: number[] = [];
+        for (let i = 0; i < 7; i++) {
+            h.EventSource.last().emitError(true);
+            delays.push(await timeToNextAuth(h));
+            await h.flush();
+        }
+        const expected = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000];
+        delays.forEach((delay, index) => {
+            expect(delay).toBeGreaterThanOrEqual(Math.min(expected[index]! * 0.8, 30_000) - 100);
+            expect(delay).toBeLessThanOrEqual(Math.min(expected[index]! * 1.2, 30_000) + 100);
+        });
+        h.EventSource.last().emitOpen();
+        await vi.advanceTimersByTimeAsync(5_000);
+        h.EventSource.last().emitError(true);
+        expect(await timeToNextAuth(h)).toBeLessThanOrEqual(1_300);
+    });
+
+    it("does not reset the backoff on an open that does not last", async () => {
+        const h = createHarness();
+        h.connector.channel("a");
+        await h.flush();
+        h.EventSource.last().emitError(true);
+        await timeToNextAuth(h);
+        await h.flush();
+        h.EventSource.last().emitOpen();
+        await vi.advanceTimersByTimeAsync(1_000);
+        h.EventSource.last().emitError(true);
+        expect(await timeToNextAuth(h)).toBeGreaterThanOrEqual(1_500);
+    });
+
+    it("retries at once when the browser goes back online", async () => {
+        const h = createHarness();
+        h.connector.channel("a");
+        await h.flush();
+        h.EventSource.last().emitError(true);
+        await h.flush();
+        expect(h.auth.requests).toHaveLength(1);
+        window.dispatchEvent(new Event("online"));
+        await h.flush();
+        expect(h.auth.requests).toHaveLength(2);
+        await vi.advanceTimersByTimeAsync(2_000);
+        expect(h.auth.requests).toHaveLength(2); // the backoff timer was consumed
+    });
+});
+
+describe("a transient stream error", () => {
+    it("reports reconnecting, lets the EventSource reconnect itself, and re-fires subscribed()", async () => {
+        const h = createHarness();
+        let subscribed = 0;
+        h.connector.channel("a").subscribed(() => subscribed++);
+        await h.flush();
+        const stream = h.stream();
+        stream.emitOpen();
+        stream.emitError(false);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        await vi.advanceTimersByTimeAsync(60_000);
+        expect(h.auth.requests).toHaveLength(1);
+        stream.emitOpen();
+        expect(h.connector.connectionStatus()).toBe("connected");
+        expect(subscribed).toBe(2);
+    });
+});
