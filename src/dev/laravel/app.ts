@@ -1,0 +1,155 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { handleAuthRequest } from "./auth-endpoint";
+import { buildPublications, publish, type BroadcastInput } from "./broadcaster";
+import { ChannelRegistry } from "./channels";
+import { cookieUserResolver, handleBroadcast, handleLogin, handleLogout } from "./dev-routes";
+import { ChannelEncrypter } from "./encrypter";
+import { LaravelDevError } from "./errors";
+import { sendError } from "./http";
+import {
+    absolutePublicUrl,
+    resolveOptions,
+    urlValue,
+    type BroadcastingAppOptions,
+    type ChannelCallback,
+    type DevUser,
+    type ResolvedOptions,
+} from "./options";
+import { signPublisherToken } from "./publisher-token";
+
+/** One auth request as the app saw it. */
+export interface AuthRequestRecord {
+    /** The raw `channel_names` input. */
+    channelNames: unknown;
+    /** The status the app answered. */
+    status: number;
+}
+
+/** The dev routes and the methods each accepts. */
+const ROUTES = new Map<string, readonly string[]>([
+    ["/broadcasting/auth", ["GET", "POST"]],
+    ["/dev/login", ["GET", "POST"]],
+    ["/dev/logout", ["POST"]],
+    ["/dev/broadcast", ["POST"]],
+]);
+
+/**
+ * A small HTTP app that behaves like Laravel 13's `mercure` broadcasting driver: the batch auth endpoint,
+ * the authorization cookie, and publishing broadcasts to a Mercure hub over HTTP.
+ */
+export class BroadcastingApp {
+    /** Counters for tests: auth requests seen (with their `channel_names` input and status). */
+    readonly stats: { authRequests: AuthRequestRecord[] } = { authRequests: [] };
+
+    /** The options with defaults applied. */
+    private readonly options: ResolvedOptions;
+
+    /** The channel callbacks. */
+    private readonly registry = new ChannelRegistry();
+
+    /** Derives channel keys; `null` without `encryptionKey`. */
+    private readonly encrypter: ChannelEncrypter | null;
+
+    /** Identifies the user of a request. */
+    private readonly resolveUser: (req: IncomingMessage) => DevUser | null;
+
+    /** Create the app; throws a `invalid_option` {@link LaravelDevError} on unusable options. */
+    constructor(options: BroadcastingAppOptions) {
+        this.options = resolveOptions(options);
+        this.encrypter = this.options.encryptionKey === null ? null : new ChannelEncrypter(this.options.encryptionKey);
+        this.resolveUser = options.resolveUser ?? cookieUserResolver(this.options.users);
+    }
+
+    /** Register a channel authorization callback, as `Broadcast::channel('orders.{id}', fn)`. */
+    channel(pattern: string, callback: ChannelCallback): this {
+        this.registry.add(pattern, callback);
+        return this;
+    }
+
+    /**
+     * Handle `/broadcasting/auth` and the dev routes (`/dev/login`, `/dev/logout`, `/dev/broadcast`);
+     * resolves `false`, writing nothing, for any other path.
+     */
+    async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+        const url = new URL(req.url ?? "/", "http://localhost");
+        const methods = ROUTES.get(url.pathname);
+        if (methods === undefined) return false;
+        const method = req.method ?? "GET";
+        try {
+            if (!methods.includes(method)) {
+                res.writeHead(405, { Allow: methods.join(", ") });
+                res.end();
+                return true;
+            }
+            switch (url.pathname) {
+                case "/broadcasting/auth": {
+                    const outcome = await handleAuthRequest(
+                        {
+                            options: this.options,
+                            registry: this.registry,
+                            encrypter: this.encrypter,
+                            resolveUser: this.resolveUser,
+                        },
+                        req,
+                        res,
+                        url,
+                    );
+                    this.stats.authRequests.push(outcome);
+                    break;
+                }
+                case "/dev/login":
+                    handleLogin(this.options.users, res, url);
+                    break;
+                case "/dev/logout":
+                    handleLogout(res);
+                    break;
+                case "/dev/broadcast":
+                    await handleBroadcast((input) => this.broadcast(input), req, res);
+                    break;
+            }
+        } catch (error) {
+            if (url.pathname === "/broadcasting/auth") {
+                this.stats.authRequests.push({ channelNames: undefined, status: statusOf(error) });
+            }
+            if (!res.headersSent) sendError(res, statusOf(error), messageOf(error));
+            else res.destroy();
+        }
+        return true;
+    }
+
+    /**
+     * Publish one broadcast as Laravel does (public channels together, each guarded channel alone and private,
+     * each encrypted channel as a private JWE update); resolves with the hub's event ids in publish order.
+     */
+    async broadcast(input: BroadcastInput): Promise<string[]> {
+        const publications = buildPublications(input, this.options.topicPrefix, this.encrypter);
+        if (publications.length === 0) return [];
+        const hubUrl = urlValue(this.options.hubUrl);
+        // [spec] laravel-mercure §1.1: aud = the public URL, made absolute without a request (app.url).
+        const base = this.options.appUrl === null ? hubUrl : urlValue(this.options.appUrl);
+        const bearer = signPublisherToken(
+            {
+                issuer: this.options.issuer,
+                audience: absolutePublicUrl(urlValue(this.options.publicUrl), base),
+                now: this.options.now(),
+            },
+            this.options.jwtKey,
+        );
+        const ids: string[] = [];
+        for (const publication of publications) ids.push(await publish(hubUrl, publication, bearer));
+        return ids;
+    }
+
+    /** Forget the recorded auth requests. */
+    resetStats(): void {
+        this.stats.authRequests.length = 0;
+    }
+}
+
+function statusOf(error: unknown): number {
+    return error instanceof LaravelDevError ? error.status : 500;
+}
+
+function messageOf(error: unknown): string {
+    return error instanceof Error ? error.message : "Server Error";
+}

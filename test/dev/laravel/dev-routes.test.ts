@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BroadcastingApp } from "../../../src/dev/laravel";
+import { JWT_KEY, postAuth, send, serveApp, startFakeHub, type FakeHub, type Started } from "./helpers";
+
+let hub: FakeHub;
+let server: Started;
+let app: BroadcastingApp;
+beforeEach(async () => {
+    hub = await startFakeHub();
+    app = new BroadcastingApp({
+        hubUrl: () => `${hub.url}/.well-known/mercure`,
+        jwtKey: JWT_KEY,
+        users: [
+            { id: 42, name: "Ann" },
+            { id: "bob", name: "Bob" },
+        ],
+    }).channel("room.{id}", () => true);
+    server = await serveApp(app);
+});
+afterEach(async () => {
+    await server.close();
+    await hub.close();
+});
+
+const json = (body: unknown) => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
+describe("dev login and logout", () => {
+    it("logs a known user in with a session cookie, by GET or POST", async () => {
+        const get = await send(`${server.url}/dev/login?user=42`);
+        expect(get.status).toBe(200);
+        expect(get.setCookies).toEqual(["dev_user=42; Path=/; HttpOnly; SameSite=Lax"]);
+        expect(JSON.parse(get.body)).toEqual({ user: { id: 42, name: "Ann" } });
+        const post = await send(`${server.url}/dev/login?user=bob`, { method: "POST" });
+        expect(post.setCookies).toEqual(["dev_user=bob; Path=/; HttpOnly; SameSite=Lax"]);
+    });
+
+    it("answers 404 for an unknown or missing user", async () => {
+        expect((await send(`${server.url}/dev/login?user=9`)).status).toBe(404);
+        const missing = await send(`${server.url}/dev/login`);
+        expect(missing.status).toBe(404);
+        expect(missing.setCookies).toEqual([]);
+    });
+
+    it("makes the auth endpoint see the logged-in user, and logout clears the cookie", async () => {
+        const login = await send(`${server.url}/dev/login?user=42`);
+        const cookie = (login.setCookies[0] as string).split(";")[0] as string;
+        const granted = await postAuth(server.url, ["private-room.1"], { Cookie: cookie });
+        expect(JSON.parse(granted.body).channel_names).toEqual([{ name: "private-room.1" }]);
+
+        const logout = await send(`${server.url}/dev/logout`, { method: "POST" });
+        expect(logout.status).toBe(204);
+        expect(logout.setCookies).toEqual(["dev_user=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax"]);
+        const denied = await postAuth(server.url, ["private-room.1"]);
+        expect(JSON.parse(denied.body).channel_names).toEqual([{ name: "private-room.1", denied: true }]);
+    });
+});
+
+describe("dev broadcast route", () => {
+    it("publishes a JSON broadcast and answers the hub's ids", async () => {
+        const response = await send(
+            `${server.url}/dev/broadcast`,
+            json({ channels: ["news", "private-room.1"], event: ".order.shipped", payload: { id: 1 } }),
+        );
+        expect(response.status).toBe(200);
+        expect(JSON.parse(response.body)).toEqual({ ids: ["urn:uuid:fake-1", "urn:uuid:fake-2"] });
+        expect(hub.requests.map((r) => r.form.get("data"))).toEqual([
+            '{"channels":["news"],"event":".order.shipped","payload":{"id":1}}',
+            '{"channels":["private-room.1"],"event":".order.shipped","payload":{"id":1}}',
+        ]);
+    });
+
+    it.each([
+        ["a body that is not JSON", "{nope"],
+        ["no event", JSON.stringify({ channels: ["news"] })],
+        ["channels that are not a list of names", JSON.stringify({ channels: "news", event: "e" })],
+        ["a non-string socket", JSON.stringify({ channels: ["news"], event: "e", socket: 1 })],
+    ])("answers 422 for %s", async (_label, body) => {
+        const response = await send(`${server.url}/dev/broadcast`, { method: "POST", body });
+        expect(response.status).toBe(422);
+        expect(JSON.parse(response.body)).toHaveProperty("message");
+        expect(hub.requests).toEqual([]);
+    });
+
+    it("answers 502 with the hub error when the hub fails", async () => {
+        hub.mode = "fail";
+        const response = await send(`${server.url}/dev/broadcast`, json({ channels: ["news"], event: "e" }));
+        expect(response.status).toBe(502);
+        expect(JSON.parse(response.body).message).toMatch(/answered HTTP 500/);
+    });
+});
+
+describe("routing", () => {
+    it("leaves other paths to the host server without writing anything", async () => {
+        const response = await send(`${server.url}/broadcasting/authx`);
+        expect(response.status).toBe(404);
+        expect(response.body).toBe("fallthrough");
+        expect((await send(`${server.url}/__proto__`)).body).toBe("fallthrough");
+    });
+
+    it("answers 405 with Allow for a known path and a wrong method", async () => {
+        const auth = await send(`${server.url}/broadcasting/auth`, { method: "PUT" });
+        expect(auth.status).toBe(405);
+        expect(auth.headers.allow).toBe("GET, POST");
+        expect((await send(`${server.url}/dev/logout`)).status).toBe(405);
+        expect((await send(`${server.url}/dev/broadcast`)).status).toBe(405);
+    });
+});

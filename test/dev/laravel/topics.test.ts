@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { channelTopic, DEFAULT_TOPIC_PREFIX, presencePattern, whisperTopic } from "../../../src/dev/laravel";
+
+const P = DEFAULT_TOPIC_PREFIX;
+
+describe("topics", () => {
+    it("prefixes channel topics with the namespace and rawurlencodes the full name", () => {
+        expect(channelTopic(P, "private-chat.1")).toBe("https://laravel.alt/echo/channel/private-chat.1");
+        // [spec] §3 vectors.
+        expect(channelTopic(P, "order/1 *'()!")).toBe("https://laravel.alt/echo/channel/order%2F1%20%2A%27%28%29%21");
+        expect(channelTopic(P, "room/1 !'()*")).toBe("https://laravel.alt/echo/channel/room%2F1%20%21%27%28%29%2A");
+        expect(channelTopic(P, "é~-_.")).toBe("https://laravel.alt/echo/channel/%C3%A9~-_.");
+    });
+
+    it("builds whisper topics under whisper/", () => {
+        expect(whisperTopic(P, "private-chat.1")).toBe("https://laravel.alt/echo/whisper/private-chat.1");
+        expect(whisperTopic(P, "presence-room/1")).toBe("https://laravel.alt/echo/whisper/presence-room%2F1");
+    });
+
+    it("uses bare names and whisper/<enc> for a legacy server without a prefix", () => {
+        expect(channelTopic(null, "private-room/1")).toBe("private-room/1");
+        expect(whisperTopic(null, "private-room/1")).toBe("whisper/private-room%2F1");
+        expect(presencePattern("/.well-known/mercure", null, "presence-lobby")).toBe(
+            "/.well-known/mercure/subscriptions/:match_type/presence-lobby{/:subscriber}?",
+        );
+    });
+
+    it("builds the presence URL pattern from the public URL path and the encoded channel topic", () => {
+        expect(presencePattern("/.well-known/mercure", P, "presence-room.1")).toBe(
+            "/.well-known/mercure/subscriptions/:match_type/https%3A%2F%2Flaravel.alt%2Fecho%2Fchannel%2Fpresence-room.1{/:subscriber}?",
+        );
+        // The whole topic is encoded again, so URLPattern-special characters stay literal.
+        expect(presencePattern("/hub/", P, "presence-a*(b)")).toBe(
+            "/hub/subscriptions/:match_type/https%3A%2F%2Flaravel.alt%2Fecho%2Fchannel%2Fpresence-a%252A%2528b%2529{/:subscriber}?",
+        );
+    });
+});
