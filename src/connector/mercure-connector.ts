@@ -496,7 +496,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             stream.channels,
             closed
                 ? "The hub closed the event stream; re-authorizing and reconnecting with backoff."
-                : "The hub event stream was interrupted; the browser is reconnecting.",
+                : "The hub event stream was interrupted; the EventSource is reconnecting by itself.",
             event,
         );
         if (!closed) return;

@@ -8,11 +8,11 @@ export interface EventSourceLike {
     /** 0 connecting, 1 open, 2 closed. */
     readonly readyState: number;
     /** Called when the stream opens. */
-    onopen: ((this: never, event: Event) => unknown) | null;
+    onopen: ((event: Event) => unknown) | null;
     /** Called for events without an `event:` field. */
-    onmessage: ((this: never, event: MessageEvent) => unknown) | null;
+    onmessage: ((event: MessageEvent) => unknown) | null;
     /** Called on every error, transient or terminal. */
-    onerror: ((this: never, event: Event) => unknown) | null;
+    onerror: ((event: Event) => unknown) | null;
     /** Listen to a named event type (for example `mercure` subscription events). */
     addEventListener(type: string, listener: (event: MessageEvent) => void): void;
     /** Close the stream for good. */

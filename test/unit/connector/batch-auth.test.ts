@@ -7,6 +7,7 @@ import { createHarness, topic, useScopedFakeTimers } from "../../fakes/connector
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => {
     vi.useRealTimers();
+    vi.restoreAllMocks();
     document.head.innerHTML = "";
 });
 
@@ -178,6 +179,7 @@ describe("a 4xx answer (older all-or-nothing servers, 401, 419)", () => {
 
 describe("a transient auth failure (5xx, network)", () => {
     it("reports auth_failed and retries with backoff until it succeeds", async () => {
+        vi.spyOn(Math, "random").mockReturnValue(0.5); // no jitter: 1 s, then 2 s
         const h = createHarness();
         let failures = 2;
         h.auth.handler = (names) => (failures-- > 0 ? { status: 503 } : grant(names));
@@ -186,11 +188,13 @@ describe("a transient auth failure (5xx, network)", () => {
         expect(h.errors.map((entry) => entry.error.code)).toEqual(["auth_failed"]);
         expect(h.errors[0]!.error.message).toContain("HTTP 503");
         expect(h.connector.connectionStatus()).toBe("reconnecting");
-        await vi.advanceTimersByTimeAsync(1_200);
+        await vi.advanceTimersByTimeAsync(999);
+        expect(h.auth.requests).toHaveLength(1);
+        await vi.advanceTimersByTimeAsync(1);
         expect(h.auth.requests).toHaveLength(2);
-        await vi.advanceTimersByTimeAsync(1_500);
-        expect(h.auth.requests).toHaveLength(2); // second delay is 1.6 s to 2.4 s
-        await vi.advanceTimersByTimeAsync(1_000);
+        await vi.advanceTimersByTimeAsync(1_999);
+        expect(h.auth.requests).toHaveLength(2);
+        await vi.advanceTimersByTimeAsync(1);
         expect(h.auth.requests).toHaveLength(3);
         expect(h.EventSource.instances).toHaveLength(1);
         h.stream().emitOpen();

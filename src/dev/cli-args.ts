@@ -1,0 +1,110 @@
+import type { DevHubOptions } from "./hub/server";
+
+/** What the command line asked for. */
+export type CliCommand =
+    | { command: "hub"; options: DevHubOptions }
+    | { command: "demo"; port: number }
+    | { command: "help"; text: string };
+
+/** A command-line mistake: printed with the usage hint, exit code 2. */
+export class CliUsageError extends Error {
+    override name = "CliUsageError";
+}
+
+/** The `--help` text: every command and flag. */
+export const USAGE = `laravel-echo-mercure: development tools for the Laravel Echo Mercure connector
+
+Usage:
+  laravel-echo-mercure hub --jwt-key <secret> [options]   run a Mercure 1.0 development hub
+  laravel-echo-mercure demo [--port <port>]               run the demo (hub + Laravel-compatible server + page)
+  laravel-echo-mercure --help                             show this text
+
+hub options:
+  --port <port>             port on 127.0.0.1 (default 3000; 0 picks a free one)
+  --jwt-key <secret>        HS256 key for publisher and subscriber tokens (required; Laravel's MERCURE_JWT_SECRET)
+  --resource <aud>          resource identifier tokens must carry in "aud" (default: the hub URL as requested)
+  --anonymous               let subscribers without a token receive public updates
+  --cors-origin <origin>    allow credentialed cross-origin subscribers from <origin> (repeatable)
+  --publish-origin <origin> allow cookie-authenticated publishes (whispers) from <origin> (repeatable)
+  --cookie-name <name>      cookie carrying the token (default mercure_access_token; Laravel's MERCURE_COOKIE_NAME)
+  --no-subscriptions        disable active subscriptions (presence)
+  --no-history              keep no history, like "transport local": reconnects replay nothing
+
+The hub is served at http://127.0.0.1:<port>/.well-known/mercure. It is a development and test tool,
+not a production hub: state is in memory and it listens on 127.0.0.1 only.
+`;
+
+/**
+ * Parse `argv` (without `node` and the script); throws {@link CliUsageError} on anything unknown or missing.
+ */
+export function parseCliArgs(argv: readonly string[]): CliCommand {
+    const [command, ...rest] = argv;
+    if (command === undefined || command === "--help" || command === "-h" || command === "help") return { command: "help", text: USAGE };
+    if (rest.includes("--help") || rest.includes("-h")) return { command: "help", text: USAGE };
+    if (command === "hub") return { command: "hub", options: parseHubFlags(rest) };
+    if (command === "demo") {
+        const flags = readFlags(rest, new Set(["--port"]), new Set());
+        return { command: "demo", port: flags.port ?? 8000 };
+    }
+    throw new CliUsageError(`Unknown command "${command}": use "hub" or "demo".`);
+}
+
+function parseHubFlags(args: readonly string[]): DevHubOptions {
+    const valued = new Set(["--port", "--jwt-key", "--resource", "--cors-origin", "--publish-origin", "--cookie-name"]);
+    const switches = new Set(["--anonymous", "--no-subscriptions", "--no-history"]);
+    const flags = readFlags(args, valued, switches);
+    const jwtKey = flags.values.get("--jwt-key")?.at(-1);
+    if (jwtKey === undefined || jwtKey === "") throw new CliUsageError("Missing --jwt-key <secret>: the key your Laravel app signs tokens with (MERCURE_JWT_SECRET).");
+    const options: DevHubOptions = {
+        port: flags.port ?? 3000,
+        jwtKey,
+        anonymous: flags.switches.has("--anonymous"),
+        subscriptions: !flags.switches.has("--no-subscriptions"),
+        history: !flags.switches.has("--no-history"),
+        corsOrigins: (flags.values.get("--cors-origin") ?? []).map((value) => origin("--cors-origin", value)),
+        publishOrigins: (flags.values.get("--publish-origin") ?? []).map((value) => origin("--publish-origin", value)),
+    };
+    const resource = flags.values.get("--resource")?.at(-1);
+    if (resource !== undefined) options.resource = resource;
+    const cookieName = flags.values.get("--cookie-name")?.at(-1);
+    if (cookieName !== undefined) {
+        if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) throw new CliUsageError(`--cookie-name "${cookieName}" is not a valid cookie name.`);
+        options.cookieName = cookieName;
+    }
+    return options;
+}
+
+function readFlags(args: readonly string[], valued: Set<string>, switches: Set<string>) {
+    const values = new Map<string, string[]>();
+    const seen = new Set<string>();
+    for (let i = 0; i < args.length; i++) {
+        const arg = args[i]!;
+        const [name, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+        if (switches.has(name) && inline === undefined) {
+            seen.add(name);
+        } else if (valued.has(name)) {
+            const value = inline ?? args[++i];
+            if (value === undefined || (inline === undefined && value.startsWith("--"))) throw new CliUsageError(`${name} needs a value.`);
+            values.set(name, [...(values.get(name) ?? []), value]);
+        } else {
+            throw new CliUsageError(`Unknown option "${arg}".`);
+        }
+    }
+    const rawPort = values.get("--port")?.at(-1);
+    let port: number | undefined;
+    if (rawPort !== undefined) {
+        port = Number(rawPort);
+        if (!/^\d+$/.test(rawPort) || port > 65535) throw new CliUsageError(`--port "${rawPort}" is not a port number (0-65535).`);
+    }
+    return { values, switches: seen, port };
+}
+
+function origin(flag: string, value: string): string {
+    try {
+        const url = new URL(value);
+        if (url.origin === "null" || url.origin !== value.replace(/\/$/, "")) throw new Error("not an origin");
+        return url.origin;
+    } catch {
+        throw new CliUsageError(`${flag} "${value}" is not an origin such as http://localhost:8000.`);
+    }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// The `laravel-echo-mercure` command: a development hub, or the demo.
+import { CliUsageError, parseCliArgs, type CliCommand } from "./cli-args";
+import { startDemo } from "./demo/demo";
+import { startDevHub } from "./hub/server";
+
+async function main(): Promise<void> {
+    let parsed: CliCommand;
+    try {
+        parsed = parseCliArgs(process.argv.slice(2));
+    } catch (error) {
+        if (!(error instanceof CliUsageError)) throw error;
+        process.stderr.write(`laravel-echo-mercure: ${error.message}\nRun "laravel-echo-mercure --help" for usage.\n`);
+        process.exit(2);
+    }
+    if (parsed.command === "help") {
+        process.stdout.write(parsed.text);
+        return;
+    }
+    const running =
+        parsed.command === "hub"
+            ? await startDevHub(parsed.options).then((hub) => {
+                  process.stdout.write(`Mercure development hub listening at ${hub.url}\n(not a production hub; Ctrl+C to stop)\n`);
+                  return hub;
+              })
+            : await startDemo({ port: parsed.port }).then((server) => {
+                  process.stdout.write(
+                      `laravel-echo-mercure demo running at ${server.url}/\n` +
+                          `  open it in two windows (?user=1, ?user=2) and broadcast from either; Ctrl+C to stop\n` +
+                          `  hub ${server.hubUrl} · auth ${server.authEndpoint}\n`,
+                  );
+                  return server;
+              });
+    const shutdown = () => {
+        void running.close().then(() => process.exit(0));
+    };
+    process.once("SIGINT", shutdown);
+    process.once("SIGTERM", shutdown);
+}
+
+main().catch((error: unknown) => {
+    const code = (error as { code?: string }).code;
+    process.stderr.write(
+        code === "EADDRINUSE"
+            ? "laravel-echo-mercure: the port is already in use; pass another with --port.\n"
+            : `laravel-echo-mercure: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+});

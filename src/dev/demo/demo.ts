@@ -1,0 +1,27 @@
+import type { DevServer, DevServerOptions } from "../server";
+import { startDevServer } from "../server";
+import type { DevUser } from "../laravel/options";
+import { demoPage } from "./page";
+
+/** The demo's users: log in as one per browser tab or profile. */
+export const DEMO_USERS: DevUser[] = [
+    { id: 1, name: "Ann" },
+    { id: 2, name: "Ben" },
+    { id: 3, name: "Cho" },
+];
+
+/**
+ * Start the dev stack with the demo page at `/`: a public feed, a private channel per user
+ * (`App.Models.User.{id}`), and controls that broadcast from the "server".
+ */
+export function startDemo(options: Pick<DevServerOptions, "port" | "host"> = {}): Promise<DevServer> {
+    return startDevServer({
+        ...options,
+        app: { users: DEMO_USERS },
+        channels: {
+            // routes/channels.php of the demo: each user may only listen to their own channel.
+            "App.Models.User.{id}": (user, params) => String(user.id) === params["id"],
+        },
+        pages: { "/": demoPage() },
+    });
+}

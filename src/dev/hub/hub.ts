@@ -1,0 +1,199 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { MercureError } from "../../errors";
+import { applyCors, handlePreflight } from "./cors";
+import { requestContext, sendError, splitTarget } from "./http";
+import { History } from "./history";
+import { handleMetadata, metadataPath } from "./metadata";
+import { resolveHubOptions } from "./options";
+import type { MercureHubOptions, ResolvedHubOptions } from "./options";
+import { handlePublish } from "./publish";
+import type { HubRuntime, HubStats, SubscribeConnectionRecord } from "./runtime";
+import { handleSubscribe } from "./subscribe";
+import type { Subscriber } from "./subscriber";
+import { handleSubscriptionsApi, subscriptionUpdates } from "./subscriptions";
+import { validateUpdate } from "./update";
+import type { HubUpdate, Update } from "./update";
+
+/** Which hub endpoint a path belongs to. */
+type Route =
+    | { readonly kind: "hub" }
+    | { readonly kind: "subscriptions"; readonly rest: string }
+    | { readonly kind: "metadata" };
+
+/**
+ * A Mercure 1.0 hub for development and tests: subscribe, publish, authorization, history, active
+ * subscriptions, metadata and CORS, all in memory. Mount it in any Node HTTP server with {@link handle}.
+ */
+export class MercureHub {
+    /** Resolved options. */
+    private readonly options: ResolvedHubOptions;
+
+    /** Retained updates for replay; survives {@link close}. */
+    private readonly history: History;
+
+    /** Open event streams. */
+    private readonly subscribers = new Set<Subscriber>();
+
+    /** Live test counters (reset in place). */
+    private readonly counters: HubStats;
+
+    /** What the request handlers see of this hub. */
+    private readonly runtime: HubRuntime;
+
+    /** Create a hub; throws `invalid_option` on unusable options. */
+    constructor(options: MercureHubOptions) {
+        this.options = resolveHubOptions(options);
+        this.history = new History(this.options.history, this.options.historySize);
+        const subscribers = this.subscribers;
+        this.counters = {
+            subscribeConnections: [] as SubscribeConnectionRecord[],
+            publishes: 0,
+            get openConnections() {
+                return subscribers.size;
+            },
+        };
+        this.runtime = {
+            options: this.options,
+            history: this.history,
+            subscribers: this.subscribers,
+            stats: this.counters,
+            dispatch: (update) => this.dispatch(update),
+            addSubscriber: (subscriber) => this.addSubscriber(subscriber),
+            removeSubscriber: (subscriber) => this.removeSubscriber(subscriber),
+        };
+    }
+
+    /** Test counters: every subscribe request, accepted publications, currently open streams. */
+    get stats(): HubStats {
+        return this.counters;
+    }
+
+    /** The hub path, e.g. `/.well-known/mercure`. */
+    get path(): string {
+        return this.options.path;
+    }
+
+    /**
+     * Handle a request if it belongs to the hub (the hub path, `<path>/subscriptions…`, the metadata
+     * document, and CORS preflights on those); returns false, writing nothing, otherwise.
+     */
+    handle(req: IncomingMessage, res: ServerResponse): boolean {
+        const route = this.route(splitTarget(req.url ?? "").path);
+        if (route === null) return false;
+        req.on("error", () => undefined);
+        res.on("error", () => undefined);
+        try {
+            this.serve(req, res, route);
+        } catch {
+            this.fail(res);
+        }
+        return true;
+    }
+
+    /**
+     * Publish in-process without authorization, as FrankenPHP's `mercure_publish()` does; validates like
+     * the HTTP path, throws `invalid_option` on invalid input, and returns the event id.
+     */
+    publish(update: HubUpdate): string {
+        const retry = update.retry;
+        if (retry !== undefined && (!Number.isSafeInteger(retry) || retry < 0)) {
+            throw new MercureError("invalid_option", "The update's retry must be a non-negative integer of milliseconds.");
+        }
+        const base = this.options.resource ?? `http://localhost${this.options.path}`;
+        const result = validateUpdate(
+            {
+                topics: Array.isArray(update.topics) ? update.topics : [],
+                private: update.private === true,
+                ...(update.data !== undefined ? { data: update.data } : {}),
+                ...(update.id !== undefined ? { id: update.id } : {}),
+                ...(update.type !== undefined ? { type: update.type } : {}),
+                ...(retry !== undefined ? { retry: String(retry) } : {}),
+            },
+            base,
+            this.options.path,
+        );
+        if (!result.ok) throw new MercureError("invalid_option", `The hub refused the update: ${result.message}`);
+        this.dispatch(result.update);
+        this.counters.publishes++;
+        return result.update.id;
+    }
+
+    /** Close every open subscriber connection abruptly (test hook: a network drop). */
+    dropConnections(): void {
+        for (const subscriber of [...this.subscribers]) subscriber.destroy();
+    }
+
+    /** Reset the counters in place. */
+    resetStats(): void {
+        this.counters.subscribeConnections.length = 0;
+        this.counters.publishes = 0;
+    }
+
+    /** End all streams and their timers; history is kept, so the same instance can still replay later. */
+    close(): void {
+        for (const subscriber of [...this.subscribers]) subscriber.end();
+    }
+
+    private route(path: string): Route | null {
+        const hubPath = this.options.path;
+        if (path === hubPath) return { kind: "hub" };
+        if (path === metadataPath(hubPath)) return { kind: "metadata" };
+        const prefix = `${hubPath}/subscriptions`;
+        if (path === prefix || path.startsWith(prefix + "/")) {
+            return { kind: "subscriptions", rest: path.slice(prefix.length) };
+        }
+        return null;
+    }
+
+    private serve(req: IncomingMessage, res: ServerResponse, route: Route): void {
+        const { options } = this;
+        if (req.method === "OPTIONS") return handlePreflight(req, res, options.corsOrigins);
+        applyCors(req, res, options.corsOrigins);
+        const context = requestContext(req, options);
+        const method = req.method ?? "GET";
+        if (route.kind === "hub") {
+            if (method === "GET" || method === "HEAD") return handleSubscribe(req, res, context, this.runtime);
+            if (method === "POST") {
+                handlePublish(req, res, context, this.runtime).catch(() => this.fail(res));
+                return;
+            }
+            return sendError(res, 405, "Method not allowed.", { Allow: "GET, HEAD, POST, OPTIONS" });
+        }
+        if (method !== "GET" && method !== "HEAD") {
+            return sendError(res, 405, "Method not allowed.", { Allow: "GET, HEAD, OPTIONS" });
+        }
+        if (route.kind === "metadata") return handleMetadata(res, context, options);
+        // [spec] §4.2: with the feature off, the subscription API does not exist.
+        if (!options.subscriptions) return sendError(res, 404, "Active subscriptions are disabled on this hub.");
+        handleSubscriptionsApi(req, res, context, this.runtime, route.rest);
+    }
+
+    private dispatch(update: Update): void {
+        this.history.add(update);
+        for (const subscriber of this.subscribers) {
+            if (subscriber.accepts(update)) subscriber.send(update);
+        }
+    }
+
+    private addSubscriber(subscriber: Subscriber): void {
+        if (!subscriber.isOpen) return;
+        this.subscribers.add(subscriber);
+        // [spec] §4.1: announce each new subscription.
+        if (this.options.subscriptions) {
+            for (const update of subscriptionUpdates(this.options.path, subscriber, true)) this.dispatch(update);
+        }
+    }
+
+    private removeSubscriber(subscriber: Subscriber): void {
+        if (!this.subscribers.delete(subscriber)) return;
+        // [spec] §4.1: announce each ended subscription.
+        if (this.options.subscriptions) {
+            for (const update of subscriptionUpdates(this.options.path, subscriber, false)) this.dispatch(update);
+        }
+    }
+
+    private fail(res: ServerResponse): void {
+        if (!res.headersSent) sendError(res, 500, "The hub failed to handle this request.");
+        else res.destroy();
+    }
+}

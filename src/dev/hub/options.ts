@@ -1,0 +1,108 @@
+import { MercureError } from "../../errors";
+
+/** Options of a {@link MercureHub}. */
+export interface MercureHubOptions {
+    /** HS256/384/512 key used to verify both publisher and subscriber tokens (Laravel's driver needs the same key for both roles). */
+    jwtKey: string;
+    /** Key verifying publisher tokens; default `jwtKey`. */
+    publisherJwtKey?: string;
+    /** Key verifying subscriber tokens (and subscription API calls); default `jwtKey`. */
+    subscriberJwtKey?: string;
+    /** Trusted issuers; when set, a token whose `iss` is not listed is invalid_token. Default: any `iss` string accepted (iss still required). */
+    issuers?: string[];
+    /** Resource identifier that `aud` must contain. Default: derived per request as `http://<Host header><path>` (what the 1.0 Go hub does). */
+    resource?: string;
+    /** Hub path; default "/.well-known/mercure". */
+    path?: string;
+    /** Allow token-less subscribers (public updates only). Default false. */
+    anonymous?: boolean;
+    /** Cookie carrying the JWT. Default "mercure_access_token" (the dev stack runs on plain http, so no __Secure- prefix). */
+    cookieName?: string;
+    /** Origins allowed for credentialed CORS (explicit allowlist, never "*" with credentials). Default []. */
+    corsOrigins?: string[];
+    /** Origins allowed to publish with cookie authentication (CSRF check on Origin, fallback Referer). Default []. Same-origin requests are always allowed. */
+    publishOrigins?: string[];
+    /** Active subscriptions (subscription events + API). Default true. */
+    subscriptions?: boolean;
+    /** In-memory history for last_event_id replay. Default true. false behaves like the reference hub's `transport local`. */
+    history?: boolean;
+    /** Max retained updates. Default 10000. */
+    historySize?: number;
+    /** Keep-alive comment interval in ms. Default 15000. */
+    heartbeatMs?: number;
+}
+
+/** {@link MercureHubOptions} with every default applied. */
+export interface ResolvedHubOptions {
+    /** Key verifying publisher tokens. */
+    publisherJwtKey: string;
+    /** Key verifying subscriber tokens. */
+    subscriberJwtKey: string;
+    /** Trusted issuers, or `null` to accept any string `iss`. */
+    issuers: readonly string[] | null;
+    /** Fixed resource identifier, or `null` to derive it from each request. */
+    resource: string | null;
+    /** Hub path without a trailing slash. */
+    path: string;
+    /** Whether token-less subscribers are accepted. */
+    anonymous: boolean;
+    /** Name of the cookie carrying the JWT. */
+    cookieName: string;
+    /** Origins allowed for credentialed CORS. */
+    corsOrigins: readonly string[];
+    /** Origins allowed to publish with cookie authentication. */
+    publishOrigins: readonly string[];
+    /** Whether subscription events and the subscription API are on. */
+    subscriptions: boolean;
+    /** Whether updates are retained for replay. */
+    history: boolean;
+    /** Maximum number of retained updates. */
+    historySize: number;
+    /** Keep-alive comment interval in ms. */
+    heartbeatMs: number;
+}
+
+/** The default hub path, as discovery expects it. */
+export const DEFAULT_HUB_PATH = "/.well-known/mercure";
+
+/** Fill in defaults and check the options; throws `invalid_option` on an unusable value. */
+export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOptions {
+    if (typeof options.jwtKey !== "string" || options.jwtKey === "") {
+        throw invalid("The hub option jwtKey must be a non-empty string; pass the key your publisher signs with.");
+    }
+    const path = (options.path ?? DEFAULT_HUB_PATH).replace(/\/+$/, "");
+    if (!path.startsWith("/") || /[?#\s]/.test(path)) {
+        throw invalid(`The hub option path "${options.path}" must be an absolute URL path such as "/.well-known/mercure".`);
+    }
+    const historySize = options.historySize ?? 10_000;
+    if (!Number.isSafeInteger(historySize) || historySize < 1) {
+        throw invalid("The hub option historySize must be a positive integer.");
+    }
+    const heartbeatMs = options.heartbeatMs ?? 15_000;
+    if (!Number.isFinite(heartbeatMs) || heartbeatMs <= 0) {
+        throw invalid("The hub option heartbeatMs must be a positive number of milliseconds.");
+    }
+    const corsOrigins = options.corsOrigins ?? [];
+    if (corsOrigins.includes("*") || corsOrigins.includes("null")) {
+        throw invalid('The hub option corsOrigins must list explicit origins; "*" and "null" cannot carry credentials.');
+    }
+    return {
+        publisherJwtKey: options.publisherJwtKey ?? options.jwtKey,
+        subscriberJwtKey: options.subscriberJwtKey ?? options.jwtKey,
+        issuers: options.issuers ?? null,
+        resource: options.resource ?? null,
+        path,
+        anonymous: options.anonymous ?? false,
+        cookieName: options.cookieName ?? "mercure_access_token",
+        corsOrigins,
+        publishOrigins: options.publishOrigins ?? [],
+        subscriptions: options.subscriptions ?? true,
+        history: options.history ?? true,
+        historySize,
+        heartbeatMs,
+    };
+}
+
+function invalid(message: string): MercureError {
+    return new MercureError("invalid_option", message);
+}

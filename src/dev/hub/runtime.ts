@@ -1,0 +1,44 @@
+import type { History } from "./history";
+import type { ResolvedHubOptions } from "./options";
+import type { Subscriber } from "./subscriber";
+import type { Update } from "./update";
+
+/** One subscribe request as the test counters record it. */
+export interface SubscribeConnectionRecord {
+    /** Raw query string as sent (without `?`). */
+    query: string;
+    /** The `Last-Event-ID` request header, or `null` when absent. */
+    lastEventId: string | null;
+    /** When the request arrived (ms since the epoch). */
+    at: number;
+    /** HTTP status the hub answered with (200 for an opened stream). */
+    status: number;
+}
+
+/** Test counters of a hub; the object and its array are live and reset in place. */
+export interface HubStats {
+    /** Every subscribe request, in arrival order. */
+    readonly subscribeConnections: SubscribeConnectionRecord[];
+    /** Accepted publications (HTTP and in-process; hub-generated subscription events are not counted). */
+    publishes: number;
+    /** Currently open event streams. */
+    readonly openConnections: number;
+}
+
+/** The hub state the request handlers share. @internal */
+export interface HubRuntime {
+    /** Resolved options. */
+    readonly options: ResolvedHubOptions;
+    /** Replay history. */
+    readonly history: History;
+    /** Open event streams, in connection order. */
+    readonly subscribers: ReadonlySet<Subscriber>;
+    /** Test counters. */
+    readonly stats: HubStats;
+    /** Store `update` in history and deliver it to every subscriber that accepts it. */
+    dispatch(update: Update): void;
+    /** Register an open stream and announce its subscriptions; it is removed (and announced inactive) on close. */
+    addSubscriber(subscriber: Subscriber): void;
+    /** Forget a closed stream and announce its subscriptions as inactive. */
+    removeSubscriber(subscriber: Subscriber): void;
+}

@@ -1,0 +1,178 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, extname, join, normalize, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { MercureHub } from "./hub/hub";
+import type { MercureHubOptions } from "./hub/options";
+import { BroadcastingApp } from "./laravel/app";
+import type { BroadcastInput } from "./laravel/broadcaster";
+import type { BroadcastingAppOptions, ChannelCallback } from "./laravel/options";
+
+/**
+ * Options of {@link startDevServer}: where to listen, and the hub's and the Laravel app's settings.
+ */
+export interface DevServerOptions {
+    /** Port to listen on; 0 (default) picks an ephemeral one. */
+    port?: number;
+    /** Interface; default 127.0.0.1. */
+    host?: string;
+    /** Key for every JWT (subscriber cookies, publisher tokens). Default: random per start. */
+    jwtKey?: string;
+    /** Hub settings (for example `{ history: false }`); the key and cookie name follow the app's. */
+    hub?: Partial<Omit<MercureHubOptions, "jwtKey">>;
+    /** Laravel app settings (for example `{ expiresIn: 6, allOrNothing: true }`). */
+    app?: Partial<Omit<BroadcastingAppOptions, "jwtKey" | "hubUrl">>;
+    /** Channel authorization callbacks by pattern, as in `routes/channels.php`. */
+    channels?: Record<string, ChannelCallback>;
+    /** Extra HTML pages by path (for example `{ "/": "<!doctype html>…" }`). */
+    pages?: Record<string, string>;
+    /** Directory served at `/dist/` (the package build). Default: the package's own `dist/`. */
+    distDir?: string;
+}
+
+/**
+ * A running dev stack: hub, broadcasting app and pages on one origin, as a same-origin reverse-proxied
+ * hub would be in production.
+ */
+export interface DevServer {
+    /** The origin, e.g. `http://127.0.0.1:8000`. */
+    url: string;
+    /** The hub URL, `<url>/.well-known/mercure`. */
+    hubUrl: string;
+    /** The auth endpoint, `<url>/broadcasting/auth`. */
+    authEndpoint: string;
+    /** Port listened on. */
+    port: number;
+    /** The Mercure hub (stats, dropConnections, in-process publish). */
+    hub: MercureHub;
+    /** The Laravel-compatible app (stats, channel registration). */
+    app: BroadcastingApp;
+    /** Broadcast like Laravel's `broadcast(new Event)`; resolves with the hub's event ids. */
+    broadcast(input: BroadcastInput): Promise<string[]>;
+    /** Stop listening and drop every connection (a hub restart), keeping history and state. */
+    stop(): Promise<void>;
+    /** Listen again on the same port after {@link DevServer.stop}. */
+    restart(): Promise<void>;
+    /** Stop for good. */
+    close(): Promise<void>;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".map": "application/json; charset=utf-8",
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+};
+
+/**
+ * Start the dev stack on 127.0.0.1: the Mercure hub at `/.well-known/mercure`, Laravel's
+ * `/broadcasting/auth` and dev routes, the package build at `/dist/`, and `pages`.
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+    const host = options.host ?? "127.0.0.1";
+    const jwtKey = options.jwtKey ?? randomBytes(32).toString("hex");
+    const cookieName = options.app?.cookieName ?? options.hub?.cookieName ?? "mercure_access_token";
+    const hub = new MercureHub({ ...options.hub, jwtKey, cookieName });
+    let origin = "";
+    const app = new BroadcastingApp({
+        ...options.app,
+        jwtKey,
+        cookieName,
+        hubUrl: () => origin + hub.path,
+        publicUrl: options.app?.publicUrl ?? (() => origin + hub.path),
+    });
+    for (const [pattern, callback] of Object.entries(options.channels ?? {})) app.channel(pattern, callback);
+    const distDir = options.distDir ?? findDistDir();
+    const pages = options.pages ?? {};
+
+    const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+        if (hub.handle(req, res)) return;
+        if (await app.handle(req, res)) return;
+        const path = new URL(req.url ?? "/", "http://localhost").pathname;
+        const page = pages[path];
+        if (page !== undefined && (req.method === "GET" || req.method === "HEAD")) {
+            res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
+            res.end(req.method === "HEAD" ? undefined : page);
+            return;
+        }
+        if (path.startsWith("/dist/") && distDir !== null && serveFile(distDir, path.slice("/dist/".length), res)) return;
+        res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
+        res.end("Not found\n");
+    };
+
+    let server: Server | null = null;
+    let port = options.port ?? 0;
+    const listen = async (): Promise<void> => {
+        const next = createServer((req, res) => {
+            handle(req, res).catch(() => {
+                if (!res.headersSent) res.writeHead(500);
+                res.end();
+            });
+        });
+        await new Promise<void>((resolvePromise, reject) => {
+            next.once("error", reject);
+            next.listen(port, host, () => {
+                next.off("error", reject);
+                resolvePromise();
+            });
+        });
+        port = (next.address() as AddressInfo).port;
+        server = next;
+    };
+    const stop = async (): Promise<void> => {
+        const current = server;
+        if (current === null) return;
+        server = null;
+        hub.dropConnections();
+        const closed = new Promise<void>((resolvePromise) => current.close(() => resolvePromise()));
+        current.closeAllConnections();
+        await closed;
+    };
+
+    await listen();
+    origin = `http://${host}:${port}`;
+    return {
+        url: origin,
+        hubUrl: origin + hub.path,
+        authEndpoint: origin + "/broadcasting/auth",
+        port,
+        hub,
+        app,
+        broadcast: (input) => app.broadcast(input),
+        stop,
+        restart: async () => {
+            if (server === null) await listen();
+        },
+        close: async () => {
+            await stop();
+            hub.close();
+        },
+    };
+}
+
+/** Serve one file below `root`; false when it does not exist or escapes `root`. */
+function serveFile(root: string, relative: string, res: ServerResponse): boolean {
+    const file = normalize(join(root, decodeURIComponent(relative)));
+    if (!file.startsWith(resolve(root) + sep) || !existsSync(file)) return false;
+    let body: Buffer;
+    try {
+        body = readFileSync(file);
+    } catch {
+        return false;
+    }
+    res.writeHead(200, { "Content-Type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream", "Cache-Control": "no-store" });
+    res.end(body);
+    return true;
+}
+
+/** The package's `dist/`: beside the built dev entry, or under the working directory. */
+function findDistDir(): string | null {
+    const here = dirname(fileURLToPath(import.meta.url));
+    for (const candidate of [resolve(here, ".."), resolve(here, "../../dist"), resolve(process.cwd(), "dist")]) {
+        if (existsSync(join(candidate, "laravel-echo-mercure.iife.js"))) return candidate;
+    }
+    return null;
+}

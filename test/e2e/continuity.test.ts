@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { DevServer } from "../../src/dev/server";
+import { nodeClient, startStack, type NodeClient } from "./support/stack";
+import { sleep, waitFor } from "./support/wait";
+
+const cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+/** Publish 1..count to `channel` every `interval` ms, retrying a publish until the hub takes it (as a queue worker would). */
+function numberedStream(server: DevServer, channel: string, count: number, interval: number) {
+    let stopped = false;
+    const done = (async () => {
+        for (let n = 1; n <= count && !stopped; n++) {
+            for (;;) {
+                try {
+                    await server.broadcast({ channels: [channel], event: "App\\Events\\Numbered", payload: { n } });
+                    break;
+                } catch {
+                    await sleep(50); // the hub is down: the job is retried
+                }
+            }
+            await sleep(interval);
+        }
+    })();
+    cleanup.push(() => {
+        stopped = true;
+        return done;
+    });
+    return done;
+}
+
+/** Record the numbers a channel receives. */
+function recordNumbers(client: NodeClient, channel: "private" | "public", name: string): number[] {
+    const received: number[] = [];
+    const joined = channel === "private" ? client.echo.private(name) : client.echo.channel(name);
+    joined.listen("Numbered", (payload: { n: number }) => received.push(payload.n));
+    return received;
+}
+
+function expectExactly(received: number[], count: number): void {
+    const missing = [];
+    for (let n = 1; n <= count; n++) if (!received.includes(n)) missing.push(n);
+    expect({ missing, duplicates: received.length - new Set(received).size }).toEqual({ missing: [], duplicates: 0 });
+    expect(received).toEqual([...received].sort((a, b) => a - b));
+}
+
+describe("continuity over real HTTP", () => {
+    it("loses and duplicates nothing across dropped connections and a hub restart (hub with history)", async () => {
+        const server = await startStack();
+        cleanup.push(() => server.close());
+        const ann = await nodeClient(server, 1);
+        cleanup.push(() => ann.echo.disconnect());
+        const received = recordNumbers(ann, "private", "orders.1");
+        await waitFor(() => ann.echo.connectionStatus() === "connected", "connected");
+        const count = 400;
+        const connections = () => server.hub.stats.subscribeConnections.length;
+        const stream = numberedStream(server, "private-orders.1", count, 15);
+        await waitFor(() => received.length >= 20, "the first numbers");
+        server.hub.dropConnections();
+        await waitFor(() => connections() >= 2, "a reconnect after the drop", 10_000);
+        const beforeStop = received.length;
+        await server.stop();
+        await sleep(400);
+        await server.restart();
+        await waitFor(() => connections() >= 3, "a reconnect after the restart", 10_000);
+        await stream;
+        await waitFor(() => received.length >= count, "every number", 15_000);
+        await sleep(200);
+        expectExactly(received, count);
+        expect(beforeStop).toBeLessThan(count - 50); // the restart happened mid-stream
+        // Every reconnect carried the cursor, so the hub replayed exactly what was missed.
+        for (const connection of server.hub.stats.subscribeConnections.slice(1)) {
+            expect(connection.lastEventId ?? new URLSearchParams(connection.query).get("last_event_id")).toMatch(/^urn:uuid:/);
+        }
+    }, 30_000);
+
+    it("loses and duplicates nothing while channels come and go and the cookie is renewed (hub without history)", async () => {
+        const server = await startStack({ hub: { history: false }, app: { expiresIn: 6 } });
+        cleanup.push(() => server.close());
+        const ann = await nodeClient(server, 1);
+        cleanup.push(() => ann.echo.disconnect());
+        const errors: string[] = [];
+        const received = recordNumbers(ann, "private", "orders.1");
+        ann.echo.private("orders.1").error((error: { code: string; message: string }) => errors.push(`${error.code}: ${error.message}`));
+        await waitFor(() => ann.echo.connectionStatus() === "connected", "connected");
+        const count = 450;
+        const started = Date.now();
+        const stream = numberedStream(server, "private-orders.1", count, 25);
+        let churn = 0;
+        while (Date.now() - started < 15_000) {
+            await sleep(600);
+            if (churn % 2 === 0) ann.echo.channel(`side.${churn}`);
+            else ann.echo.leave(`side.${churn - 1}`);
+            churn++;
+        }
+        await stream;
+        await waitFor(() => received.length >= count, "every number", 10_000);
+        await sleep(200);
+        expectExactly(received, count);
+        expect(errors).toEqual([]);
+        // Several cookies were minted (each lives 6 s) and every stream was opened before the previous expired.
+        const auths = server.app.stats.authRequests.length;
+        expect(auths).toBeGreaterThanOrEqual(churn);
+        expect(server.hub.stats.subscribeConnections.length).toBeGreaterThanOrEqual(churn);
+        expect(Date.now() - started).toBeGreaterThan(12_000);
+    }, 45_000);
+});

@@ -1,0 +1,13 @@
+import { EventSource as NodeEventSource } from "eventsource";
+import { describe, expectTypeOf, it } from "vitest";
+import type { EventSourceConstructor, FetchLike } from "../../src/transport/platform";
+import { MercureConnector } from "../../src/connector/mercure-connector";
+
+describe("public types", () => {
+    it("accept the browser's EventSource and the eventsource package's as the eventSource option", () => {
+        expectTypeOf(globalThis.EventSource).toExtend<EventSourceConstructor>();
+        expectTypeOf(NodeEventSource).toExtend<EventSourceConstructor>();
+        expectTypeOf(globalThis.fetch).toExtend<FetchLike>();
+        expectTypeOf<ConstructorParameters<typeof MercureConnector>[0]["fetch"]>().toEqualTypeOf<FetchLike | undefined>();
+    });
+});
