@@ -30,7 +30,7 @@ export default [
         input: { index: "src/dev/index.ts", cli: "src/dev/cli.ts" },
         external: nodeExternal,
         plugins: [ts()],
-        output: { dir: "dist/dev", format: "es", sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
+        output: { dir: "dist/dev", format: "es", sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "shared.js" },
     },
     {
         input: "src/index.ts",

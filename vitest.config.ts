@@ -2,6 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
     test: {
+        reporters: ["default", "./test/support/summary-reporter.ts"],
         projects: [
             {
                 test: {
