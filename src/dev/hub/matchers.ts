@@ -33,7 +33,7 @@ export function isMatchType(value: unknown): value is MatchType {
 
 /**
  * Compile a matcher; relative URL patterns (and, at match time, relative topics) resolve against `base`,
- * the hub URL. Returns `null` for an invalid URL pattern.
+ * the hub URL. Returns `null` for an invalid URL pattern, and for one with custom regular-expression groups.
  */
 export function compileMatcher(type: MatchType, value: string, base: string): Matcher | null {
     if (value === WILDCARD) {
@@ -51,6 +51,10 @@ export function compileMatcher(type: MatchType, value: string, base: string): Ma
     } catch {
         return null;
     }
+    // [spec] §9 Matchers: evaluation must be linear-time or cost-limited. Custom regular-expression groups
+    // (`:id(\\d+)`) would run arbitrary backtracking regexes, so this hub refuses them as invalid patterns;
+    // named groups, wildcards and optional groups compile to simple segment classes.
+    if (pattern.hasRegExpGroups) return null;
     return {
         type,
         value,

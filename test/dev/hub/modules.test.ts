@@ -45,6 +45,16 @@ describe("matchers", () => {
         expect(compileMatcher("urlpattern", "https://x/(", BASE)).toBeNull();
     });
 
+    it("refuses custom regular-expression groups (no unbounded backtracking) but keeps named, optional and wildcard parts", () => {
+        expect(compileMatcher("urlpattern", "https://x/:id(\\d+)", BASE)).toBeNull();
+        expect(compileMatcher("urlpattern", "https://x/:type(news|alerts)", BASE)).toBeNull();
+        expect(compileMatcher("urlpattern", "https://x/((a+)+)b", BASE)).toBeNull();
+        const presence = compileMatcher("urlpattern", "/.well-known/mercure/subscriptions/:match_type/t{/:subscriber}?", BASE)!;
+        expect(presence.matches("/.well-known/mercure/subscriptions/exact/t/urn%3Auuid%3A1")).toBe(true);
+        expect(presence.matches("/.well-known/mercure/subscriptions/exact/t")).toBe(true);
+        expect(compileMatcher("urlpattern", "https://x/*", BASE)!.matches("https://x/a/b")).toBe(true);
+    });
+
     it.skipIf(Number(process.versions.node.split(".")[0]) >= 23)("does not install a global URLPattern", () => {
         expect("URLPattern" in globalThis).toBe(false);
     });
