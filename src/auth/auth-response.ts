@@ -18,8 +18,8 @@ export interface AuthResponse {
     channels: Map<string, ChannelGrant>;
     /** Cookie lifetime in seconds, or `null` when the server gave no usable value (no proactive refresh). */
     expiresIn: number | null;
-    /** The topic namespace; `""` means a legacy server (bare channel names as topics). */
-    topicPrefix: string;
+    /** The topic namespace; `null` means a legacy server (bare channel names as topics). */
+    topicPrefix: string | null;
     /** Whether the server minted whisper grants. */
     clientEvents: boolean;
 }
@@ -50,7 +50,7 @@ export function parseAuthResponse(body: unknown): AuthResponse {
         // [spec] §2.5: expires_in only when a finite number > 0.
         expiresIn: typeof expiresIn === "number" && Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : null,
         // [spec] §2.5: topic_prefix only when a string, otherwise legacy mode.
-        topicPrefix: typeof topicPrefix === "string" ? topicPrefix : "",
+        topicPrefix: typeof topicPrefix === "string" ? topicPrefix : null,
         // [spec] §2.5: client events only when exactly true.
         clientEvents: record["client_events"] === true,
     };

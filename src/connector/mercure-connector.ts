@@ -40,8 +40,8 @@ interface Platform {
 interface Session {
     /** The channels the server granted, which the cookie now covers. */
     granted: ReadonlySet<string>;
-    /** The topic namespace (`""` for legacy servers). */
-    topicPrefix: string;
+    /** The topic namespace (`null` for legacy servers). */
+    topicPrefix: string | null;
     /** Whether whispers are enabled. */
     clientEvents: boolean;
 }
@@ -419,7 +419,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
      * Open a stream for `granted` unless the live one already carries exactly those topics. A stream
      * already relied on keeps running until the new one is open (make before break).
      */
-    private openStream(granted: string[], topicPrefix: string, platform: Platform): void {
+    private openStream(granted: string[], topicPrefix: string | null, platform: Platform): void {
         const topics = granted.map((name) => channelTopic(topicPrefix, name));
         const reopen = this.reopenRequested;
         this.reopenRequested = false;

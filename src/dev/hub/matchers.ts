@@ -54,7 +54,7 @@ export function compileMatcher(type: MatchType, value: string, base: string): Ma
     // [spec] §9 Matchers: evaluation must be linear-time or cost-limited. Custom regular-expression groups
     // (`:id(\\d+)`) would run arbitrary backtracking regexes, so this hub refuses them as invalid patterns;
     // named groups, wildcards and optional groups compile to simple segment classes.
-    if (pattern.hasRegExpGroups) return null;
+    if ((pattern as URLPattern & { hasRegExpGroups?: boolean }).hasRegExpGroups === true) return null;
     return {
         type,
         value,

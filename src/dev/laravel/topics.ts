@@ -1,19 +1,9 @@
 import { rawUrlEncode } from "../../topic/encode";
+import { channelTopic } from "../../topic/topics";
 
-/**
- * The hub topic of a channel: `P + "channel/" + enc(name)`, or the bare name for a legacy server
- * (`prefix` `null`).
- */
-export function channelTopic(prefix: string | null, name: string): string {
-    // [spec] laravel-mercure §3: channel topic; legacy mode uses the bare channel name.
-    return prefix === null ? name : `${prefix}channel/${rawUrlEncode(name)}`;
-}
-
-/** The whisper topic of a guarded channel: `P + "whisper/" + enc(name)` (legacy: `"whisper/" + enc(name)`). */
-export function whisperTopic(prefix: string | null, name: string): string {
-    // [spec] laravel-mercure §3: whisper topic.
-    return `${prefix ?? ""}whisper/${rawUrlEncode(name)}`;
-}
+// Channel and whisper topics are built by the same functions the connector uses (src/topic/topics.ts):
+// one implementation of laravel-mercure §3 for both sides of the wire.
+export { channelTopic, whisperTopic } from "../../topic/topics";
 
 /**
  * The URL pattern granting a presence member the channel's subscription events and snapshot:

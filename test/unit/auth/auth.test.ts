@@ -29,7 +29,7 @@ describe("parseAuthResponse", () => {
         for (const body of [null, "x", [], { channel_names: "no", expires_in: "300", topic_prefix: 5, client_events: "true" }]) {
             const parsed = parseAuthResponse(body);
             expect(parsed.channels.size).toBe(0);
-            expect(parsed).toMatchObject({ expiresIn: null, topicPrefix: "", clientEvents: false });
+            expect(parsed).toMatchObject({ expiresIn: null, topicPrefix: null, clientEvents: false });
         }
         expect(parseAuthResponse({ expires_in: Infinity }).expiresIn).toBeNull();
         expect(parseAuthResponse({ expires_in: 0 }).expiresIn).toBeNull();

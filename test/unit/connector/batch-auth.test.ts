@@ -98,6 +98,14 @@ describe("the batch auth request", () => {
         expect(h.stream().matches()).toEqual(["news", "private-a b"]);
     });
 
+    it("treats an empty topic_prefix as a prefix, not as a legacy server", async () => {
+        const h = createHarness();
+        h.auth.handler = (names) => grant(names, { topic_prefix: "" });
+        h.connector.channel("a b");
+        await h.flush();
+        expect(h.stream().matches()).toEqual(["channel/a%20b"]);
+    });
+
     it("survives an unparsable 200 body by treating it as a grant without prefix", async () => {
         const h = createHarness();
         h.auth.handler = () => ({ status: 200, body: "<html>oops" });

@@ -12,8 +12,9 @@ describe("topics", () => {
     });
 
     it("use bare names in legacy mode", () => {
-        expect(channelTopic("", "private-a b")).toBe("private-a b");
-        expect(whisperTopic("", "private-a b")).toBe("whisper/private-a%20b");
+        expect(channelTopic(null, "private-a b")).toBe("private-a b");
+        expect(whisperTopic(null, "private-a b")).toBe("whisper/private-a%20b");
+        expect(channelTopic("", "a b")).toBe("channel/a%20b"); // an empty prefix is still a prefix
     });
 
     it("map topics back to channel names, ignoring foreign or undecodable ones", () => {
@@ -22,7 +23,8 @@ describe("topics", () => {
         expect(channelNameFromTopic(P, P + "whisper/x")).toBeNull();
         expect(channelNameFromTopic(P, P + "channel/%E0%A4%A")).toBeNull();
         expect(channelNameFromTopic(P, P + "channel/a b")).toBeNull(); // not what rawurlencode produces
-        expect(channelNameFromTopic("", "news")).toBe("news");
+        expect(channelNameFromTopic(null, "news")).toBe("news");
+        expect(channelNameFromTopic("", "channel/a%20b")).toBe("a b");
     });
 });
 
