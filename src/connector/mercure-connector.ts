@@ -22,6 +22,8 @@ import {
 import {
     cloneHeaderOptions,
     DEFAULT_AUTH_TIMEOUT,
+    DRAIN_ID_LIMIT,
+    DRAIN_MS,
     MAX_CHANNELS,
     MIN_REFRESH_DELAY_MS,
     STABLE_CONNECTION_MS,
@@ -95,6 +97,14 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** A replacement stream opening next to {@link current} (make before break). */
     private candidate: HubStream | null = null;
+
+    /**
+     * The stream just replaced. It keeps delivering until it has caught up with {@link current} (both
+     * delivered one same event id, so everything the hub wrote to it earlier was read) or
+     * {@link DRAIN_MS} passed: the hub may have written updates to it just before the replacement
+     * registered, and a hub without history would never replay them.
+     */
+    private draining: { stream: HubStream; ids: Set<string>; freshIds: Set<string>; timer: ReturnType<typeof setTimeout> } | null = null;
 
     /** The last event id seen, sent as `last_event_id` on every reopen. */
     private cursor: string | null = null;
@@ -438,8 +448,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private readonly streamHandlers: HubStreamHandlers = {
         open: (stream) => {
             if (stream === this.candidate) {
-                // The replacement is live: retire the old stream only now.
-                this.current?.retire();
+                // The replacement is live: the old stream drains, then retires.
+                this.startDraining(this.current);
                 this.current = stream;
                 this.candidate = null;
             }
@@ -457,12 +467,48 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         error: (stream, event, closed) => this.handleStreamError(stream, event, closed),
     };
 
+    /** Keep the replaced stream delivering until it caught up with the new one, or for {@link DRAIN_MS}. */
+    private startDraining(stream: HubStream | null): void {
+        this.stopDraining();
+        if (stream === null) return;
+        const timer = setTimeout(() => this.stopDraining(), DRAIN_MS);
+        this.draining = { stream, ids: new Set(), freshIds: new Set(), timer };
+    }
+
+    /** Retire the draining stream. */
+    private stopDraining(): void {
+        if (this.draining === null) return;
+        clearTimeout(this.draining.timer);
+        this.draining.stream.retire();
+        this.draining = null;
+    }
+
+    /**
+     * Note an event id delivered during a drain; true when both streams have now delivered it, so the
+     * old one has read everything the hub wrote to it before.
+     */
+    private caughtUp(stream: HubStream, id: string): boolean {
+        const draining = this.draining;
+        if (draining === null) return false;
+        const [mine, theirs] = stream === draining.stream ? [draining.ids, draining.freshIds] : [draining.freshIds, draining.ids];
+        if (theirs.has(id)) return true;
+        if (mine.size < DRAIN_ID_LIMIT) mine.add(id);
+        return false;
+    }
+
     /** Route one main-stream message to its channels (laravel-mercure §4.4). */
     private dispatch(stream: HubStream, event: MessageEvent): void {
         // [spec] §4.4 step 1: every message moves the cursor, even one that is then dropped.
         const id = event.lastEventId !== "" ? event.lastEventId : null;
         if (id !== null) this.cursor = id;
-        const envelope = parseEnvelope(event.data);
+        const synced = id !== null && this.caughtUp(stream, id);
+        this.route(stream, id, event.data);
+        if (synced) this.stopDraining();
+    }
+
+    /** Deliver one message's envelope to the channels `stream` carries. */
+    private route(stream: HubStream, id: string | null, data: unknown): void {
+        const envelope = parseEnvelope(data);
         if (envelope === null) return;
         // [spec] §4.4 step 3: encrypted updates are never read as plaintext. No channel of this version
         // can hold a key, so they are dropped (fail closed).
@@ -481,6 +527,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** A stream error: report it; a stream that gave up is replaced with backoff. */
     private handleStreamError(stream: HubStream, event: Event, closed: boolean): void {
+        if (stream === this.draining?.stream) {
+            this.stopDraining(); // It was being replaced anyway.
+            return;
+        }
         if (stream === this.candidate) {
             if (!closed) return; // It retries by itself; the current stream still serves.
             stream.retire();
@@ -614,6 +664,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Retire both streams. */
     private closeStreams(): void {
+        this.stopDraining();
         this.current?.retire();
         this.candidate?.retire();
         this.current = null;

@@ -23,8 +23,9 @@ describe("the proactive cookie refresh", () => {
         expect(second.param("last_event_id")).toBe("urn:7");
         expect(first.closed).toBe(false);
         second.emitOpen();
+        await vi.advanceTimersByTimeAsync(1_500);
         expect(first.closed).toBe(true);
-        await vi.advanceTimersByTimeAsync(240_000);
+        await vi.advanceTimersByTimeAsync(238_500);
         expect(h.auth.requests).toHaveLength(3);
     });
 

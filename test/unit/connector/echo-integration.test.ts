@@ -39,6 +39,7 @@ describe("stock laravel-echo 2.5.0 with MercureConnector", () => {
         expect(Object.keys((echo.connector as unknown as MercureConnector).channels)).toEqual(["orders", "feed"]);
         await vi.advanceTimersByTimeAsync(0);
         EventSource.last().emitOpen();
+        await vi.advanceTimersByTimeAsync(1_500);
         expect(EventSource.live().map((source) => source.matches())).toEqual([[topic("orders"), topic("feed")]]);
 
         echo.leaveAllChannels();

@@ -17,8 +17,8 @@ async function openWithNews() {
 }
 
 describe("a voluntary reopen (make before break)", () => {
-    it("opens the replacement first and retires the old stream only once the replacement is open", async () => {
-        const { h, listen, first } = await openWithNews();
+    it("opens the replacement first and retires the old stream only once the replacement is open and the old one caught up", async () => {
+        const { h, log, listen, first } = await openWithNews();
         listen("sports");
         await h.flush();
         const second = h.EventSource.last();
@@ -26,8 +26,40 @@ describe("a voluntary reopen (make before break)", () => {
         expect(first.closed).toBe(false);
         expect(second.matches()).toEqual([topic("news"), topic("sports")]);
         second.emitOpen();
+        expect(first.closed).toBe(false);
+        // Written to the old stream before the replacement registered, read after it opened: not lost.
+        first.emitMessage(envelope(["news"], "tick", { n: 1 }), "urn:1");
+        second.emitMessage(envelope(["news"], "tick", { n: 2 }), "urn:2");
+        expect(first.closed).toBe(false);
+        first.emitMessage(envelope(["news"], "tick", { n: 2 }), "urn:2"); // both saw urn:2: caught up
+        expect(first.closed).toBe(true);
+        expect(log).toEqual(["news:1", "news:2"]);
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("retires the replaced stream after 1.5 s when the two never share an event", async () => {
+        const { h, listen, first } = await openWithNews();
+        h.connector.leaveChannel("news");
+        listen("sports");
+        await h.flush();
+        h.EventSource.last().emitOpen();
+        await vi.advanceTimersByTimeAsync(1_499);
+        expect(first.closed).toBe(false);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(first.closed).toBe(true);
+        expect(h.EventSource.live()).toEqual([h.EventSource.last()]);
+    });
+
+    it("drops a draining stream that fails instead of treating it as the connection", async () => {
+        const { h, listen, first } = await openWithNews();
+        listen("sports");
+        await h.flush();
+        h.EventSource.last().emitOpen();
+        first.emitError(true);
         expect(first.closed).toBe(true);
         expect(h.connector.connectionStatus()).toBe("connected");
+        await vi.advanceTimersByTimeAsync(5_000);
+        expect(h.auth.requests).toHaveLength(2);
     });
 
     it("delivers an update seen on both streams once per channel", async () => {
@@ -57,6 +89,7 @@ describe("a voluntary reopen (make before break)", () => {
         expect(third.matches()).toEqual([topic("news")]);
         second.emitMessage(envelope(["sports"], "tick", { n: 3 }), "urn:3");
         expect(log).toEqual(["sports:1"]);
+        await vi.advanceTimersByTimeAsync(1_500);
         expect(first.closed).toBe(true);
     });
 
@@ -66,6 +99,7 @@ describe("a voluntary reopen (make before break)", () => {
         await h.flush();
         const second = h.EventSource.last();
         second.emitOpen();
+        await vi.advanceTimersByTimeAsync(1_500);
         first.emitMessage(envelope(["news"], "tick", { n: 9 }), "urn:9");
         first.onerror?.(new Event("error"));
         expect(log).toEqual([]);
@@ -84,6 +118,7 @@ describe("a voluntary reopen (make before break)", () => {
         expect(pending.closed).toBe(true);
         expect(first.closed).toBe(false);
         latest.emitOpen();
+        await vi.advanceTimersByTimeAsync(1_500);
         expect(first.closed).toBe(true);
         expect(h.EventSource.live()).toEqual([latest]);
     });
@@ -101,6 +136,7 @@ describe("a voluntary reopen (make before break)", () => {
         expect(h.auth.requests).toHaveLength(3);
         const retry = h.EventSource.last();
         retry.emitOpen();
+        await vi.advanceTimersByTimeAsync(1_500);
         expect(first.closed).toBe(true);
         expect(retry.matches()).toEqual([topic("news"), topic("sports")]);
     });
