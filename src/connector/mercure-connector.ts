@@ -11,6 +11,7 @@ import { StatusStore } from "../status/status-store";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
+import { StreamSwitch } from "../transport/stream-switch";
 import {
     resolveAuthEndpoint,
     resolveEventSource,
@@ -22,8 +23,6 @@ import {
 import {
     cloneHeaderOptions,
     DEFAULT_AUTH_TIMEOUT,
-    DRAIN_ID_LIMIT,
-    DRAIN_MS,
     MAX_CHANNELS,
     MIN_REFRESH_DELAY_MS,
     STABLE_CONNECTION_MS,
@@ -92,19 +91,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** The last successful auth, or null. */
     private session: Session | null = null;
 
-    /** The stream currently relied on. */
-    private current: HubStream | null = null;
-
-    /** A replacement stream opening next to {@link current} (make before break). */
-    private candidate: HubStream | null = null;
-
-    /**
-     * The stream just replaced. It keeps delivering until it has caught up with {@link current} (both
-     * delivered one same event id, so everything the hub wrote to it earlier was read) or
-     * {@link DRAIN_MS} passed: the hub may have written updates to it just before the replacement
-     * registered, and a hub without history would never replay them.
-     */
-    private draining: { stream: HubStream; ids: Set<string>; freshIds: Set<string>; timer: ReturnType<typeof setTimeout> } | null = null;
+    /** The current stream, its make-before-break replacement and the replaced stream still draining. */
+    private readonly streams = new StreamSwitch();
 
     /** The last event id seen, sent as `last_event_id` on every reopen. */
     private cursor: string | null = null;
@@ -253,7 +241,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.generation++;
         this.abortController.abort();
         this.abortController = new AbortController();
-        this.closeStreams();
+        this.streams.closeAll();
         for (const name of ["retryTimer", "cookieTimer", "stableTimer"] as const) this.clearTimer(name);
         removeOnlineListener(this.onOnline);
         this.platform = null;
@@ -322,7 +310,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             this.windDown();
             return;
         }
-        if (this.current === null && this.candidate === null) {
+        if (this.streams.latest() === null) {
             this.status.set(this.everConnected ? "reconnecting" : "connecting");
         }
         const result = await requestAuthorization({
@@ -357,7 +345,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                         { channel, status: result.status ?? undefined, cause: result.cause },
                     );
                 for (const name of names) this.registry.get(name)?.reportError(error(name));
-                if (this.current?.isOpen() !== true) this.status.set("reconnecting");
+                if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
                 this.scheduleRetry();
                 return;
             }
@@ -421,7 +409,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 ),
             );
         }
-        if (this.current?.isOpen() !== true) this.status.set("reconnecting");
+        if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
         this.scheduleRetry();
     }
 
@@ -433,77 +421,38 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const topics = granted.map((name) => channelTopic(topicPrefix, name));
         const reopen = this.reopenRequested;
         this.reopenRequested = false;
-        const live = this.candidate ?? this.current;
+        const live = this.streams.latest();
         if (!reopen && live !== null && sameList(live.topics, topics)) return;
-        this.candidate?.retire();
-        this.candidate = null;
         // [spec] laravel-mercure §4.1: match per channel, last_event_id when reopening.
         const url = buildSubscribeUrl(platform.hub, { topics, lastEventId: this.cursor });
-        const stream = new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers);
-        if (this.current === null) this.current = stream;
-        else this.candidate = stream;
+        this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers));
     }
 
     /** Callbacks every stream reports to; the stream itself drops them once retired. */
     private readonly streamHandlers: HubStreamHandlers = {
         open: (stream) => {
-            if (stream === this.candidate) {
-                // The replacement is live: the old stream drains, then retires.
-                this.startDraining(this.current);
-                this.current = stream;
-                this.candidate = null;
-            }
-            if (stream !== this.current) return;
+            // A replacement that opens becomes current; the stream it replaces drains, then retires.
+            if (!this.streams.opened(stream)) return;
             this.everConnected = true;
             this.status.set("connected");
             for (const name of stream.channels) this.registry.get(name)?.markSubscribed();
             this.clearTimer("stableTimer");
             this.stableTimer = setTimeout(() => {
                 this.stableTimer = null;
-                if (stream === this.current && stream.isOpen()) this.attempt = 0;
+                if (stream === this.streams.current && stream.isOpen()) this.attempt = 0;
             }, STABLE_CONNECTION_MS);
         },
         message: (stream, event) => this.dispatch(stream, event),
         error: (stream, event, closed) => this.handleStreamError(stream, event, closed),
     };
 
-    /** Keep the replaced stream delivering until it caught up with the new one, or for {@link DRAIN_MS}. */
-    private startDraining(stream: HubStream | null): void {
-        this.stopDraining();
-        if (stream === null) return;
-        const timer = setTimeout(() => this.stopDraining(), DRAIN_MS);
-        this.draining = { stream, ids: new Set(), freshIds: new Set(), timer };
-    }
-
-    /** Retire the draining stream. */
-    private stopDraining(): void {
-        if (this.draining === null) return;
-        clearTimeout(this.draining.timer);
-        this.draining.stream.retire();
-        this.draining = null;
-    }
-
-    /**
-     * Note an event id delivered during a drain; true when both streams have now delivered it, so the
-     * old one has read everything the hub wrote to it before.
-     */
-    private caughtUp(stream: HubStream, id: string): boolean {
-        const draining = this.draining;
-        if (draining === null) return false;
-        const [mine, theirs] = stream === draining.stream ? [draining.ids, draining.freshIds] : [draining.freshIds, draining.ids];
-        if (theirs.has(id)) return true;
-        if (mine.size < DRAIN_ID_LIMIT) mine.add(id);
-        return false;
-    }
-
     /** Route one main-stream message to its channels (laravel-mercure §4.4). */
     private dispatch(stream: HubStream, event: MessageEvent): void {
         // [spec] §4.4 step 1: every message moves the cursor, even one that is then dropped.
         const id = event.lastEventId !== "" ? event.lastEventId : null;
         if (id !== null) this.cursor = id;
-        const synced = id !== null && this.caughtUp(stream, id);
         this.route(stream, id, event.data);
-        if (synced) this.stopDraining();
+        if (id !== null) this.streams.delivered(stream, id);
     }
 
     /** Deliver one message's envelope to the channels `stream` carries. */
@@ -527,19 +476,18 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** A stream error: report it; a stream that gave up is replaced with backoff. */
     private handleStreamError(stream: HubStream, event: Event, closed: boolean): void {
-        if (stream === this.draining?.stream) {
-            this.stopDraining(); // It was being replaced anyway.
+        if (this.streams.isDraining(stream)) {
+            this.streams.endDrain(); // It was being replaced anyway.
             return;
         }
-        if (stream === this.candidate) {
+        if (stream === this.streams.candidate) {
             if (!closed) return; // It retries by itself; the current stream still serves.
-            stream.retire();
-            this.candidate = null;
+            this.streams.retireCandidate();
             this.reportToChannels(stream.channels, "The replacement hub stream was refused; retrying with backoff.", event);
             this.scheduleRetry();
             return;
         }
-        if (stream !== this.current) return;
+        if (stream !== this.streams.current) return;
         for (const name of stream.channels) this.registry.get(name)?.markUnsubscribed();
         this.status.set("reconnecting");
         this.reportToChannels(
@@ -552,9 +500,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         if (!closed) return;
         // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie)
         // needs a new auth and a new stream.
-        stream.retire();
-        this.current = null;
-        if (this.candidate === null) this.scheduleRetry();
+        this.streams.retireCurrent();
+        if (this.streams.candidate === null) this.scheduleRetry();
     }
 
     /** Report a stream error to the given channels. */
@@ -589,10 +536,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             () => {
                 this.cookieTimer = null;
                 if (generation !== this.generation) return;
-                if (Date.now() - authorizedAt >= expiresIn * 1000 && this.current !== null) {
+                const stale = this.streams.current;
+                if (Date.now() - authorizedAt >= expiresIn * 1000 && stale !== null) {
                     // The hub has closed or downgraded the old stream by now: do not rely on it.
-                    for (const name of this.current.channels) this.registry.get(name)?.markUnsubscribed();
-                    this.closeStreams();
+                    for (const name of stale.channels) this.registry.get(name)?.markUnsubscribed();
+                    this.streams.closeAll();
                 }
                 this.scheduleRefresh(true);
             },
@@ -653,22 +601,13 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** No channel left: close everything and report `disconnected`. */
     private windDown(): void {
-        this.closeStreams();
+        this.streams.closeAll();
         this.clearTimer("cookieTimer");
         this.clearTimer("retryTimer");
         this.clearTimer("stableTimer");
         this.session = null;
         this.reopenRequested = false;
         this.status.set("disconnected");
-    }
-
-    /** Retire both streams. */
-    private closeStreams(): void {
-        this.stopDraining();
-        this.current?.retire();
-        this.candidate?.retire();
-        this.current = null;
-        this.candidate = null;
     }
 
     /** Clear one of the timers. */

@@ -34,12 +34,6 @@ export const DEFAULT_AUTH_TIMEOUT = 15_000;
 /** A stream must stay open this long before the reconnect backoff starts again from its minimum. */
 export const STABLE_CONNECTION_MS = 5_000;
 
-/** How long a replaced stream keeps delivering, at most, while it catches up with its replacement. */
-export const DRAIN_MS = 1_500;
-
-/** How many event ids a drain remembers per stream while looking for the catch-up point. */
-export const DRAIN_ID_LIMIT = 4_096;
-
 /** The most channels one connection may carry (the server rejects larger batches). */
 export const MAX_CHANNELS = 100;
 

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MercureHub } from "./hub/hub";
+import { listenRestartable, originOf } from "./listener";
 import type { MercureHubOptions } from "./hub/options";
 import { BroadcastingApp } from "./laravel/app";
 import type { BroadcastInput } from "./laravel/broadcaster";
@@ -103,49 +103,31 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         res.end("Not found\n");
     };
 
-    let server: Server | null = null;
-    let port = options.port ?? 0;
-    const listen = async (): Promise<void> => {
-        const next = createServer((req, res) => {
+    const listener = await listenRestartable(
+        (req, res) => {
             handle(req, res).catch(() => {
                 if (!res.headersSent) res.writeHead(500);
                 res.end();
             });
-        });
-        await new Promise<void>((resolvePromise, reject) => {
-            next.once("error", reject);
-            next.listen(port, host, () => {
-                next.off("error", reject);
-                resolvePromise();
-            });
-        });
-        port = (next.address() as AddressInfo).port;
-        server = next;
-    };
+        },
+        host,
+        options.port ?? 0,
+    );
+    origin = originOf(host, listener.port);
     const stop = async (): Promise<void> => {
-        const current = server;
-        if (current === null) return;
-        server = null;
         hub.dropConnections();
-        const closed = new Promise<void>((resolvePromise) => current.close(() => resolvePromise()));
-        current.closeAllConnections();
-        await closed;
+        await listener.stop();
     };
-
-    await listen();
-    origin = `http://${host}:${port}`;
     return {
         url: origin,
         hubUrl: origin + hub.path,
         authEndpoint: origin + "/broadcasting/auth",
-        port,
+        port: listener.port,
         hub,
         app,
         broadcast: (input) => app.broadcast(input),
         stop,
-        restart: async () => {
-            if (server === null) await listen();
-        },
+        restart: () => listener.start(),
         close: async () => {
             await stop();
             hub.close();

@@ -1,6 +1,5 @@
-import { createServer } from "node:http";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenRestartable, originOf } from "../listener";
 import { MercureHub } from "./hub";
 import type { MercureHubOptions } from "./options";
 
@@ -37,48 +36,27 @@ export interface DevHub {
 export async function startDevHub(options: DevHubOptions): Promise<DevHub> {
     const { port: requestedPort = 0, host = "127.0.0.1", ...hubOptions } = options;
     const hub = new MercureHub(hubOptions);
-    let server: Server | null = null;
-    let port = requestedPort;
     let url = "";
-
-    const listen = async (): Promise<void> => {
-        const next = createServer((req, res) => {
+    const listener = await listenRestartable(
+        (req, res) => {
             if (!hub.handle(req, res)) serveOther(req, res, url);
-        });
-        await new Promise<void>((resolve, reject) => {
-            next.once("error", reject);
-            next.listen(port, host, () => {
-                next.off("error", reject);
-                resolve();
-            });
-        });
-        next.on("error", () => undefined);
-        port = (next.address() as AddressInfo).port;
-        server = next;
-    };
-
-    const stop = async (): Promise<void> => {
-        const current = server;
-        if (current === null) return;
-        server = null;
-        hub.dropConnections();
-        const closed = new Promise<void>((resolve) => current.close(() => resolve()));
-        current.closeAllConnections();
-        await closed;
-    };
-
-    await listen();
-    const origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+        },
+        host,
+        requestedPort,
+    );
+    const origin = originOf(host, listener.port);
     url = origin + hub.path;
+    const stop = async (): Promise<void> => {
+        hub.dropConnections();
+        await listener.stop();
+    };
     return {
         url,
         origin,
-        port,
+        port: listener.port,
         hub,
         stop,
-        restart: async () => {
-            if (server === null) await listen();
-        },
+        restart: () => listener.start(),
         close: async () => {
             await stop();
             hub.close();

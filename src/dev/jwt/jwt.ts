@@ -54,8 +54,8 @@ export function verifyJwt(
     const parts = token.split(".");
     if (parts.length !== 3) return { ok: false, reason: "malformed" };
     const [head, body, signature] = parts as [string, string, string];
-    const header = parseJsonObject(base64UrlDecode(head));
-    const claims = parseJsonObject(base64UrlDecode(body));
+    const header = decodeJsonSegment(head);
+    const claims = decodeJsonSegment(body);
     const given = base64UrlDecode(signature);
     if (header === null || claims === null || given === null) return { ok: false, reason: "malformed" };
     const alg = header["alg"];
@@ -69,7 +69,9 @@ export function verifyJwt(
     return { ok: true, jwt: { header, claims } };
 }
 
-function parseJsonObject(bytes: Buffer | null): Record<string, unknown> | null {
+/** Decode a base64url segment holding a JSON object (a JOSE header or claims set); `null` otherwise. */
+export function decodeJsonSegment(segment: string): Record<string, unknown> | null {
+    const bytes = base64UrlDecode(segment);
     if (bytes === null) return null;
     try {
         const value: unknown = JSON.parse(bytes.toString("utf8"));

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import { base64UrlDecode, base64UrlEncode } from "../jwt/jwt";
+import { base64UrlDecode, base64UrlEncode, decodeJsonSegment } from "../jwt/jwt";
 import { LaravelDevError } from "./errors";
 
 /** A channel key as the auth response delivers it: exactly these four members. */
@@ -52,7 +52,7 @@ export function openJwe(key: Uint8Array, jwe: string): string {
         throw new LaravelDevError("invalid_jwe", "The value is not a direct-encryption compact JWE.");
     }
     const [head, , ivText, ciphertextText, tagText] = segments as [string, string, string, string, string];
-    const header = parseHeader(head);
+    const header = decodeJsonSegment(head);
     if (header === null || header["alg"] !== "dir" || header["enc"] !== "A256GCM") {
         throw new LaravelDevError("invalid_jwe", "The JWE uses an unsupported algorithm; expected dir with A256GCM.");
     }
@@ -102,15 +102,3 @@ export class ChannelEncrypter {
     }
 }
 
-function parseHeader(segment: string): Record<string, unknown> | null {
-    const bytes = base64UrlDecode(segment);
-    if (bytes === null) return null;
-    try {
-        const value: unknown = JSON.parse(bytes.toString("utf8"));
-        return typeof value === "object" && value !== null && !Array.isArray(value)
-            ? (value as Record<string, unknown>)
-            : null;
-    } catch {
-        return null;
-    }
-}
