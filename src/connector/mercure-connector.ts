@@ -1,41 +1,25 @@
 import { Connector, type ConnectionStatus, type PresenceChannel } from "laravel-echo";
 import { requestAuthorization, type AuthResult } from "../auth/auth-client";
 import type { AuthResponse } from "../auth/auth-response";
+import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { MercureChannel } from "../channel/mercure-channel";
 import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { DeliveryLedger } from "../dispatch/delivery-ledger";
 import { parseEnvelope } from "../dispatch/envelope";
 import { MercureError } from "../errors";
-import { backoff, RECONNECT_BACKOFF } from "../status/backoff";
+import { ReconnectTimer } from "../status/reconnect-timer";
 import { StatusStore } from "../status/status-store";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import { StreamSwitch } from "../transport/stream-switch";
-import {
-    resolveAuthEndpoint,
-    resolveEventSource,
-    resolveFetch,
-    resolveHubUrl,
-    type EventSourceConstructor,
-    type FetchLike,
-} from "../transport/platform";
+import { resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
 import {
     cloneHeaderOptions,
     DEFAULT_AUTH_TIMEOUT,
     MAX_CHANNELS,
-    MIN_REFRESH_DELAY_MS,
-    STABLE_CONNECTION_MS,
     type MercureConnectorOptions,
 } from "./options";
-
-/** The platform pieces, resolved at first subscription (never at construction: SSR constructs Echo). */
-interface Platform {
-    hub: URL;
-    authEndpoint: string;
-    EventSource: EventSourceConstructor;
-    fetch: FetchLike;
-}
 
 /** What the last successful auth request established. */
 interface Session {
@@ -100,24 +84,14 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Whether any stream opened since construction or the last `disconnect()`. */
     private everConnected = false;
 
-    /** Reconnect attempts since the last stable connection (drives the backoff). */
-    private attempt = 0;
+    /** The one pending reconnect, with its backoff. */
+    private readonly reconnect = new ReconnectTimer();
 
-    /** Pending reconnect, if any (only one at a time). */
-    private retryTimer: ReturnType<typeof setTimeout> | null = null;
-
-    /** Pending proactive cookie refresh. */
-    private cookieTimer: ReturnType<typeof setTimeout> | null = null;
-
-    /** Resets the backoff once a connection has stayed up. */
-    private stableTimer: ReturnType<typeof setTimeout> | null = null;
+    /** The proactive cookie renewal. */
+    private readonly cookieRefresh = new CookieRefreshTimer();
 
     /** Retries at once when the browser comes back online. */
-    private readonly onOnline = () => {
-        if (this.retryTimer === null) return;
-        this.clearTimer("retryTimer");
-        this.scheduleRefresh(true);
-    };
+    private readonly onOnline = () => this.reconnect.retryNow();
 
     /**
      * Create the connector; opens nothing until the first channel is joined.
@@ -242,7 +216,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.abortController.abort();
         this.abortController = new AbortController();
         this.streams.closeAll();
-        for (const name of ["retryTimer", "cookieTimer", "stableTimer"] as const) this.clearTimer(name);
+        this.reconnect.reset();
+        this.cookieRefresh.cancel();
         removeOnlineListener(this.onOnline);
         this.platform = null;
         this.refreshState = "idle";
@@ -251,7 +226,6 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.session = null;
         this.cursor = null;
         this.ledger.clear();
-        this.attempt = 0;
         this.everConnected = false;
         this.status.set("disconnected");
     }
@@ -304,7 +278,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private async refreshOnce(generation: number): Promise<void> {
         const platform = this.ensurePlatform();
         if (platform === null) return;
-        this.clearTimer("retryTimer");
+        this.reconnect.cancel();
         const names = this.enforceChannelLimit();
         if (names.length === 0) {
             this.windDown();
@@ -436,11 +410,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             this.everConnected = true;
             this.status.set("connected");
             for (const name of stream.channels) this.registry.get(name)?.markSubscribed();
-            this.clearTimer("stableTimer");
-            this.stableTimer = setTimeout(() => {
-                this.stableTimer = null;
-                if (stream === this.streams.current && stream.isOpen()) this.attempt = 0;
-            }, STABLE_CONNECTION_MS);
+            this.reconnect.connected(() => stream === this.streams.current && stream.isOpen());
         },
         message: (stream, event) => this.dispatch(stream, event),
         error: (stream, event, closed) => this.handleStreamError(stream, event, closed),
@@ -511,54 +481,39 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         }
     }
 
-    /** Schedule one full refresh after a jittered exponential backoff (one timer at a time). */
+    /** Schedule one full refresh after a jittered exponential backoff (one at a time). */
     private scheduleRetry(): void {
-        if (this.retryTimer !== null) return;
         const generation = this.generation;
-        const delay = backoff(this.attempt++, RECONNECT_BACKOFF);
-        this.retryTimer = setTimeout(() => {
-            this.retryTimer = null;
+        this.reconnect.schedule(() => {
             if (generation === this.generation) this.scheduleRefresh(true);
-        }, delay);
+        });
     }
 
-    /**
-     * Renew the cookie at 80 % of its lifetime (at least 5 s) and reopen make-before-break, so the hub
-     * never closes a stream we rely on for an expired token. A timer that fires after the cookie
-     * expired (the machine slept) rebuilds the connection instead.
-     */
+    /** Renew the cookie before it expires, then reopen make-before-break; a late timer rebuilds instead. */
     private armCookieRefresh(expiresIn: number | null): void {
-        this.clearTimer("cookieTimer");
-        if (expiresIn === null) return;
         const generation = this.generation;
-        const authorizedAt = Date.now();
-        this.cookieTimer = setTimeout(
-            () => {
-                this.cookieTimer = null;
-                if (generation !== this.generation) return;
-                const stale = this.streams.current;
-                if (Date.now() - authorizedAt >= expiresIn * 1000 && stale !== null) {
-                    // The hub has closed or downgraded the old stream by now: do not rely on it.
-                    for (const name of stale.channels) this.registry.get(name)?.markUnsubscribed();
-                    this.streams.closeAll();
-                }
-                this.scheduleRefresh(true);
-            },
-            Math.max(expiresIn * 800, MIN_REFRESH_DELAY_MS),
-        );
+        this.cookieRefresh.arm(expiresIn, (late) => {
+            if (generation !== this.generation) return;
+            const stale = this.streams.current;
+            if (late && stale !== null) {
+                // The hub has closed or downgraded the old stream by now: do not rely on it.
+                for (const name of stale.channels) this.registry.get(name)?.markUnsubscribed();
+                this.streams.closeAll();
+            }
+            this.scheduleRefresh(true);
+        });
     }
 
     /** Resolve host, EventSource and fetch at first use; on failure report and set `failed`. */
     private ensurePlatform(): Platform | null {
         if (this.platform !== null) return this.platform;
         try {
-            const hub = resolveHubUrl(this.options.host);
-            this.platform = {
-                hub,
-                authEndpoint: resolveAuthEndpoint(this.options.authEndpoint, hub),
-                EventSource: resolveEventSource(this.options["eventSource"] as EventSourceConstructor | undefined),
-                fetch: resolveFetch(this.options["fetch"] as FetchLike | undefined),
-            };
+            this.platform = resolvePlatform({
+                host: this.options.host,
+                authEndpoint: this.options.authEndpoint,
+                eventSource: this.options["eventSource"] as EventSourceConstructor | undefined,
+                fetch: this.options["fetch"] as FetchLike | undefined,
+            });
             addOnlineListener(this.onOnline);
             return this.platform;
         } catch (error) {
@@ -602,19 +557,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** No channel left: close everything and report `disconnected`. */
     private windDown(): void {
         this.streams.closeAll();
-        this.clearTimer("cookieTimer");
-        this.clearTimer("retryTimer");
-        this.clearTimer("stableTimer");
+        this.cookieRefresh.cancel();
+        this.reconnect.reset();
         this.session = null;
         this.reopenRequested = false;
         this.status.set("disconnected");
-    }
-
-    /** Clear one of the timers. */
-    private clearTimer(name: "retryTimer" | "cookieTimer" | "stableTimer"): void {
-        const timer = this[name];
-        if (timer !== null) clearTimeout(timer);
-        this[name] = null;
     }
 }
 

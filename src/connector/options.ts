@@ -31,14 +31,8 @@ export interface MercureConnectorOptions {
 /** Default deadline of one auth request. */
 export const DEFAULT_AUTH_TIMEOUT = 15_000;
 
-/** A stream must stay open this long before the reconnect backoff starts again from its minimum. */
-export const STABLE_CONNECTION_MS = 5_000;
-
 /** The most channels one connection may carry (the server rejects larger batches). */
 export const MAX_CHANNELS = 100;
-
-/** The shortest delay before a proactive cookie refresh. */
-export const MIN_REFRESH_DELAY_MS = 5_000;
 
 /**
  * Copy the options so that Echo's `setOptions()`, which writes CSRF and bearer headers into

@@ -115,3 +115,37 @@ function pageHref(): string | null {
     const location = (globalThis as { location?: { href?: unknown } }).location;
     return typeof location?.href === "string" && /^https?:/.test(location.href) ? location.href : null;
 }
+
+/**
+ * The platform pieces a connector needs, resolved at first subscription (never at construction: server-side
+ * rendering constructs Echo where there is no `window` or `EventSource`).
+ */
+export interface Platform {
+    /** The hub URL. */
+    hub: URL;
+    /** The auth endpoint, ready for `fetch`. */
+    authEndpoint: string;
+    /** The `EventSource` implementation. */
+    EventSource: EventSourceConstructor;
+    /** The `fetch` implementation. */
+    fetch: FetchLike;
+}
+
+/**
+ * Resolve every platform piece from the connector options; throws a {@link MercureError} naming the
+ * missing or invalid one.
+ */
+export function resolvePlatform(options: {
+    host: string | null | undefined;
+    authEndpoint: string;
+    eventSource: EventSourceConstructor | undefined;
+    fetch: FetchLike | undefined;
+}): Platform {
+    const hub = resolveHubUrl(options.host);
+    return {
+        hub,
+        authEndpoint: resolveAuthEndpoint(options.authEndpoint, hub),
+        EventSource: resolveEventSource(options.eventSource),
+        fetch: resolveFetch(options.fetch),
+    };
+}
