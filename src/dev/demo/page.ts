@@ -15,7 +15,8 @@ export function demoPage(): string {
   main { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; padding: 16px 24px; }
   section { background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px 16px; }
   h2 { font-size: 15px; margin: 0 0 8px; }
-  ol { margin: 0; padding-left: 20px; max-height: 260px; overflow: auto; font-family: ui-monospace, monospace; font-size: 13px; }
+  ol { margin: 0; padding: 0; list-style: none; max-height: 260px; overflow: auto; font-family: ui-monospace, monospace; font-size: 13px; }
+  li { padding: 2px 0; border-bottom: 1px solid #eaeef2; }
   .status { padding: 2px 10px; border-radius: 12px; background: #6e7781; }
   .status[data-status="connected"] { background: #1a7f37; }
   .status[data-status="connecting"], .status[data-status="reconnecting"] { background: #9a6700; }
@@ -24,6 +25,7 @@ export function demoPage(): string {
   input, select, button { font: inherit; padding: 4px 8px; }
   .error { color: #cf222e; }
   code { background: #eaeef2; padding: 0 4px; border-radius: 4px; }
+  header code { background: #32383f; color: #fff; }
 </style>
 </head>
 <body>
@@ -47,6 +49,7 @@ export function demoPage(): string {
   <section>
     <h2>Errors and status changes</h2>
     <ol id="log"></ol>
+    <form id="trespass"><button>Listen to another user's private channel</button> <small>(denied: see the error)</small></form>
   </section>
 </main>
 <script src="/dist/laravel-echo-mercure.iife.js"></script>
@@ -76,6 +79,13 @@ export function demoPage(): string {
       .subscribed(() => add("log", "subscribed to private-" + privateName))
       .error((error) => add("log", error.code + ": " + error.message, "error"));
 
+    $("trespass").onsubmit = (event) => {
+      event.preventDefault();
+      const other = userId === "1" ? "2" : "1";
+      echo.private("App.Models.User." + other)
+        .notification((n) => add("private", "LEAK: " + n.text, "error"))
+        .error((error) => add("log", error.code + ": " + error.message, "error"));
+    };
     const broadcast = (body) => fetch("/dev/broadcast", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     $("post").onsubmit = (event) => {
       event.preventDefault();
