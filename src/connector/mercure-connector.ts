@@ -257,7 +257,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const generation = this.generation;
         // [spec] laravel-mercure §9 item 5: await one microtask before capturing the channel set.
         queueMicrotask(() => {
-            if (generation === this.generation) void this.runRefresh(generation);
+            if (generation !== this.generation) return;
+            this.runRefresh(generation).catch((error: unknown) => this.recoverFromFailure(error, generation));
         });
     }
 
@@ -272,6 +273,24 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         } finally {
             if (generation === this.generation) this.refreshState = "idle";
         }
+    }
+
+    /**
+     * Something threw where nothing should (a broken EventSource polyfill, a fetch wrapper that throws
+     * synchronously): report it on every channel and retry with backoff, never as an unhandled rejection.
+     */
+    private recoverFromFailure(error: unknown, generation: number): void {
+        if (generation !== this.generation) return;
+        for (const [name, channel] of this.registry) {
+            channel.reportError(
+                new MercureError("stream_error", `Connecting channel "${name}" failed unexpectedly (${describe(error)}); retrying with backoff.`, {
+                    channel: name,
+                    cause: error,
+                }),
+            );
+        }
+        if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
+        this.scheduleRetry();
     }
 
     /** Authorize the current channel set, then open (or keep) the stream that carries it. */

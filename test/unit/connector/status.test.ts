@@ -120,3 +120,27 @@ describe("a missing platform piece", () => {
         expect(h.stream().url).not.toContain("#");
     });
 });
+
+describe("an implementation that throws", () => {
+    it("reports an EventSource constructor that throws on every channel and retries, without an unhandled rejection", async () => {
+        let attempts = 0;
+        const Throwing = class {
+            static readonly CLOSED = 2;
+            constructor() {
+                attempts++;
+                throw new Error("polyfill exploded");
+            }
+        };
+        const auth = new FakeAuthServer();
+        const connector = new MercureConnector({ host: "https://a.test/hub", eventSource: Throwing as never, fetch: auth.fetch });
+        const errors: MercureError[] = [];
+        connector.channel("news").error((error: MercureError) => errors.push(error));
+        await vi.advanceTimersByTimeAsync(0);
+        expect(errors.map((error) => error.code)).toEqual(["stream_error"]);
+        expect(errors[0]!.message).toContain("polyfill exploded");
+        expect(connector.connectionStatus()).toBe("reconnecting");
+        await vi.advanceTimersByTimeAsync(1_300);
+        expect(attempts).toBe(2);
+        connector.disconnect();
+    });
+});
