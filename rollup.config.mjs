@@ -1,5 +1,6 @@
 // Builds every published file from src/ (see "exports" in package.json):
-//   dist/index.js + dist/index.cjs        the connector, laravel-echo left external (a peer dependency)
+//   dist/index.js                         the connector (ESM), laravel-echo left external (a peer dependency)
+//   dist/index.cjs                        the connector (CJS), laravel-echo's base classes inside (see below)
 //   dist/index.d.ts + dist/index.d.cts    bundled types for ESM and CJS consumers
 //   dist/laravel-echo-mercure.iife.js     self-contained browser build, laravel-echo inside: window.EchoMercure
 //   dist/dev/index.js + .d.ts, cli.js     the Node-only dev stack (hub, Laravel-compatible server, CLI)
@@ -16,10 +17,16 @@ export default [
         input: "src/index.ts",
         external: ["laravel-echo"],
         plugins: [ts()],
-        output: [
-            { file: "dist/index.js", format: "es", sourcemap: true },
-            { file: "dist/index.cjs", format: "cjs", sourcemap: true, exports: "named" },
-        ],
+        output: { file: "dist/index.js", format: "es", sourcemap: true },
+    },
+    {
+        // laravel-echo 2.5.0's own `require` entry is a .js file inside a "type": "module" package, which
+        // Node.js and bundlers load as ESM, so `require("laravel-echo")` yields nothing usable. The CJS
+        // build therefore carries laravel-echo's base classes inside; stock Echo accepts any connector
+        // constructor, so a CJS app's own Echo still works with it.
+        input: "src/index.ts",
+        plugins: [nodeResolve(), ts()],
+        output: { file: "dist/index.cjs", format: "cjs", sourcemap: true, exports: "named" },
     },
     {
         input: "src/iife.ts",
