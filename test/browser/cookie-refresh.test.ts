@@ -1,0 +1,60 @@
+import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDevServer, type DevServer } from "../../src/dev/server";
+import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
+import { PageHarness } from "./support/harness";
+import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { sleep } from "./support/wait";
+
+const chromium = findChromium();
+
+describe.skipIf(!shouldRunBrowserTests(chromium))("the hub cookie in Chromium", () => {
+    let browser: Browser | undefined;
+    let server: DevServer | undefined;
+    let ann: PageHarness | undefined;
+
+    beforeAll(async () => {
+        browser = await launchChromium(chromium);
+        server = await startDevServer({
+            // A 6 s cookie (renewed at 5 s) on a hub that replays nothing: any gap would lose updates for good.
+            hub: { history: false },
+            app: { users: [{ id: 1, name: "Ann" }], expiresIn: 6 },
+            channels: { "orders.{id}": (user) => user.id === 1 },
+            pages: { [HARNESS_PAGE]: harnessPage() },
+            distDir: fileURLToPath(new URL("../../dist/", import.meta.url)),
+        });
+    });
+
+    afterAll(async () => {
+        await Promise.allSettled([ann?.close(), browser?.close(), server?.close()]);
+    });
+
+    it("is renewed before it expires, so a private channel keeps every update across several expiries", async () => {
+        if (browser === undefined || server === undefined) throw new Error("setup failed");
+        ann = await PageHarness.open(browser, server.url, 1);
+        await ann.create();
+        await ann.join({ kind: "private", name: "orders.1", events: [".tick"] });
+        await ann.waitForSubscribed(["private-orders.1"]);
+        const cookieBefore = (await ann.context.cookies(server.hubUrl)).find((cookie) => cookie.name === "mercure_access_token");
+        const authsBefore = server.app.stats.authRequests.length;
+
+        const total = 300; // one every ~50 ms for ~16 s: the 6 s cookie expires at least twice
+        for (let n = 0; n < total; n++) {
+            await server.broadcast({ channels: ["private-orders.1"], event: "tick", payload: { n } });
+            await sleep(50);
+        }
+        const seen = await ann.waitFor(`tick ${total - 1}`, (s) => s.events.some((e) => (e.payload as { n: number }).n === total - 1), { timeout: 5_000 });
+
+        expect(seen.events.map((e) => (e.payload as { n: number }).n)).toEqual(Array.from({ length: total }, (_, n) => n));
+        expect(seen.errors).toEqual([]);
+        expect(seen.statuses.filter((status) => status !== "connected" && status !== "connecting" && status !== "disconnected")).toEqual([]);
+        // The browser stored each renewed cookie and the replacement streams carried it (the hub checks it).
+        expect(server.app.stats.authRequests.length - authsBefore).toBeGreaterThanOrEqual(3);
+        const cookieAfter = (await ann.context.cookies(server.hubUrl)).find((cookie) => cookie.name === "mercure_access_token");
+        expect(cookieAfter?.value).not.toBe(cookieBefore?.value);
+        expect(cookieAfter!.expires * 1000).toBeGreaterThan(Date.now());
+        const refused = server.hub.stats.subscribeConnections.filter((connection) => connection.status !== 200);
+        expect(refused).toEqual([]);
+    }, 45_000);
+});
