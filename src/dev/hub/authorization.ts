@@ -3,6 +3,7 @@ import { verifyJwt } from "../jwt/jwt";
 import { parseAuthorizationDetails } from "./grants";
 import type { Grant } from "./grants";
 import type { RequestContext } from "./http";
+import type { ResolvedHubOptions } from "./options";
 
 /** How a request presented (or failed to present) a token. */
 export type TokenPresentation =
@@ -92,21 +93,24 @@ export function validateToken(token: string, requirements: TokenRequirements, no
 }
 
 /**
- * Authenticate a request for a role: a malformed presentation is 400 invalid_request, a missing token 401
- * (unless `optional`), an invalid one 401 invalid_token even when a token was optional.
+ * Authenticate a request as a publisher or a subscriber (each role has its key): a malformed presentation
+ * is 400 invalid_request, a missing token 401 (unless `optional`), an invalid one 401 invalid_token even
+ * when a token was optional.
  */
 export function authenticate(
     req: IncomingMessage,
     context: RequestContext,
-    options: { cookieName: string; key: string; issuers: readonly string[] | null; optional: boolean },
+    options: Pick<ResolvedHubOptions, "cookieName" | "publisherJwtKey" | "subscriberJwtKey" | "issuers">,
+    role: "publisher" | "subscriber",
+    optional = false,
 ): AuthenticationResult {
     const presented = extractToken(req, options.cookieName);
     if (presented.kind === "malformed") return { ok: false, status: 400, error: "invalid_request" };
     if (presented.kind === "none") {
-        return options.optional ? { ok: true, token: null, source: null } : { ok: false, status: 401, error: null };
+        return optional ? { ok: true, token: null, source: null } : { ok: false, status: 401, error: null };
     }
     const token = validateToken(presented.token, {
-        key: options.key,
+        key: role === "publisher" ? options.publisherJwtKey : options.subscriberJwtKey,
         resource: context.resource,
         issuers: options.issuers,
         base: context.hubUrl,

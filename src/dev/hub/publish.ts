@@ -23,12 +23,7 @@ export async function handlePublish(
 ): Promise<void> {
     const { options } = runtime;
     // [spec] §3: publishing always needs a token.
-    const auth = authenticate(req, context, {
-        cookieName: options.cookieName,
-        key: options.publisherJwtKey,
-        issuers: options.issuers,
-        optional: false,
-    });
+    const auth = authenticate(req, context, options, "publisher");
     if (!auth.ok) return sendChallenge(res, context, auth.status, auth.error);
     // [spec] §3, §9: CSRF mitigation for cookie-authenticated POSTs: Origin (fallback Referer) must be allowed.
     if (auth.source === "cookie" && !isAllowedOrigin(req, context.origin, options.publishOrigins)) {

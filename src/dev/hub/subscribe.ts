@@ -67,12 +67,7 @@ export function handleSubscribe(
         record.status = status;
     };
 
-    const auth = authenticate(req, context, {
-        cookieName: options.cookieName,
-        key: options.subscriberJwtKey,
-        issuers: options.issuers,
-        optional: options.anonymous,
-    });
+    const auth = authenticate(req, context, options, "subscriber", options.anonymous);
     if (!auth.ok) {
         fail(auth.status);
         return sendChallenge(res, context, auth.status, auth.error);

@@ -81,12 +81,7 @@ export function handleSubscriptionsApi(
     rest: string,
 ): void {
     const { options } = runtime;
-    const auth = authenticate(req, context, {
-        cookieName: options.cookieName,
-        key: options.subscriberJwtKey,
-        issuers: options.issuers,
-        optional: false,
-    });
+    const auth = authenticate(req, context, options, "subscriber");
     if (!auth.ok) return sendChallenge(res, context, auth.status, auth.error);
     // [spec] §4.2: a subscribe grant must match the request path in relative form, as sent, no query.
     if (!canSubscribeToAny(auth.token?.grants ?? [], [context.rawPath])) {
