@@ -482,7 +482,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.reportToChannels(
             stream.channels,
             closed
-                ? "The hub closed the event stream; re-authorizing and reconnecting with backoff."
+                ? "The hub refused or closed the event stream; re-authorizing and reconnecting with backoff." + tokenSizeHint(stream.channels)
                 : "The hub event stream was interrupted; the EventSource is reconnecting by itself.",
             event,
         );
@@ -582,6 +582,19 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.reopenRequested = false;
         this.status.set("disconnected");
     }
+}
+
+/**
+ * A hint for a refusal the connector cannot see the reason of (EventSource hides the status): the
+ * reference hub rejects tokens with more than 100 topic grants, and Laravel grants each private channel
+ * two (its topic and its whisper topic), each presence channel three.
+ */
+function tokenSizeHint(channels: Iterable<string>): string {
+    let grants = 0;
+    for (const name of channels) grants += name.startsWith("presence-") ? 3 : name.startsWith("private-") ? 2 : 0;
+    return grants > 100
+        ? ` With ${grants} topic grants in the cookie, a hub that caps tokens at 100 (the reference hub does) refuses it: join fewer private or presence channels.`
+        : "";
 }
 
 /** Whether two lists hold the same strings in the same order. */

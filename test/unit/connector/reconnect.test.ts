@@ -102,3 +102,21 @@ describe("a transient stream error", () => {
         expect(subscribed).toBe(2);
     });
 });
+
+describe("a refused stream with many guarded channels", () => {
+    it("hints at the hub's 100-grant token cap", async () => {
+        const h = createHarness();
+        const messages: string[] = [];
+        h.connector.privateChannel("p0").error((error: { message: string }) => messages.push(error.message));
+        for (let i = 1; i < 51; i++) h.connector.privateChannel(`p${i}`);
+        await h.flush();
+        h.stream().emitError(true);
+        expect(messages[0]).toContain("With 102 topic grants in the cookie");
+        const few = createHarness();
+        const short: string[] = [];
+        few.connector.privateChannel("p").error((error: { message: string }) => short.push(error.message));
+        await few.flush();
+        few.stream().emitError(true);
+        expect(short[0]).not.toContain("topic grants");
+    });
+});
