@@ -21,6 +21,13 @@ export type MercureErrorCode =
     | "unsupported";
 
 /**
+ * The error for a feature a later version brings (presence, encryption, whispers): thrown, not swallowed.
+ */
+export function unsupported(feature: string, channel: string): MercureError {
+    return new MercureError("unsupported", `${feature} on channel "${channel}" is not supported by this version of laravel-echo-mercure yet.`, { channel });
+}
+
+/**
  * The one error class of the package: a stable `code`, a one-sentence message, and the `cause` kept.
  */
 export class MercureError extends Error {

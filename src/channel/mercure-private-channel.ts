@@ -1,4 +1,4 @@
-import { MercureError } from "../errors";
+import { unsupported, type MercureError } from "../errors";
 import { MercureChannel } from "./mercure-channel";
 
 /**
@@ -12,10 +12,6 @@ export class MercurePrivateChannel extends MercureChannel {
      * {@link MercureError} with code `unsupported` rather than dropping the event silently.
      */
     whisper(eventName: string, _data: unknown): this {
-        throw new MercureError(
-            "unsupported",
-            `whisper("${eventName}") on channel "${this.name}" is not supported by this version of laravel-echo-mercure yet.`,
-            { channel: this.name },
-        );
+        throw unsupported(`whisper("${eventName}")`, this.name);
     }
 }

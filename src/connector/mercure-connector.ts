@@ -6,7 +6,7 @@ import { MercureChannel } from "../channel/mercure-channel";
 import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { DeliveryLedger } from "../dispatch/delivery-ledger";
 import { parseEnvelope } from "../dispatch/envelope";
-import { MercureError } from "../errors";
+import { MercureError, unsupported } from "../errors";
 import { ReconnectTimer } from "../status/reconnect-timer";
 import { StatusStore } from "../status/status-store";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
@@ -150,22 +150,14 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
      * Encrypted private channels are not available in this version; throws a `MercureError` (`unsupported`).
      */
     encryptedPrivateChannel(name: string): never {
-        throw new MercureError(
-            "unsupported",
-            `Encrypted private channels ("private-encrypted-${name}") are not supported by this version of laravel-echo-mercure yet.`,
-            { channel: "private-encrypted-" + name },
-        );
+        throw unsupported("An encrypted private channel", "private-encrypted-" + name);
     }
 
     /**
      * Presence channels are not available in this version; throws a `MercureError` (`unsupported`).
      */
     presenceChannel(name: string): never {
-        throw new MercureError(
-            "unsupported",
-            `Presence channels ("presence-${name}") are not supported by this version of laravel-echo-mercure yet.`,
-            { channel: "presence-" + name },
-        );
+        throw unsupported("A presence channel", "presence-" + name);
     }
 
     /**
