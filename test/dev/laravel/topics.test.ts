@@ -4,17 +4,11 @@ import { channelTopic, DEFAULT_TOPIC_PREFIX, presencePattern, whisperTopic } fro
 const P = DEFAULT_TOPIC_PREFIX;
 
 describe("topics", () => {
-    it("prefixes channel topics with the namespace and rawurlencodes the full name", () => {
-        expect(channelTopic(P, "private-chat.1")).toBe("https://laravel.alt/echo/channel/private-chat.1");
-        // [spec] §3 vectors.
+    it("are the connector's own topic functions, so both sides of the wire agree (their vectors: test/unit/topic)", async () => {
+        const shared = await import("../../../src/topic/topics");
+        expect(channelTopic).toBe(shared.channelTopic);
+        expect(whisperTopic).toBe(shared.whisperTopic);
         expect(channelTopic(P, "order/1 *'()!")).toBe("https://laravel.alt/echo/channel/order%2F1%20%2A%27%28%29%21");
-        expect(channelTopic(P, "room/1 !'()*")).toBe("https://laravel.alt/echo/channel/room%2F1%20%21%27%28%29%2A");
-        expect(channelTopic(P, "é~-_.")).toBe("https://laravel.alt/echo/channel/%C3%A9~-_.");
-    });
-
-    it("builds whisper topics under whisper/", () => {
-        expect(whisperTopic(P, "private-chat.1")).toBe("https://laravel.alt/echo/whisper/private-chat.1");
-        expect(whisperTopic(P, "presence-room/1")).toBe("https://laravel.alt/echo/whisper/presence-room%2F1");
     });
 
     it("uses bare names and whisper/<enc> for a legacy server without a prefix", () => {
