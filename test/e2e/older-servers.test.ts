@@ -29,6 +29,8 @@ describe("older Laravel servers", () => {
         await waitFor(() => errors.length === 1, "the rejection");
         expect(errors[0]!.code).toBe("auth_rejected");
         expect(errors[0]!.status).toBe(403);
+        // The survivors are re-authorized right after the eviction.
+        await waitFor(() => server.app.stats.authRequests.length === 3, "the survivors' auth request");
         expect(server.app.stats.authRequests.map((request) => request.status)).toEqual([200, 403, 200]);
         expect(server.app.stats.authRequests.at(-1)!.channelNames).toEqual(["news", "private-orders.1"]);
         expect(Object.keys(ann.echo.connector.channels)).toEqual(["news", "private-orders.1"]);
