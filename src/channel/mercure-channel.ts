@@ -25,6 +25,9 @@ export class MercureChannel extends Channel {
     /** Formats event names with the namespace, exactly as Echo does. */
     protected readonly formatter: EventFormatter;
 
+    /** The namespace as it prefixes raw event names (`App\\Events`), or `""`; for `listenToAll()` names. */
+    private readonly rawNamespace: string;
+
     /** Formatted event name → callbacks, in registration order. */
     private readonly listeners = new Map<string, EventCallback[]>();
 
@@ -48,6 +51,7 @@ export class MercureChannel extends Channel {
         this.name = name;
         this.options = options;
         this.formatter = new EventFormatter(options.namespace);
+        this.rawNamespace = typeof options.namespace === "string" ? options.namespace.replace(/\./g, "\\") : "";
     }
 
     /**
@@ -161,7 +165,7 @@ export class MercureChannel extends Channel {
 
     /** Turn a raw event name into the form `listen()` takes, as Echo's Pusher channel does for listenToAll. */
     private eventNameForListenToAll(event: string): string {
-        const namespace = typeof this.options.namespace === "string" ? this.options.namespace.replace(/\./g, "\\") : "";
+        const namespace = this.rawNamespace;
         return namespace !== "" && event.startsWith(namespace + "\\") ? event.slice(namespace.length + 1) : "." + event;
     }
 

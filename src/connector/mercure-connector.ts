@@ -21,16 +21,6 @@ import {
     type MercureConnectorOptions,
 } from "./options";
 
-/** What the last successful auth request established. */
-interface Session {
-    /** The channels the server granted, which the cookie now covers. */
-    granted: ReadonlySet<string>;
-    /** The topic namespace (`null` for legacy servers). */
-    topicPrefix: string | null;
-    /** Whether whispers are enabled. */
-    clientEvents: boolean;
-}
-
 /** The prefixes of the four channel kinds, as `leave(name)` removes them. */
 const CHANNEL_PREFIXES = ["", "private-", "private-encrypted-", "presence-"] as const;
 
@@ -72,8 +62,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** The next refresh must open a new stream even when the topics did not change (cookie renewed, stream lost). */
     private reopenRequested = false;
 
-    /** The last successful auth, or null. */
-    private session: Session | null = null;
+    /** The channels the last successful auth granted (the cookie covers them), or null. */
+    private granted: ReadonlySet<string> | null = null;
 
     /** The current stream, its make-before-break replacement and the replaced stream still draining. */
     private readonly streams = new StreamSwitch();
@@ -215,7 +205,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.refreshState = "idle";
         this.trailing = false;
         this.reopenRequested = false;
-        this.session = null;
+        this.granted = null;
         this.cursor = null;
         this.ledger.clear();
         this.everConnected = false;
@@ -352,11 +342,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             );
         }
         const granted = names.filter((name) => !denied.includes(name) && this.registry.has(name));
-        this.session = {
-            granted: new Set(granted),
-            topicPrefix: response.topicPrefix,
-            clientEvents: response.clientEvents,
-        };
+        this.granted = new Set(granted);
         this.armCookieRefresh(response.expiresIn);
         if (granted.length === 0) {
             this.windDown();
@@ -367,7 +353,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** A 4xx: evict the newcomers and re-authorize the rest, or back off when the existing set is refused. */
     private applyRejection(names: string[], status: number, platform: Platform): void {
-        const previous = this.session?.granted ?? new Set<string>();
+        const previous = this.granted ?? new Set<string>();
         const newcomers = names.filter((name) => !previous.has(name));
         if (newcomers.length > 0) {
             // [spec] laravel-mercure §2.8: older servers deny all-or-nothing; evict the newly joined only.
@@ -570,7 +556,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.streams.closeAll();
         this.cookieRefresh.cancel();
         this.reconnect.reset();
-        this.session = null;
+        this.granted = null;
         this.reopenRequested = false;
         this.status.set("disconnected");
     }

@@ -59,3 +59,25 @@ export async function listenRestartable(
 export function originOf(host: string, port: number): string {
     return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
+
+/**
+ * The stop / restart / close trio of a server that carries a hub: stopping drops the hub's streams and
+ * the listener's connections (a hub restart), closing also ends the hub for good. History survives a stop.
+ */
+export function hubLifecycle(
+    hub: { dropConnections(): void; close(): void },
+    listener: RestartableListener,
+): { stop(): Promise<void>; restart(): Promise<void>; close(): Promise<void> } {
+    const stop = async (): Promise<void> => {
+        hub.dropConnections();
+        await listener.stop();
+    };
+    return {
+        stop,
+        restart: () => listener.start(),
+        close: async () => {
+            await stop();
+            hub.close();
+        },
+    };
+}

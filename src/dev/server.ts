@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MercureHub } from "./hub/hub";
-import { listenRestartable, originOf } from "./listener";
+import { hubLifecycle, listenRestartable, originOf } from "./listener";
 import type { MercureHubOptions } from "./hub/options";
 import { BroadcastingApp } from "./laravel/app";
 import type { BroadcastInput } from "./laravel/broadcaster";
@@ -114,10 +114,6 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         options.port ?? 0,
     );
     origin = originOf(host, listener.port);
-    const stop = async (): Promise<void> => {
-        hub.dropConnections();
-        await listener.stop();
-    };
     return {
         url: origin,
         hubUrl: origin + hub.path,
@@ -126,24 +122,20 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         hub,
         app,
         broadcast: (input) => app.broadcast(input),
-        stop,
-        restart: () => listener.start(),
-        close: async () => {
-            await stop();
-            hub.close();
-        },
+        ...hubLifecycle(hub, listener),
     };
 }
 
 /** Serve one file below `root`; false when it does not exist or escapes `root`. */
 function serveFile(root: string, relative: string, res: ServerResponse): boolean {
-    const file = normalize(join(root, decodeURIComponent(relative)));
-    if (!file.startsWith(resolve(root) + sep) || !existsSync(file)) return false;
     let body: Buffer;
+    let file: string;
     try {
+        file = normalize(join(root, decodeURIComponent(relative)));
+        if (!file.startsWith(resolve(root) + sep) || !existsSync(file)) return false;
         body = readFileSync(file);
     } catch {
-        return false;
+        return false; // A malformed escape or an unreadable file: not found.
     }
     res.writeHead(200, { "Content-Type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream", "Cache-Control": "no-store" });
     res.end(body);

@@ -1,4 +1,4 @@
-import { rawUrlDecode, rawUrlEncode } from "./encode";
+import { rawUrlEncode } from "./encode";
 
 /**
  * Build the hub topic that carries a channel's broadcasts: `prefix + "channel/" + enc(name)`.
@@ -17,18 +17,4 @@ export function channelTopic(prefix: string | null, channel: string): string {
 export function whisperTopic(prefix: string | null, channel: string): string {
     // [spec] laravel-mercure §3: whisper topic ("whisper/" + enc(name) in legacy mode).
     return (prefix ?? "") + "whisper/" + rawUrlEncode(channel);
-}
-
-/**
- * Map a channel topic back to its full channel name; `null` for topics outside the prefix's namespace
- * or that do not decode.
- */
-export function channelNameFromTopic(prefix: string | null, topic: string): string | null {
-    if (prefix === null) return topic;
-    const namespace = prefix + "channel/";
-    if (!topic.startsWith(namespace)) return null;
-    const encoded = topic.slice(namespace.length);
-    const name = rawUrlDecode(encoded);
-    // [spec] §3: only topics the server could have produced map back (exact round trip).
-    return name !== null && rawUrlEncode(name) === encoded ? name : null;
 }

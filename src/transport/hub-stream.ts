@@ -8,8 +8,6 @@ export interface HubStreamHandlers {
     open(stream: HubStream): void;
     /** A broadcast update arrived (an event without `event:` field). */
     message(stream: HubStream, event: MessageEvent): void;
-    /** A hub subscription event (`event: mercure`) arrived. */
-    subscription?(stream: HubStream, event: MessageEvent): void;
     /** The stream reported an error; `closed` is true when it will not reconnect by itself. */
     error(stream: HubStream, event: Event, closed: boolean): void;
 }
@@ -25,12 +23,6 @@ let nextStreamId = 1;
 export class HubStream {
     /** A process-unique id, for logs and tests. */
     readonly id = nextStreamId++;
-
-    /** Whether `open` fired at least once. */
-    opened = false;
-
-    /** When the current open happened (ms since epoch), or null while not open. */
-    openedAt: number | null = null;
 
     /** Set once the stream is closed by us; every later callback is ignored. */
     private retired = false;
@@ -57,21 +49,13 @@ export class HubStream {
         // [spec] laravel-mercure §4.1: withCredentials so the hub cookie travels.
         this.source = new EventSourceImpl(url, { withCredentials: true });
         this.source.onopen = () => {
-            if (this.retired) return;
-            this.opened = true;
-            this.openedAt = Date.now();
-            handlers.open(this);
+            if (!this.retired) handlers.open(this);
         };
         this.source.onmessage = (event: MessageEvent) => {
             if (!this.retired) handlers.message(this, event);
         };
-        this.source.addEventListener("mercure", (event: MessageEvent) => {
-            if (!this.retired) handlers.subscription?.(this, event);
-        });
         this.source.onerror = (event: Event) => {
-            if (this.retired) return;
-            this.openedAt = null;
-            handlers.error(this, event, this.isClosed());
+            if (!this.retired) handlers.error(this, event, this.isClosed());
         };
     }
 

@@ -13,8 +13,6 @@ export interface EventSourceLike {
     onmessage: ((event: MessageEvent) => unknown) | null;
     /** Called on every error, transient or terminal. */
     onerror: ((event: Event) => unknown) | null;
-    /** Listen to a named event type (for example `mercure` subscription events). */
-    addEventListener(type: string, listener: (event: MessageEvent) => void): void;
     /** Close the stream for good. */
     close(): void;
 }

@@ -11,7 +11,6 @@ export interface FakeEventSource extends EventSourceLike {
     param(name: string): string | null;
     emitOpen(): void;
     emitMessage(data: unknown, id?: string): void;
-    emitEvent(type: string, data: unknown, id?: string): void;
     /** Report an error; `closed` makes it terminal (readyState CLOSED), otherwise CONNECTING. */
     emitError(closed?: boolean): void;
 }
@@ -46,7 +45,6 @@ export function createFakeEventSource(): FakeEventSourceClass {
         onmessage: ((event: MessageEvent) => unknown) | null = null;
         onerror: ((event: Event) => unknown) | null = null;
         readonly withCredentials: boolean;
-        private readonly listeners = new Map<string, Array<(event: MessageEvent) => void>>();
 
         constructor(
             readonly url: string,
@@ -64,10 +62,6 @@ export function createFakeEventSource(): FakeEventSourceClass {
             return new URL(this.url).searchParams.get(name);
         }
 
-        addEventListener(type: string, listener: (event: MessageEvent) => void): void {
-            this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
-        }
-
         close(): void {
             this.closed = true;
             this.readyState = 2;
@@ -81,10 +75,6 @@ export function createFakeEventSource(): FakeEventSourceClass {
 
         emitMessage(data: unknown, id = ""): void {
             this.onmessage?.(message("message", data, id));
-        }
-
-        emitEvent(type: string, data: unknown, id = ""): void {
-            for (const listener of this.listeners.get(type) ?? []) listener(message(type, data, id));
         }
 
         emitError(closed = false): void {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { listenRestartable, originOf } from "../listener";
+import { hubLifecycle, listenRestartable, originOf } from "../listener";
 import { MercureHub } from "./hub";
 import type { MercureHubOptions } from "./options";
 
@@ -46,21 +46,12 @@ export async function startDevHub(options: DevHubOptions): Promise<DevHub> {
     );
     const origin = originOf(host, listener.port);
     url = origin + hub.path;
-    const stop = async (): Promise<void> => {
-        hub.dropConnections();
-        await listener.stop();
-    };
     return {
         url,
         origin,
         port: listener.port,
         hub,
-        stop,
-        restart: () => listener.start(),
-        close: async () => {
-            await stop();
-            hub.close();
-        },
+        ...hubLifecycle(hub, listener),
     };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildSubscribeUrl } from "../../../src/topic/subscribe-url";
-import { channelNameFromTopic, channelTopic, whisperTopic } from "../../../src/topic/topics";
+import { channelTopic, whisperTopic } from "../../../src/topic/topics";
 
 const P = "https://laravel.alt/echo/";
 
@@ -15,16 +15,6 @@ describe("topics", () => {
         expect(channelTopic(null, "private-a b")).toBe("private-a b");
         expect(whisperTopic(null, "private-a b")).toBe("whisper/private-a%20b");
         expect(channelTopic("", "a b")).toBe("channel/a%20b"); // an empty prefix is still a prefix
-    });
-
-    it("map topics back to channel names, ignoring foreign or undecodable ones", () => {
-        expect(channelNameFromTopic(P, channelTopic(P, "room/1 é"))).toBe("room/1 é");
-        expect(channelNameFromTopic(P, "https://other.test/channel/x")).toBeNull();
-        expect(channelNameFromTopic(P, P + "whisper/x")).toBeNull();
-        expect(channelNameFromTopic(P, P + "channel/%E0%A4%A")).toBeNull();
-        expect(channelNameFromTopic(P, P + "channel/a b")).toBeNull(); // not what rawurlencode produces
-        expect(channelNameFromTopic(null, "news")).toBe("news");
-        expect(channelNameFromTopic("", "channel/a%20b")).toBe("a b");
     });
 });
 
