@@ -1,0 +1,178 @@
+import type { MercureError } from "../errors";
+import { cryptoError, hasWebCrypto } from "./crypto-error";
+import type { DecryptedEnvelope } from "./jwe";
+import { loadCrypto, type CryptoModule } from "./load";
+
+/** The prefix of the channels whose broadcasts are encrypted (laravel-mercure §6). */
+const ENCRYPTED_PREFIX = "private-encrypted-";
+
+/** Called with a decrypted broadcast, in order of arrival; never for the connection's own socket. */
+export type DeliverDecrypted = (event: string, payload: unknown, socket: string | null) => void;
+
+/** Called with a `decrypt_failed` or `crypto_unavailable` error instead of a delivery. */
+export type DecryptFailure = (error: MercureError) => void;
+
+/** Called with the channel and its error when a key cannot be used at all (`crypto_unavailable`). */
+export type ChannelFailure = (channel: string, error: MercureError) => void;
+
+/**
+ * Options of {@link EncryptedChannels}; both default to the real thing.
+ */
+export interface EncryptedChannelsOptions {
+    /** This connection's socket id: decrypted broadcasts whose inner `socket` equals it are dropped (`toOthers()`). */
+    socketId?: () => string | null;
+    /** Loads the JWE code and `jose` (default: the memoised dynamic import `loadCrypto`). */
+    load?: () => Promise<CryptoModule>;
+}
+
+/** One channel's key, as imported from the JWK of the latest auth response that listed the channel. */
+interface ChannelKey {
+    /** The JWK members the key was imported from (`kty`, `k`, `alg`): an unchanged JWK keeps the key. */
+    readonly fingerprint: string;
+    /** The imported key; rejects (handled) for a missing or malformed JWK or without WebCrypto. */
+    readonly key: Promise<CryptoKey>;
+    /** Stays the same across key rotations and is replaced by a leave: jobs queued before a leave deliver nothing. */
+    readonly membership: object;
+}
+
+/** What decrypting one JWE came to, decided before its turn in the queue. */
+type Outcome = { ok: true; envelope: DecryptedEnvelope } | { ok: false; error: MercureError };
+
+/**
+ * The encrypted channels of one connector: their keys and one decryption queue (laravel-mercure §6.4).
+ *
+ * - Keys: `setKeys()` after every auth response imports each `private-encrypted-*` channel's JWK once
+ *   and keeps the key while the JWK is unchanged; a different JWK (rotation) replaces it; `drop()` on
+ *   leave or eviction forgets it, and `clear()` on disconnect forgets everything.
+ * - Queue: `enqueue()` starts decrypting at once but settles jobs strictly in order of arrival, so a
+ *   slow decryption (or a key still importing) never lets a later event overtake an earlier one.
+ * - Fail closed: every failure becomes one uniform `decrypt_failed` error (or `crypto_unavailable`),
+ *   never a delivery; a failed job does not hold up the ones behind it.
+ *
+ * Nothing here loads `jose` until a key is set or a JWE arrives, and never where WebCrypto is missing.
+ */
+export class EncryptedChannels {
+    /** Channel name → its key; only channels listed by an auth response and not dropped since. */
+    private readonly keys = new Map<string, ChannelKey>();
+
+    /** The last job in the queue; every new job settles after it. */
+    private tail: Promise<void> = Promise.resolve();
+
+    /** Bumped by `clear()`: jobs queued before it deliver nothing. */
+    private generation = 0;
+
+    /** This connection's socket id, for `toOthers()`. */
+    private readonly socketId: () => string | null;
+
+    /** Loads `./jwe` (and `jose`). */
+    private readonly load: () => Promise<CryptoModule>;
+
+    /**
+     * Create the (empty) encrypted-channel state of one connector; loads nothing.
+     */
+    constructor(options: EncryptedChannelsOptions = {}) {
+        this.socketId = options.socketId ?? (() => null);
+        this.load = options.load ?? loadCrypto;
+    }
+
+    /**
+     * Take the JWKs of an auth response (channel → `jwk`, `null` when none); other channels are ignored.
+     *
+     * A channel whose JWK is unchanged keeps its key; a new or changed one is imported in the background
+     * (events that arrive meanwhile wait for it, in order). Where WebCrypto is missing, each newly keyed
+     * channel gets a `crypto_unavailable` error through `fail` once, and `jose` is not loaded.
+     */
+    setKeys(jwks: Iterable<readonly [channel: string, jwk: unknown]>, fail: ChannelFailure): void {
+        for (const [channel, jwk] of jwks) {
+            if (!channel.startsWith(ENCRYPTED_PREFIX)) continue;
+            const fingerprint = fingerprintOf(jwk);
+            const current = this.keys.get(channel);
+            // [spec] laravel-mercure §6.4: keys are reused while the JWK is unchanged.
+            if (current?.fingerprint === fingerprint) continue;
+            const key = this.importKey(channel, jwk, fail);
+            key.catch(() => undefined); // Reported per event, when one needs it.
+            this.keys.set(channel, { fingerprint, key, membership: current?.membership ?? {} });
+        }
+    }
+
+    /**
+     * Forget a channel's key (the channel was left or evicted); its queued events deliver nothing.
+     */
+    drop(channel: string): void {
+        this.keys.delete(channel);
+    }
+
+    /**
+     * Forget every key and silence every queued event (the connector disconnected).
+     */
+    clear(): void {
+        this.keys.clear();
+        this.generation++;
+    }
+
+    /**
+     * Decrypt one encrypted broadcast for `channel` and settle it in order of arrival.
+     *
+     * Exactly one of `deliver` (decrypted, and its inner `socket` is not ours) and `fail` is called, or
+     * neither when the channel is dropped, the connector cleared, or the event is our own, before its turn.
+     */
+    enqueue(channel: string, jwe: string, deliver: DeliverDecrypted, fail: DecryptFailure): void {
+        const generation = this.generation;
+        const entry = this.keys.get(channel);
+        const outcome = this.open(channel, jwe, entry);
+        this.tail = this.tail
+            .then(async () => {
+                const result = await outcome;
+                // Every async step checks it is still current: a leave or disconnect silences the job.
+                if (generation !== this.generation || this.keys.get(channel)?.membership !== entry?.membership) return;
+                if (!result.ok) return fail(result.error);
+                const { event, payload, socket } = result.envelope;
+                // [spec] §6.4: toOthers() applies to the socket inside the plaintext.
+                if (socket !== null && socket === this.socketId()) return;
+                deliver(event, payload, socket);
+            })
+            .catch((error: unknown) => {
+                // A throwing callback must not stall the queue; the channel normally catches these itself.
+                console.error(`laravel-echo-mercure: a callback for an encrypted event on channel "${channel}" threw.`, error);
+            });
+    }
+
+    /**
+     * Resolve once every event queued so far has been settled (for tests and orderly shutdown).
+     */
+    settled(): Promise<void> {
+        return this.tail;
+    }
+
+    /** Import a JWK as the channel's key: checks WebCrypto first, so jose is never loaded without it. */
+    private async importKey(channel: string, jwk: unknown, fail: ChannelFailure): Promise<CryptoKey> {
+        if (!hasWebCrypto()) {
+            const error = cryptoError("crypto_unavailable", channel);
+            if (jwk !== null && jwk !== undefined) fail(channel, error);
+            throw error;
+        }
+        return (await this.load()).importChannelKey(jwk);
+    }
+
+    /** Decrypt a JWE with the channel's key as it stands now; never rejects. */
+    private async open(channel: string, jwe: string, entry: ChannelKey | undefined): Promise<Outcome> {
+        // [spec] browser-facts: say why (no secure context) before anything could throw a TypeError.
+        if (!hasWebCrypto()) return { ok: false, error: cryptoError("crypto_unavailable", channel) };
+        try {
+            // [spec] §6.4: no JWK known for the channel fails like any other decryption failure.
+            if (entry === undefined) throw new Error("No JWK is known for this channel.");
+            const [key, module] = await Promise.all([entry.key, this.load()]);
+            return { ok: true, envelope: await module.decryptEnvelope(jwe, key) };
+        } catch (cause) {
+            // [spec] §6.4: one uniform error whatever the reason; the reason stays in `cause`.
+            return { ok: false, error: cryptoError("decrypt_failed", channel, cause) };
+        }
+    }
+}
+
+/** The JWK members a key is imported from, as one comparable string ("" for no JWK object). */
+function fingerprintOf(jwk: unknown): string {
+    if (typeof jwk !== "object" || jwk === null) return "";
+    const { kty, k, alg } = jwk as Record<string, unknown>;
+    return JSON.stringify([kty, k, alg]);
+}
