@@ -42,7 +42,7 @@ export async function importChannelKey(jwk: unknown): Promise<CryptoKey> {
  * exactly five segments, `alg` and `enc` on the allow-lists below, an empty encrypted-key segment for
  * `dir`, a 96-bit IV and 128-bit tag, `crit`, and the GCM tag over the protected header as AAD. It
  * would inflate a `zip: "DEF"` plaintext unless `maxDecompressedLength` is 0, which refuses any `zip`.
- * The plaintext must then be a UTF-8 JSON object with a string `event`.
+ * The plaintext must then be UTF-8 JSON with a string `event`.
  */
 export async function decryptEnvelope(jwe: string, key: CryptoKey): Promise<DecryptedEnvelope> {
     // [spec] laravel-mercure §6.4: dir + A256GCM only; jose authenticates the header segment as AAD.
@@ -52,12 +52,11 @@ export async function decryptEnvelope(jwe: string, key: CryptoKey): Promise<Decr
         // [spec] §6.3: no zip. 0 makes jose refuse a compressed plaintext instead of inflating it.
         maxDecompressedLength: 0,
     });
-    const body: unknown = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(plaintext));
-    if (typeof body !== "object" || body === null || Array.isArray(body)) throw new Error("The plaintext is not a JSON object.");
-    const { event, payload, socket } = body as Record<string, unknown>;
-    // [spec] §6.4: a plaintext without a string event carries no broadcast envelope.
-    if (typeof event !== "string") throw new Error("The plaintext carries no event name.");
-    return { event, payload, socket: typeof socket === "string" && socket !== "" ? socket : null };
+    const body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(plaintext)) as Record<string, unknown> | null;
+    // [spec] §6.4: a plaintext without a string event (also: not an object) carries no broadcast envelope.
+    if (typeof body?.["event"] !== "string") throw new Error("The plaintext carries no event name.");
+    const socket = body["socket"];
+    return { event: body["event"], payload: body["payload"], socket: typeof socket === "string" && socket !== "" ? socket : null };
 }
 
 /**
