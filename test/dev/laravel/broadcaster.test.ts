@@ -6,6 +6,10 @@ import { decodeJwt, JWT_KEY, postAuth, serveApp, startFakeHub, type FakeHub, typ
 
 const MASTER_KEY = createHash("sha256").update("mercure-e2e-test-key").digest("base64");
 const P = "https://laravel.alt/echo/";
+// Plaintext-absence checks need a marker that random ciphertext cannot contain by chance: a two-letter
+// word like "hi" turns up somewhere in the ~150 random base64url characters of an encrypted publish in
+// about one run in thirty; this 24-letter one with a probability below 250 / 64^24 (about 10^-41).
+const MARKER = "PlaintextMustNotLeakHere";
 
 let hub: FakeHub;
 let server: Started | undefined;
@@ -34,7 +38,7 @@ describe("broadcast splitting", () => {
         const ids = await app.broadcast({
             channels: ["private-a", "news", "presence-b", "alerts", "private-encrypted-chat.1"],
             event: "App\\Events\\X",
-            payload: { text: "hi/é", socket: "sock.1" },
+            payload: { text: `${MARKER}/é`, socket: "sock.1" },
         });
         expect(ids).toEqual(["urn:uuid:fake-1", "urn:uuid:fake-2", "urn:uuid:fake-3", "urn:uuid:fake-4"]);
         expect(hub.requests).toHaveLength(4);
@@ -49,14 +53,14 @@ describe("broadcast splitting", () => {
         expect([...pub.form.keys()]).toEqual(["topic", "topic", "data"]);
         expect(pub.form.getAll("topic")).toEqual([`${P}channel/news`, `${P}channel/alerts`]);
         expect(pub.form.get("data")).toBe(
-            '{"channels":["news","alerts"],"event":"App\\\\Events\\\\X","payload":{"text":"hi\\/\\u00e9"},"socket":"sock.1"}',
+            `{"channels":["news","alerts"],"event":"App\\\\Events\\\\X","payload":{"text":"${MARKER}\\/\\u00e9"},"socket":"sock.1"}`,
         );
 
         expect([...priv.form.keys()]).toEqual(["topic", "data", "private"]);
         expect(priv.form.getAll("topic")).toEqual([`${P}channel/private-a`]);
         expect(priv.form.get("private")).toBe("on");
         expect(priv.form.get("data")).toBe(
-            '{"channels":["private-a"],"event":"App\\\\Events\\\\X","payload":{"text":"hi\\/\\u00e9"},"socket":"sock.1"}',
+            `{"channels":["private-a"],"event":"App\\\\Events\\\\X","payload":{"text":"${MARKER}\\/\\u00e9"},"socket":"sock.1"}`,
         );
 
         expect(presence.form.getAll("topic")).toEqual([`${P}channel/presence-b`]);
@@ -68,7 +72,7 @@ describe("broadcast splitting", () => {
         const outer = JSON.parse(encrypted.form.get("data") as string) as Record<string, unknown>;
         expect(Object.keys(outer)).toEqual(["channels", "data"]);
         expect(outer["channels"]).toEqual(["private-encrypted-chat.1"]);
-        expect(encrypted.form.get("data")).not.toContain("hi");
+        expect(encrypted.form.get("data")).not.toContain(MARKER);
     });
 
     it("encodes a missing or empty payload as [] and omits a null socket", async () => {
