@@ -33,6 +33,8 @@ interface ChannelKey {
     readonly key: Promise<CryptoKey>;
     /** Stays the same across key rotations and is replaced by a leave: jobs queued before a leave deliver nothing. */
     readonly membership: object;
+    /** Set when the import failed although WebCrypto exists (say, the chunk did not download): the next auth response retries. */
+    failed: boolean;
 }
 
 /** What decrypting one JWE came to, decided before its turn in the queue. */
@@ -78,9 +80,10 @@ export class EncryptedChannels {
     /**
      * Take the JWKs of an auth response (channel → `jwk`, `null` when none); other channels are ignored.
      *
-     * A channel whose JWK is unchanged keeps its key; a new or changed one is imported in the background
-     * (events that arrive meanwhile wait for it, in order). Where WebCrypto is missing, each newly keyed
-     * channel gets a `crypto_unavailable` error through `fail` once, and `jose` is not loaded.
+     * A channel whose JWK is unchanged keeps its key; a new or changed one (or one whose import failed) is
+     * imported in the background (events that arrive meanwhile wait for it, in order). Where WebCrypto is
+     * missing, each newly keyed channel gets a `crypto_unavailable` error through `fail` once, and `jose`
+     * is not loaded.
      */
     setKeys(jwks: Iterable<readonly [channel: string, jwk: unknown]>, fail: ChannelFailure): void {
         for (const [channel, jwk] of jwks) {
@@ -88,10 +91,12 @@ export class EncryptedChannels {
             const fingerprint = fingerprintOf(jwk);
             const current = this.keys.get(channel);
             // [spec] laravel-mercure §6.4: keys are reused while the JWK is unchanged.
-            if (current?.fingerprint === fingerprint) continue;
+            if (current?.fingerprint === fingerprint && !current.failed) continue;
             const key = this.importKey(channel, jwk, fail);
-            key.catch(() => undefined); // Reported per event, when one needs it.
-            this.keys.set(channel, { fingerprint, key, membership: current?.membership ?? {} });
+            const entry: ChannelKey = { fingerprint, key, membership: current?.membership ?? {}, failed: false };
+            // Reported per event, when one needs it. Without WebCrypto there is nothing to retry.
+            entry.key.catch(() => (entry.failed = hasWebCrypto()));
+            this.keys.set(channel, entry);
         }
     }
 

@@ -234,6 +234,20 @@ describe("EncryptedChannels", () => {
         expect(crypto.imports.mock.calls.map(([value]) => (value as { k: string }).k)).toEqual([ROOM_K, ORDERS_K]);
     });
 
+    it("retries an import that failed (the chunk did not download) on the next auth response", async () => {
+        let attempts = 0;
+        const load = () => (++attempts === 1 ? Promise.reject(new Error("chunk failed to load")) : loadCrypto());
+        const channels = new EncryptedChannels({ load });
+        const r = recorder();
+        channels.setKeys([[ROOM, JWKS[ROOM]]], noFailures);
+        channels.enqueue(ROOM, event(ROOM_K, "offline"), r.deliver("1"), r.fail("1"));
+        await channels.settled();
+        channels.setKeys([[ROOM, { ...JWKS[ROOM] }]], noFailures); // unchanged JWK, but the last import failed
+        channels.enqueue(ROOM, event(ROOM_K, "online"), r.deliver("2"), r.fail("2"));
+        await channels.settled();
+        expect(r.log).toEqual(["1:decrypt_failed", '2:online:{"n":"online"}:null']);
+    });
+
     it("replaces a rotated key: new events need the new key, events queued before still use the old one", async () => {
         const crypto = instrumented();
         const channels = new EncryptedChannels({ load: crypto.load });
@@ -308,13 +322,14 @@ describe("EncryptedChannels", () => {
             const keyErrors: string[] = [];
             const onKeyError = (channel: string, error: MercureError) => keyErrors.push(`${channel}:${error.code}`);
             channels.setKeys([[ROOM, JWKS[ROOM]], [ORDERS, null]], onKeyError);
-            channels.setKeys([[ROOM, { ...JWKS[ROOM] }]], onKeyError); // unchanged: not reported again
             expect(keyErrors).toEqual([`${ROOM}:crypto_unavailable`]);
 
             channels.enqueue(ROOM, VECTOR_JWE, r.deliver("1"), r.fail("1"));
             channels.enqueue(ORDERS, VECTOR_JWE, r.deliver("2"), r.fail("2"));
             await channels.settled();
             expect(r.log).toEqual(["1:crypto_unavailable", "2:crypto_unavailable"]);
+            channels.setKeys([[ROOM, { ...JWKS[ROOM] }]], onKeyError); // the next auth response, unchanged JWK
+            expect(keyErrors).toHaveLength(1); // not reported again
             expect(load).not.toHaveBeenCalled();
             const message = r.errors[0]!.message;
             expect(message).toContain(`"${ROOM}"`);
