@@ -1,0 +1,109 @@
+import { isRecord, type Subscription } from "./subscription-event";
+
+/**
+ * Where a {@link Roster} reports member changes (a presence channel's `here`/`joining`/`leaving`).
+ */
+export interface RosterCallbacks<TMember> {
+    /** The first seed: every member, once per user, in first-seen order. */
+    here(members: TMember[]): void;
+    /** A user's first subscription appeared. */
+    joining(member: TMember): void;
+    /** A user's last subscription ended. */
+    leaving(member: TMember): void;
+}
+
+/**
+ * The members of one presence channel, one per user however many subscriptions (tabs, reopens) they hold.
+ */
+export interface Roster<TMember> {
+    /** The current members in first-seen order, or `null` before the first seed. */
+    members(): TMember[] | null;
+    /**
+     * Replace the state with a snapshot's members. The first seed calls `here(members)`; a later one
+     * (after a reconnect) calls `leaving`/`joining` only for the users who went or came meanwhile.
+     */
+    seed(members: readonly Subscription[]): void;
+    /** Apply one live subscription event. */
+    apply(event: Subscription): void;
+}
+
+/** One member and how many live subscriptions it holds. */
+interface Member {
+    info: unknown;
+    count: number;
+}
+
+/**
+ * Create an empty roster reporting to `callbacks`.
+ */
+export function createRoster<TMember>(callbacks: RosterCallbacks<TMember>): Roster<TMember> {
+    /** Subscriber id → member key; the subscriptions counted in `members`. */
+    let subscribers = new Map<string, string>();
+    /** Member key → member; insertion order is first-seen order. */
+    let members = new Map<string, Member>();
+    /** Whether a snapshot seeded the roster (and `here()` was called). */
+    let seeded = false;
+
+    /** Count `subscriber` for its user; returns the member when this is the user's first subscription. */
+    const add = (subscriber: string, payload: unknown): Member | null => {
+        if (subscribers.has(subscriber)) return null;
+        const [key, info] = identify(payload);
+        subscribers.set(subscriber, key);
+        const member = members.get(key);
+        if (member !== undefined) {
+            member.count++;
+            return null;
+        }
+        const added = { info, count: 1 };
+        members.set(key, added);
+        return added;
+    };
+
+    const list = (from: Map<string, Member>): TMember[] => [...from.values()].map((member) => member.info as TMember);
+
+    return {
+        members: () => (seeded ? list(members) : null),
+        seed(snapshot) {
+            const before = members;
+            const wasSeeded = seeded;
+            subscribers = new Map();
+            members = new Map();
+            for (const { subscriber, payload } of snapshot) add(subscriber, payload);
+            seeded = true;
+            if (!wasSeeded) return callbacks.here(list(members));
+            // A re-seed reports the difference only: nobody who stayed appears to leave and rejoin.
+            const after = members;
+            for (const [key, member] of before) if (!after.has(key)) callbacks.leaving(member.info as TMember);
+            for (const [key, member] of after) if (!before.has(key)) callbacks.joining(member.info as TMember);
+        },
+        apply({ subscriber, active, payload }) {
+            // [spec] laravel-mercure §5.5: joining on a user's first subscription only.
+            if (active) {
+                const joined = add(subscriber, payload);
+                if (joined !== null) callbacks.joining(joined.info as TMember);
+                return;
+            }
+            // [spec] §5.5: a leave of a subscriber never seen (replayed, phantom) is ignored.
+            const key = subscribers.get(subscriber);
+            if (key === undefined) return;
+            subscribers.delete(subscriber);
+            const member = members.get(key);
+            // [spec] §5.5: leaving, with the stored info, on the user's last subscription.
+            if (member !== undefined && --member.count === 0) {
+                members.delete(key);
+                callbacks.leaving(member.info as TMember);
+            }
+        },
+    };
+}
+
+/**
+ * The member key and info of a payload: `user:<user_id>` and `user_info` for the newest servers'
+ * `{user_id, user_info}`, else `payload:<JSON>` and the whole payload (older servers).
+ */
+export function identify(payload: unknown): [key: string, info: unknown] {
+    // [spec] laravel-mercure §5.3 and §5.5: dedupe by user_id, falling back to the serialized payload.
+    return isRecord(payload) && typeof payload["user_id"] === "string"
+        ? ["user:" + payload["user_id"], payload["user_info"]]
+        : ["payload:" + JSON.stringify(payload), payload];
+}
