@@ -1,4 +1,5 @@
 import type { FetchLike } from "../transport/platform";
+import { describeCause } from "./presence-error";
 import { isRecord, readSubscription, type Subscription } from "./subscription-event";
 
 /** Default deadline of one snapshot request, in milliseconds. */
@@ -57,7 +58,7 @@ async function request(url: string, fetch: FetchLike, signal: AbortSignal): Prom
         const members = parseSnapshot(text);
         return members === null ? { kind: "failed", reason: "malformed response", status } : { kind: "ok", members };
     } catch (cause) {
-        return { kind: "failed", reason: cause instanceof Error ? cause.message : "network error", cause };
+        return { kind: "failed", reason: describeCause(cause), cause };
     }
 }
 
