@@ -46,9 +46,10 @@ interface Room {
 }
 
 /**
- * Create the presence bookkeeping of one connector, with no channel tracked.
+ * Create the presence bookkeeping of one connector, with no channel tracked. `leaveGrace` (ms): how long
+ * a user missing from a re-seed's snapshot may take to reconnect before `leaving` fires.
  */
-export function createPresenceRooms(): PresenceRooms {
+export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
     /** Full channel name → room. */
     const rooms = new Map<string, Room>();
     /** Ids of the subscription events taken recently, oldest first; at most {@link SEEN_EVENT_IDS}. */
@@ -61,7 +62,7 @@ export function createPresenceRooms(): PresenceRooms {
     return {
         add(channel) {
             lose([channel.name]);
-            rooms.set(channel.name, { sync: createPresenceSync(channel) });
+            rooms.set(channel.name, { sync: createPresenceSync(channel, leaveGrace) });
         },
         remove(name) {
             lose([name]);

@@ -24,8 +24,6 @@ export interface PresenceTarget {
  * snapshot), seeding (a snapshot request in flight; events buffered), in sync (events applied).
  */
 export interface PresenceSync {
-    /** Whether live events are applied as they arrive. */
-    synced(): boolean;
     /**
      * Seed from a snapshot unless in sync or already seeding. Call only while a stream carrying the
      * channel is open, so that the snapshot holds this connection's own subscription.
@@ -37,12 +35,18 @@ export interface PresenceSync {
     lost(): void;
 }
 
+/** Default time a user missing from a re-seed's snapshot has to reconnect before `leaving` fires. */
+export const LEAVE_GRACE = 10_000;
+
 /**
- * Create the sync of one presence channel, out of sync.
+ * Create the sync of one presence channel, out of sync. After a re-seed, users missing from the
+ * snapshot get `leaveGrace` milliseconds to reappear before they are reported leaving.
  */
-export function createPresenceSync(target: PresenceTarget): PresenceSync {
+export function createPresenceSync(target: PresenceTarget, leaveGrace = LEAVE_GRACE): PresenceSync {
     /** Bumped by `lost()`; a snapshot requested under an older value is dropped. */
     let generation = 0;
+    /** The pending expiry of the users lingering after the last re-seed. */
+    let expiry: ReturnType<typeof setTimeout> | undefined;
     /** Whether live events are applied. */
     let synced = false;
     /**
@@ -70,7 +74,9 @@ export function createPresenceSync(target: PresenceTarget): PresenceSync {
         }
         synced = true;
         // [spec] §5.4 step 5: seed, then replay the buffer in order, then drop it.
-        target.roster.seed(result.members);
+        const lingering = target.roster.seed(result.members);
+        // `lost()` cancels this timer (and a joining() callback may have called it already).
+        if (current === generation && lingering.length > 0) expiry = setTimeout(() => target.roster.expire(lingering), leaveGrace);
         // An arrival whose leave is buffered too came and went around the snapshot (or is history
         // replayed after a reconnect): skipped, so it shows as nothing rather than joining + leaving.
         const leaves = new Set(buffered.filter((event) => !event.active).map((event) => event.subscriber));
@@ -81,7 +87,6 @@ export function createPresenceSync(target: PresenceTarget): PresenceSync {
     };
 
     return {
-        synced: () => synced,
         begin(load) {
             if (synced || buffer !== null) return;
             // Events received before the request starts are already reflected in the snapshot; buffer from here.
@@ -100,6 +105,7 @@ export function createPresenceSync(target: PresenceTarget): PresenceSync {
             return true;
         },
         lost() {
+            clearTimeout(expiry);
             generation++;
             synced = false;
             buffer = null;

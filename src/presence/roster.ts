@@ -20,14 +20,18 @@ export interface Roster<TMember> {
     members(): TMember[] | null;
     /**
      * Replace the state with a snapshot's members. The first seed calls `here(members)`; a later one
-     * (after a reconnect) calls `leaving`/`joining` only for the users who went or came meanwhile.
+     * (after a reconnect) calls `joining` for the users who came meanwhile and keeps the users missing
+     * from the snapshot as lingering members (no subscription, no event yet): their keys are returned,
+     * for {@link Roster.expire} once they had time to reconnect too.
      */
-    seed(members: readonly Subscription[]): void;
+    seed(members: readonly Subscription[]): string[];
+    /** Report `leaving` for each of `keys` still lingering (they did not come back), and drop them. */
+    expire(keys: readonly string[]): void;
     /** Apply one live subscription event. */
     apply(event: Subscription): void;
 }
 
-/** One member and how many live subscriptions it holds. */
+/** One member and how many live subscriptions it holds (0: lingering after a re-seed). */
 interface Member {
     info: unknown;
     count: number;
@@ -70,14 +74,35 @@ export function createRoster<TMember>(callbacks: RosterCallbacks<TMember>): Rost
             members = new Map();
             for (const { subscriber, payload } of snapshot) add(subscriber, payload);
             seeded = true;
-            if (!wasSeeded) return callbacks.here(list(members));
-            // A re-seed reports the difference only: nobody who stayed appears to leave and rejoin.
+            const lingering: string[] = [];
+            if (!wasSeeded) {
+                callbacks.here(list(members));
+                return lingering;
+            }
+            // A re-seed reports the difference only: nobody who stayed appears to leave and rejoin. Users
+            // missing from the snapshot may just be reconnecting too (everyone does after a hub restart):
+            // they linger, and leave only if they are still missing later.
             const after = members;
-            for (const [key, member] of before) if (!after.has(key)) callbacks.leaving(member.info as TMember);
-            for (const [key, member] of after) if (!before.has(key)) callbacks.joining(member.info as TMember);
+            const joined = [...after].filter(([key]) => !before.has(key));
+            for (const [key, member] of before) {
+                if (after.has(key)) continue;
+                after.set(key, { info: member.info, count: 0 });
+                lingering.push(key);
+            }
+            for (const [, member] of joined) callbacks.joining(member.info as TMember);
+            return lingering;
+        },
+        expire(keys) {
+            for (const key of keys) {
+                const member = members.get(key);
+                if (member?.count !== 0) continue;
+                members.delete(key);
+                callbacks.leaving(member.info as TMember);
+            }
         },
         apply({ subscriber, active, payload }) {
-            // [spec] laravel-mercure §5.5: joining on a user's first subscription only.
+            // [spec] laravel-mercure §5.5: joining on a user's first subscription only (a lingering user
+            // coming back is no news).
             if (active) {
                 const joined = add(subscriber, payload);
                 if (joined !== null) callbacks.joining(joined.info as TMember);

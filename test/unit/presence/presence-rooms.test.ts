@@ -1,7 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { MercureError } from "../../../src/errors";
 import { createPresenceRooms, SEEN_EVENT_IDS, type PresenceRooms } from "../../../src/presence/presence-rooms";
-import type { PresenceTarget } from "../../../src/presence/presence-sync";
+import { LEAVE_GRACE, type PresenceTarget } from "../../../src/presence/presence-sync";
 import { createRoster } from "../../../src/presence/roster";
 import { fetchSnapshot, type SnapshotResult } from "../../../src/presence/snapshot";
 import type { FetchLike } from "../../../src/transport/platform";
@@ -51,6 +51,16 @@ function target(name = ROOM) {
     return channel;
 }
 
+/** Let promise callbacks run, with real or fake timers. */
+async function settle(): Promise<void> {
+    if (vi.isFakeTimers()) await vi.advanceTimersByTimeAsync(0);
+    else await new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+afterEach(() => {
+    vi.useRealTimers();
+});
+
 /** A snapshot loader whose answers the test releases one by one. */
 function loader() {
     const pending: Array<{ url: string; resolve: (result: SnapshotResult) => void }> = [];
@@ -62,7 +72,7 @@ function loader() {
             const next = pending.shift();
             if (next === undefined) throw new Error("no snapshot request is pending");
             next.resolve(result);
-            await new Promise((resolve) => setTimeout(resolve, 0));
+            await settle();
         },
     };
 }
@@ -217,7 +227,8 @@ describe("presence rooms", () => {
         expect(snapshots.pending.map((request) => request.url)).toEqual([HUB.origin + HUB.pathname + "/subscriptions/exact/" + encodeURIComponent(P + "presence-a")]);
     });
 
-    it("re-seed after a lost stream as a difference: who came and who went, nobody else, and no here() again", async () => {
+    it("re-seed after a lost stream as a difference: joining for who came at once, leaving for who went after the grace, nobody else, no here() again", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
         const { rooms, channel, snapshots } = openRoom();
         await snapshots.answer(snapshot("me1", "ann1", "bob1", "cid1"));
         rooms.streamLost([ROOM]);
@@ -227,7 +238,81 @@ describe("presence rooms", () => {
         rooms.handleEvent(event("eve1", true), "e2");
         // Every connection is new after the outage: me and ann are back, bob left, cid stayed with two tabs, dan came.
         await snapshots.answer(snapshot("me2", "ann2", "cid2", "cid3", "dan2"));
-        expect(channel.log).toEqual(["here me,ann,bob,cid", "leaving bob", "joining dan", "joining eve"]);
+        expect(channel.log).toEqual(["here me,ann,bob,cid", "joining dan", "joining eve"]);
+        await vi.advanceTimersByTimeAsync(LEAVE_GRACE - 1);
+        expect(channel.log).toHaveLength(3);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(channel.log).toEqual(["here me,ann,bob,cid", "joining dan", "joining eve", "leaving bob"]);
+    });
+
+    it("stay silent after a hub restart when the others reconnect after this client re-seeded (no storm)", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        const { rooms, channel, snapshots } = openRoom();
+        await snapshots.answer(snapshot("me1", "ann1", "bob1", "cid1", "cid2"));
+        rooms.streamLost();
+        rooms.streamOpened([ROOM], snapshots.load);
+        // The restarted hub dropped every connection: only this client is back when its snapshot is taken.
+        await snapshots.answer(snapshot("me2"));
+        // The others come back one by one, some with several tabs; the hub replays the old connections' ends.
+        for (const [index, subscriber] of ["ann2", "cid3", "bob2", "cid4"].entries()) {
+            rooms.handleEvent(event(subscriber, true), `back-${index}`);
+            await vi.advanceTimersByTimeAsync(1_000);
+        }
+        rooms.handleEvent(event("ann1", false), "old-end");
+        await vi.advanceTimersByTimeAsync(LEAVE_GRACE);
+        expect(channel.log).toEqual(["here me,ann,bob,cid"]);
+        expect(channel.roster.members()).toEqual(["me", "ann", "bob", "cid"]);
+    });
+
+    it("cancel the pending leaves when the stream is lost again, and let the next re-seed decide", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        const { rooms, channel, snapshots } = openRoom();
+        await snapshots.answer(snapshot("me1", "ann1", "bob1"));
+        rooms.streamLost();
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer(snapshot("me2"));
+        rooms.streamLost();
+        expect(vi.getTimerCount()).toBe(0);
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer(snapshot("me3", "ann3"));
+        await vi.advanceTimersByTimeAsync(LEAVE_GRACE);
+        expect(channel.log).toEqual(["here me,ann,bob", "leaving bob"]);
+    });
+
+    it("set no leave timer when a joining() callback of the re-seed drops the stream", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        const rooms = createPresenceRooms();
+        const log: string[] = [];
+        rooms.add({
+            name: ROOM,
+            reportError: () => log.push("error"),
+            roster: createRoster<string>({
+                here: (members) => log.push(`here ${members.join(",")}`),
+                joining: (member) => (log.push(`joining ${member}`), rooms.streamLost()),
+                leaving: (member) => log.push(`leaving ${member}`),
+            }),
+        });
+        rooms.patterns(HUB, [ROOM], [TOPIC]);
+        const snapshots = loader();
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer(snapshot("me1", "ann1"));
+        rooms.streamLost();
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer(snapshot("me2", "bob2"));
+        expect(vi.getTimerCount()).toBe(0);
+        await vi.advanceTimersByTimeAsync(LEAVE_GRACE);
+        expect(log).toEqual(["here me,ann", "joining bob"]);
+    });
+
+    it("take the grace period given to createPresenceRooms", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        const { rooms, channel, snapshots } = openRoom(createPresenceRooms(500));
+        await snapshots.answer(snapshot("me1", "ann1"));
+        rooms.streamLost();
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer(snapshot("me2"));
+        await vi.advanceTimersByTimeAsync(500);
+        expect(channel.log).toEqual(["here me,ann", "leaving ann"]);
     });
 
     it("drop a snapshot that lands after the stream was lost, and fetch a fresh one", async () => {

@@ -87,12 +87,16 @@ describe("roster", () => {
         expect(roster.members()).toEqual([user("ann").user_info, user("bob").user_info]);
     });
 
-    it("re-seeds as a difference: leaving for who went, joining for who came, nothing for who stayed, no here()", () => {
+    it("re-seeds as a difference: joining for who came, nothing for who stayed, no here(); who went lingers until expired", () => {
         const { roster, log } = recorded();
         roster.seed([join("a1", user("ann")), join("b1", user("bob")), join("c1", user("cid"))]);
-        // After an outage every subscriber id changed (new connections); bob left and dan came.
-        roster.seed([join("a2", user("ann")), join("c2", user("cid")), join("c3", user("cid")), join("d2", user("dan"))]);
-        expect(log).toEqual(["here ANN,BOB,CID", "leaving BOB", "joining DAN"]);
+        // After an outage every subscriber id changed (new connections); bob is missing and dan came.
+        const lingering = roster.seed([join("a2", user("ann")), join("c2", user("cid")), join("c3", user("cid")), join("d2", user("dan"))]);
+        expect(log).toEqual(["here ANN,BOB,CID", "joining DAN"]);
+        expect(lingering).toEqual(["user:bob"]);
+        expect(roster.members()).toEqual(["ann", "cid", "dan", "bob"].map((id) => user(id).user_info));
+        roster.expire(lingering);
+        expect(log).toEqual(["here ANN,BOB,CID", "joining DAN", "leaving BOB"]);
         expect(roster.members()).toEqual(["ann", "cid", "dan"].map((id) => user(id).user_info));
         // The new state is complete: cid's two tabs are counted, the old ids are forgotten.
         roster.apply(leave("c1"));
@@ -100,6 +104,29 @@ describe("roster", () => {
         expect(log).toHaveLength(3);
         roster.apply(leave("c3"));
         expect(log[3]).toBe("leaving CID");
+    });
+
+    it("keeps a lingering user who reconnects before expiry without any event, and reports their real leave once", () => {
+        const { roster, log } = recorded();
+        roster.seed([join("a1", user("ann")), join("b1", user("bob"))]);
+        const lingering = roster.seed([join("a2", user("ann"))]);
+        roster.apply(join("b2", user("bob")));
+        roster.expire(lingering);
+        expect(log).toEqual(["here ANN,BOB"]);
+        roster.apply(leave("b2"));
+        expect(log).toEqual(["here ANN,BOB", "leaving BOB"]);
+        roster.expire(lingering);
+        expect(log).toHaveLength(2);
+    });
+
+    it("keeps lingering across a second re-seed that still misses the user, and drops them when it has them back", () => {
+        const { roster, log } = recorded();
+        roster.seed([join("a1", user("ann")), join("b1", user("bob"))]);
+        const first = roster.seed([join("a2", user("ann"))]);
+        expect(roster.seed([join("a3", user("ann"))])).toEqual(first);
+        expect(roster.seed([join("a4", user("ann")), join("b4", user("bob"))])).toEqual([]);
+        roster.expire(first);
+        expect(log).toEqual(["here ANN,BOB"]);
     });
 
     it("re-seeds an identical room without any callback", () => {
