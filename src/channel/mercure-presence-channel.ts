@@ -1,10 +1,7 @@
 import type { Channel, PresenceChannel } from "laravel-echo";
 import { describeCause, presenceError } from "../presence/presence-error";
-import { createRoster, type Roster } from "../presence/roster";
+import { createRoster, type PresenceEvent, type Roster } from "../presence/roster";
 import { MercurePrivateChannel } from "./mercure-private-channel";
-
-/** The three presence callback kinds, named as the methods that register them. */
-type PresenceEvent = "here" | "joining" | "leaving";
 
 /**
  * A presence Mercure channel (`presence-…`): a private channel that also knows who is online, from the
@@ -28,10 +25,9 @@ export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateCha
      */
     constructor(name: string, options: Channel["options"]) {
         super(name, options);
-        this.roster = createRoster<TMember>({
-            here: (members) => this.emit("here", members),
-            joining: (member) => this.emit("joining", member),
-            leaving: (member) => this.emit("leaving", member),
+        // A copy of the list, so that a callback may register more without them hearing this change.
+        this.roster = createRoster<TMember>((kind: PresenceEvent, value: unknown) => {
+            for (const callback of [...this.presenceCallbacks[kind]]) this.call(kind, callback, value);
         });
     }
 
@@ -40,31 +36,29 @@ export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateCha
      * at once when it already is.
      */
     here(callback: (members: TMember[]) => void): this {
-        this.presenceCallbacks.here.push(callback);
         const members = this.roster.members();
         if (members !== null) this.call("here", callback, members);
-        return this;
+        return this.register("here", callback);
     }
 
     /**
      * Register a callback for a user joining (their first connection to the channel).
      */
     joining(callback: (member: TMember) => void): this {
-        this.presenceCallbacks.joining.push(callback);
-        return this;
+        return this.register("joining", callback);
     }
 
     /**
      * Register a callback for a user leaving (their last connection to the channel ended).
      */
     leaving(callback: (member: TMember) => void): this {
-        this.presenceCallbacks.leaving.push(callback);
-        return this;
+        return this.register("leaving", callback);
     }
 
-    /** Call every callback of `kind` with `value`; a copy of the list, so a callback may register more. */
-    private emit(kind: PresenceEvent, value: unknown): void {
-        for (const callback of [...this.presenceCallbacks[kind]]) this.call(kind, callback, value);
+    /** Add a callback of `kind`. */
+    private register(kind: PresenceEvent, callback: (value: never) => void): this {
+        this.presenceCallbacks[kind].push(callback);
+        return this;
     }
 
     /** Run one user callback; a throw goes to `error()` and never reaches the other callbacks or the connector. */

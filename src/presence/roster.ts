@@ -1,15 +1,15 @@
 import { isRecord, type Subscription } from "./subscription-event";
 
+/** The member changes a roster reports, named as the presence channel methods that listen to them. */
+export type PresenceEvent = "here" | "joining" | "leaving";
+
 /**
- * Where a {@link Roster} reports member changes (a presence channel's `here`/`joining`/`leaving`).
+ * Where a {@link Roster} reports member changes: `here` with every member (once per user, in first-seen
+ * order) on the first seed, `joining` on a user's first subscription, `leaving` when their last one ended.
  */
-export interface RosterCallbacks<TMember> {
-    /** The first seed: every member, once per user, in first-seen order. */
-    here(members: TMember[]): void;
-    /** A user's first subscription appeared. */
-    joining(member: TMember): void;
-    /** A user's last subscription ended. */
-    leaving(member: TMember): void;
+export interface RosterListener<TMember> {
+    (kind: "here", members: TMember[]): void;
+    (kind: "joining" | "leaving", member: TMember): void;
 }
 
 /**
@@ -38,9 +38,9 @@ interface Member {
 }
 
 /**
- * Create an empty roster reporting to `callbacks`.
+ * Create an empty roster reporting to `emit`.
  */
-export function createRoster<TMember>(callbacks: RosterCallbacks<TMember>): Roster<TMember> {
+export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMember> {
     /** Subscriber id → member key; the subscriptions counted in `members`. */
     let subscribers = new Map<string, string>();
     /** Member key → member; insertion order is first-seen order. */
@@ -63,10 +63,11 @@ export function createRoster<TMember>(callbacks: RosterCallbacks<TMember>): Rost
         return added;
     };
 
-    const list = (from: Map<string, Member>): TMember[] => [...from.values()].map((member) => member.info as TMember);
+    /** The current members' infos, in order. */
+    const list = (): TMember[] => [...members.values()].map((member) => member.info as TMember);
 
     return {
-        members: () => (seeded ? list(members) : null),
+        members: () => (seeded ? list() : null),
         seed(snapshot) {
             const before = members;
             const wasSeeded = seeded;
@@ -76,7 +77,7 @@ export function createRoster<TMember>(callbacks: RosterCallbacks<TMember>): Rost
             seeded = true;
             const lingering: string[] = [];
             if (!wasSeeded) {
-                callbacks.here(list(members));
+                emit("here", list());
                 return lingering;
             }
             // A re-seed reports the difference only: nobody who stayed appears to leave and rejoin. Users
@@ -89,7 +90,7 @@ export function createRoster<TMember>(callbacks: RosterCallbacks<TMember>): Rost
                 after.set(key, { info: member.info, count: 0 });
                 lingering.push(key);
             }
-            for (const [, member] of joined) callbacks.joining(member.info as TMember);
+            for (const [, member] of joined) emit("joining", member.info as TMember);
             return lingering;
         },
         expire(keys) {
@@ -97,7 +98,7 @@ export function createRoster<TMember>(callbacks: RosterCallbacks<TMember>): Rost
                 const member = members.get(key);
                 if (member?.count !== 0) continue;
                 members.delete(key);
-                callbacks.leaving(member.info as TMember);
+                emit("leaving", member.info as TMember);
             }
         },
         apply({ subscriber, active, payload }) {
@@ -105,7 +106,7 @@ export function createRoster<TMember>(callbacks: RosterCallbacks<TMember>): Rost
             // coming back is no news).
             if (active) {
                 const joined = add(subscriber, payload);
-                if (joined !== null) callbacks.joining(joined.info as TMember);
+                if (joined !== null) emit("joining", joined.info as TMember);
                 return;
             }
             // [spec] §5.5: a leave of a subscriber never seen (replayed, phantom) is ignored.
@@ -116,7 +117,7 @@ export function createRoster<TMember>(callbacks: RosterCallbacks<TMember>): Rost
             // [spec] §5.5: leaving, with the stored info, on the user's last subscription.
             if (member !== undefined && --member.count === 0) {
                 members.delete(key);
-                callbacks.leaving(member.info as TMember);
+                emit("leaving", member.info as TMember);
             }
         },
     };

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { MercureError } from "../../../src/errors";
 import { createPresenceRooms, SEEN_EVENT_IDS, type PresenceRooms } from "../../../src/presence/presence-rooms";
 import { LEAVE_GRACE, type PresenceTarget } from "../../../src/presence/presence-sync";
-import { createRoster } from "../../../src/presence/roster";
+import { createRoster, type PresenceEvent } from "../../../src/presence/roster";
 import { fetchSnapshot, type SnapshotResult } from "../../../src/presence/snapshot";
 import type { FetchLike } from "../../../src/transport/platform";
 
@@ -30,6 +30,10 @@ const snapshot = (...subscribers: string[]): SnapshotResult => ({
     members: subscribers.map((subscriber) => ({ topic: TOPIC, subscriber, active: true, payload: user(subscriber.replace(/\d+$/, "")) })),
 });
 
+/** A roster listener writing `here a,b`, `joining c`, `leaving d` lines to `log`. */
+const logTo = (log: string[]) => (kind: PresenceEvent, value: unknown) =>
+    log.push(kind === "here" ? `here ${(value as string[]).join(",")}` : `${kind} ${String(value)}`);
+
 /** A presence target logging its callbacks and errors. */
 function target(name = ROOM) {
     const log: string[] = [];
@@ -38,11 +42,7 @@ function target(name = ROOM) {
         name,
         log,
         errors,
-        roster: createRoster<string>({
-            here: (members) => log.push(`here ${members.join(",")}`),
-            joining: (member) => log.push(`joining ${member}`),
-            leaving: (member) => log.push(`leaving ${member}`),
-        }),
+        roster: createRoster<string>(logTo(log)),
         reportError: (error) => {
             errors.push(error);
             log.push(`error ${error.code}`);
@@ -286,10 +286,9 @@ describe("presence rooms", () => {
         rooms.add({
             name: ROOM,
             reportError: () => log.push("error"),
-            roster: createRoster<string>({
-                here: (members) => log.push(`here ${members.join(",")}`),
-                joining: (member) => (log.push(`joining ${member}`), rooms.streamLost()),
-                leaving: (member) => log.push(`leaving ${member}`),
+            roster: createRoster<string>((kind: PresenceEvent, value: unknown) => {
+                logTo(log)(kind, value);
+                if (kind === "joining") rooms.streamLost();
             }),
         });
         rooms.patterns(HUB, [ROOM], [TOPIC]);
@@ -426,13 +425,9 @@ describe("presence rooms", () => {
         rooms.add({
             name: ROOM,
             reportError: () => log.push("error"),
-            roster: createRoster<string>({
-                here: (members) => {
-                    log.push(`here ${members.join(",")}`);
-                    rooms.remove(ROOM);
-                },
-                joining: (member) => log.push(`joining ${member}`),
-                leaving: (member) => log.push(`leaving ${member}`),
+            roster: createRoster<string>((kind: PresenceEvent, value: unknown) => {
+                logTo(log)(kind, value);
+                if (kind === "here") rooms.remove(ROOM);
             }),
         });
         rooms.patterns(HUB, [ROOM], [TOPIC]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRoster, identify } from "../../../src/presence/roster";
+import { createRoster, identify, type PresenceEvent } from "../../../src/presence/roster";
 import type { Subscription } from "../../../src/presence/subscription-event";
 
 const TOPIC = "https://laravel.alt/echo/channel/presence-room";
@@ -14,11 +14,9 @@ const leave = (subscriber: string): Subscription => ({ topic: TOPIC, subscriber,
 function recorded() {
     const log: string[] = [];
     const name = (member: unknown) => (member as { name?: string } | null)?.name ?? JSON.stringify(member);
-    const roster = createRoster<unknown>({
-        here: (members) => log.push("here " + members.map(name).join(",")),
-        joining: (member) => log.push("joining " + name(member)),
-        leaving: (member) => log.push("leaving " + name(member)),
-    });
+    const roster = createRoster<unknown>((kind: PresenceEvent, value: unknown) =>
+        log.push(kind === "here" ? "here " + (value as unknown[]).map(name).join(",") : `${kind} ${name(value)}`),
+    );
     return { roster, log };
 }
 
