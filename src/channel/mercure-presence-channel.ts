@@ -1,0 +1,79 @@
+import type { Channel, PresenceChannel } from "laravel-echo";
+import { describeCause, presenceError } from "../presence/presence-error";
+import { createRoster, type PresenceEvent, type Roster } from "../presence/roster";
+import { MercurePrivateChannel } from "./mercure-private-channel";
+
+/**
+ * A presence Mercure channel (`presence-…`): a private channel that also knows who is online, from the
+ * hub's active subscriptions (laravel-mercure §5).
+ *
+ * `TMember` is what the server's channel callback returns for a user (`user_info`); `unknown` unless given.
+ */
+export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateChannel implements PresenceChannel {
+    /**
+     * The members, seeded from the snapshot and kept by subscription events; fed by the connector's presence rooms.
+     *
+     * @internal
+     */
+    readonly roster: Roster<TMember>;
+
+    /** `here()`, `joining()` and `leaving()` callbacks, in registration order. */
+    private readonly presenceCallbacks: Record<PresenceEvent, Array<(value: never) => void>> = { here: [], joining: [], leaving: [] };
+
+    /**
+     * Create a presence channel; the connector does this, through `presenceChannel()` / Echo's `join()`.
+     */
+    constructor(name: string, options: Channel["options"]) {
+        super(name, options);
+        // A copy of the list, so that a callback may register more without them hearing this change.
+        this.roster = createRoster<TMember>((kind: PresenceEvent, value: unknown) => {
+            for (const callback of [...this.presenceCallbacks[kind]]) this.call(kind, callback, value);
+        });
+    }
+
+    /**
+     * Register a callback for the member list: called with every member once the channel is seeded, and
+     * at once when it already is.
+     */
+    here(callback: (members: TMember[]) => void): this {
+        const members = this.roster.members();
+        if (members !== null) this.call("here", callback, members);
+        return this.register("here", callback);
+    }
+
+    /**
+     * Register a callback for a user joining (their first connection to the channel).
+     */
+    joining(callback: (member: TMember) => void): this {
+        return this.register("joining", callback);
+    }
+
+    /**
+     * Register a callback for a user leaving (their last connection to the channel ended).
+     */
+    leaving(callback: (member: TMember) => void): this {
+        return this.register("leaving", callback);
+    }
+
+    /** Add a callback of `kind`. */
+    private register(kind: PresenceEvent, callback: (value: never) => void): this {
+        this.presenceCallbacks[kind].push(callback);
+        return this;
+    }
+
+    /** Run one user callback; a throw goes to `error()` and never reaches the other callbacks or the connector. */
+    private call(kind: PresenceEvent, callback: (value: never) => void, value: unknown): void {
+        try {
+            callback(value as never);
+        } catch (cause) {
+            this.reportError(
+                presenceError(
+                    "callback_failed",
+                    this.name,
+                    `A ${kind}() callback on channel "${this.name}" threw (${describeCause(cause)}); fix the callback, the other callbacks still ran.`,
+                    { cause },
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import { MercureError } from "../errors";
+
+/**
+ * The error codes presence adds to {@link MercureError}:
+ *
+ * - `presence_snapshot_failed`: the active-subscriptions snapshot of a presence channel could not be
+ *   fetched or read; the channel stays unseeded (no `here()`) and is retried on the next refresh.
+ * - `callback_failed`: a `here()`, `joining()` or `leaving()` callback threw; the others still ran.
+ */
+export type PresenceErrorCode = "presence_snapshot_failed" | "callback_failed";
+
+/**
+ * Create a presence {@link MercureError} for `channel`; the one place presence builds its errors.
+ */
+export function presenceError(
+    code: PresenceErrorCode,
+    channel: string,
+    message: string,
+    details: { status?: number; cause?: unknown } = {},
+): MercureError {
+    // integrator: add "presence_snapshot_failed" and "callback_failed" to MercureErrorCode, then drop the cast.
+    return new MercureError(code as never, message, { channel, ...details });
+}
+
+/**
+ * A short description of a thrown value, for a message: an error's message, else the value as text.
+ */
+export function describeCause(cause: unknown): string {
+    return cause instanceof Error ? cause.message : String(cause);
+}

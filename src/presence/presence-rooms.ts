@@ -1,0 +1,107 @@
+import { presencePattern, snapshotUrl } from "../topic/presence-pattern";
+import { createPresenceSync, type PresenceSync, type PresenceTarget } from "./presence-sync";
+import type { SnapshotResult } from "./snapshot";
+import { parseSubscriptionEvent } from "./subscription-event";
+
+/** How many recent subscription-event ids are remembered to drop the copy a second stream delivers. */
+export const SEEN_EVENT_IDS = 1024;
+
+/**
+ * Every joined presence channel of a connector, and what the connector calls to keep their members
+ * right. The connector orchestrates; the protocol steps of laravel-mercure §5.4 happen here.
+ */
+export interface PresenceRooms {
+    /** Track a joined presence channel (out of sync until a stream carrying it opens). */
+    add(channel: PresenceTarget): void;
+    /** Stop tracking a channel that was left or evicted; a snapshot on its way is dropped. */
+    remove(name: string): void;
+    /**
+     * The `match_urlpattern` values for a stream about to open with `names` on `topics` (same order):
+     * one per tracked presence channel. Also records each channel's topic and snapshot URL.
+     */
+    patterns(hub: URL, names: readonly string[], topics: readonly string[]): string[];
+    /**
+     * A stream carrying `names` is open: seed each tracked channel among them that is out of sync,
+     * loading its snapshot with `load(url)`. Also call it for the open stream after a refresh that kept
+     * it (a failed snapshot is retried this way). Never call it for a stream that is not open.
+     */
+    streamOpened(names: Iterable<string>, load: (url: string) => Promise<SnapshotResult>): void;
+    /**
+     * The stream carrying `names` (default: every channel) failed or closed, or the connector
+     * disconnected: those channels re-seed, as a difference, when a stream carrying them opens.
+     */
+    streamLost(names?: Iterable<string>): void;
+    /**
+     * Handle an `event: mercure` SSE event: its `data` and its event id (`lastEventId`, `""` when none).
+     * The same event delivered by two streams (make-before-break overlap) is applied once.
+     */
+    handleEvent(data: unknown, id: string): void;
+}
+
+/** A tracked channel: its sync, and its topic and snapshot URL once a stream was built for it. */
+interface Room {
+    sync: PresenceSync;
+    topic?: string;
+    url?: string;
+}
+
+/**
+ * Create the presence bookkeeping of one connector, with no channel tracked. `leaveGrace` (ms): how long
+ * a user missing from a re-seed's snapshot may take to reconnect before `leaving` fires.
+ */
+export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
+    /** Full channel name → room. */
+    const rooms = new Map<string, Room>();
+    /** Ids of the subscription events taken recently, oldest first; at most {@link SEEN_EVENT_IDS}. */
+    const seen = new Set<string>();
+
+    const lose = (names: Iterable<string>): void => {
+        for (const name of names) rooms.get(name)?.sync.lost();
+    };
+
+    return {
+        add(channel) {
+            lose([channel.name]);
+            rooms.set(channel.name, { sync: createPresenceSync(channel, leaveGrace) });
+        },
+        remove(name) {
+            lose([name]);
+            rooms.delete(name);
+        },
+        patterns(hub, names, topics) {
+            const patterns: string[] = [];
+            names.forEach((name, index) => {
+                const room = rooms.get(name);
+                const topic = topics[index];
+                if (room === undefined || topic === undefined) return;
+                // A new topic (the server's prefix changed) means a new room on the hub: re-seed.
+                if (room.topic !== undefined && room.topic !== topic) room.sync.lost();
+                room.topic = topic;
+                room.url = snapshotUrl(hub, topic);
+                // [spec] laravel-mercure §4.1 and §5.4 step 2: a match_urlpattern per presence channel.
+                patterns.push(presencePattern(hub, topic));
+            });
+            return patterns;
+        },
+        streamOpened(names, load) {
+            for (const name of names) {
+                const room = rooms.get(name);
+                const url = room?.url;
+                // [spec] §5.4 step 3: the snapshot is fetched after the stream opened.
+                if (url !== undefined) room?.sync.begin(() => load(url));
+            }
+        },
+        streamLost(names) {
+            lose(names ?? rooms.keys());
+        },
+        handleEvent(data, id) {
+            const event = parseSubscriptionEvent(data);
+            if (event === null || (id !== "" && seen.has(id))) return;
+            for (const room of rooms.values()) {
+                if (room.topic !== event.topic || !room.sync.event(event) || id === "") continue;
+                seen.add(id);
+                if (seen.size > SEEN_EVENT_IDS) seen.delete(seen.values().next().value as string);
+            }
+        },
+    };
+}

@@ -1,0 +1,114 @@
+import type { MercureError } from "../errors";
+import { describeCause, presenceError } from "./presence-error";
+import type { Roster } from "./roster";
+import type { SnapshotResult } from "./snapshot";
+import type { Subscription } from "./subscription-event";
+
+/**
+ * What a presence sync keeps in step: a presence channel's name, roster and error reporting.
+ */
+export interface PresenceTarget {
+    /** The full channel name (`presence-…`). */
+    readonly name: string;
+    /** The channel's members. */
+    readonly roster: Roster<unknown>;
+    /** Hand an error to the channel's `error()` callbacks. */
+    reportError(error: MercureError): void;
+}
+
+/**
+ * Keeps one presence channel's roster in step with the hub: seeds it from a snapshot and applies live
+ * subscription events, buffering them while the snapshot is on its way.
+ *
+ * States: out of sync (events ignored; the initial state, and after a lost stream or a failed
+ * snapshot), seeding (a snapshot request in flight; events buffered), in sync (events applied).
+ */
+export interface PresenceSync {
+    /**
+     * Seed from a snapshot unless in sync or already seeding. Call only while a stream carrying the
+     * channel is open, so that the snapshot holds this connection's own subscription.
+     */
+    begin(load: () => Promise<SnapshotResult>): void;
+    /** Handle a live event for this channel; returns false when it was ignored (out of sync). */
+    event(event: Subscription): boolean;
+    /** The stream was lost or the channel left: drop the buffer and any snapshot on its way. */
+    lost(): void;
+}
+
+/** Default time a user missing from a re-seed's snapshot has to reconnect before `leaving` fires. */
+export const LEAVE_GRACE = 10_000;
+
+/**
+ * Create the sync of one presence channel, out of sync. After a re-seed, users missing from the
+ * snapshot get `leaveGrace` milliseconds to reappear before they are reported leaving.
+ */
+export function createPresenceSync(target: PresenceTarget, leaveGrace = LEAVE_GRACE): PresenceSync {
+    /** Bumped by `lost()`; a snapshot requested under an older value is dropped. */
+    let generation = 0;
+    /** The pending expiry of the users lingering after the last re-seed. */
+    let expiry: ReturnType<typeof setTimeout> | undefined;
+    /** Whether live events are applied. */
+    let synced = false;
+    /**
+     * Events received since the snapshot request started, or null when not seeding. Bounded by the
+     * snapshot request's deadline.
+     */
+    let buffer: Subscription[] | null = null;
+
+    const settle = (result: SnapshotResult, current: number): void => {
+        if (current !== generation) return;
+        const buffered = buffer ?? [];
+        buffer = null;
+        if (result.kind === "aborted") return;
+        if (result.kind === "failed") {
+            // [spec] laravel-mercure §5.4 step 4: report, no here(), stay unseeded; the next refresh retries.
+            target.reportError(
+                presenceError(
+                    "presence_snapshot_failed",
+                    target.name,
+                    `The presence snapshot of channel "${target.name}" failed (${result.reason}): check that the hub enables active subscriptions and the cookie grants them; it is retried on the next refresh.`,
+                    result,
+                ),
+            );
+            return;
+        }
+        synced = true;
+        // [spec] §5.4 step 5: seed, then replay the buffer in order, then drop it.
+        const lingering = target.roster.seed(result.members);
+        // `lost()` cancels this timer (and a joining() callback may have called it already).
+        if (current === generation && lingering.length > 0) expiry = setTimeout(() => target.roster.expire(lingering), leaveGrace);
+        // An arrival whose leave is buffered too came and went around the snapshot (or is history
+        // replayed after a reconnect): skipped, so it shows as nothing rather than joining + leaving.
+        const leaves = new Set(buffered.filter((event) => !event.active).map((event) => event.subscriber));
+        for (const event of buffered) {
+            if (current !== generation) return; // A callback left the channel or dropped the stream.
+            if (!event.active || !leaves.has(event.subscriber)) target.roster.apply(event);
+        }
+    };
+
+    return {
+        begin(load) {
+            if (synced || buffer !== null) return;
+            // Events received before the request starts are already reflected in the snapshot; buffer from here.
+            buffer = [];
+            const current = generation;
+            new Promise<SnapshotResult>((resolve) => resolve(load())).then(
+                (result) => settle(result, current),
+                (cause: unknown) => settle({ kind: "failed", reason: describeCause(cause), cause }, current),
+            );
+        },
+        event(event) {
+            // [spec] §5.4 step 6: buffer while seeding, apply when seeded.
+            if (buffer !== null) buffer.push(event);
+            else if (synced) target.roster.apply(event);
+            else return false;
+            return true;
+        },
+        lost() {
+            clearTimeout(expiry);
+            generation++;
+            synced = false;
+            buffer = null;
+        },
+    };
+}

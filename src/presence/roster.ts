@@ -1,0 +1,135 @@
+import { isRecord, type Subscription } from "./subscription-event";
+
+/** The member changes a roster reports, named as the presence channel methods that listen to them. */
+export type PresenceEvent = "here" | "joining" | "leaving";
+
+/**
+ * Where a {@link Roster} reports member changes: `here` with every member (once per user, in first-seen
+ * order) on the first seed, `joining` on a user's first subscription, `leaving` when their last one ended.
+ */
+export interface RosterListener<TMember> {
+    (kind: "here", members: TMember[]): void;
+    (kind: "joining" | "leaving", member: TMember): void;
+}
+
+/**
+ * The members of one presence channel, one per user however many subscriptions (tabs, reopens) they hold.
+ */
+export interface Roster<TMember> {
+    /** The current members in first-seen order, or `null` before the first seed. */
+    members(): TMember[] | null;
+    /**
+     * Replace the state with a snapshot's members. The first seed calls `here(members)`; a later one
+     * (after a reconnect) calls `joining` for the users who came meanwhile and keeps the users missing
+     * from the snapshot as lingering members (no subscription, no event yet): their keys are returned,
+     * for {@link Roster.expire} once they had time to reconnect too.
+     */
+    seed(members: readonly Subscription[]): string[];
+    /** Report `leaving` for each of `keys` still lingering (they did not come back), and drop them. */
+    expire(keys: readonly string[]): void;
+    /** Apply one live subscription event. */
+    apply(event: Subscription): void;
+}
+
+/** One member and how many live subscriptions it holds (0: lingering after a re-seed). */
+interface Member {
+    info: unknown;
+    count: number;
+}
+
+/**
+ * Create an empty roster reporting to `emit`.
+ */
+export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMember> {
+    /** Subscriber id → member key; the subscriptions counted in `members`. */
+    let subscribers = new Map<string, string>();
+    /** Member key → member; insertion order is first-seen order. */
+    let members = new Map<string, Member>();
+    /** Whether a snapshot seeded the roster (and `here()` was called). */
+    let seeded = false;
+
+    /** Count `subscriber` for its user; returns the member when this is the user's first subscription. */
+    const add = (subscriber: string, payload: unknown): Member | null => {
+        if (subscribers.has(subscriber)) return null;
+        const [key, info] = identify(payload);
+        subscribers.set(subscriber, key);
+        const member = members.get(key);
+        if (member !== undefined) {
+            member.count++;
+            return null;
+        }
+        const added = { info, count: 1 };
+        members.set(key, added);
+        return added;
+    };
+
+    /** The current members' infos, in order. */
+    const list = (): TMember[] => [...members.values()].map((member) => member.info as TMember);
+
+    return {
+        members: () => (seeded ? list() : null),
+        seed(snapshot) {
+            const before = members;
+            const wasSeeded = seeded;
+            subscribers = new Map();
+            members = new Map();
+            for (const { subscriber, payload } of snapshot) add(subscriber, payload);
+            seeded = true;
+            const lingering: string[] = [];
+            if (!wasSeeded) {
+                emit("here", list());
+                return lingering;
+            }
+            // A re-seed reports the difference only: nobody who stayed appears to leave and rejoin. Users
+            // missing from the snapshot may just be reconnecting too (everyone does after a hub restart):
+            // they linger, and leave only if they are still missing later.
+            const after = members;
+            const joined = [...after].filter(([key]) => !before.has(key));
+            for (const [key, member] of before) {
+                if (after.has(key)) continue;
+                after.set(key, { info: member.info, count: 0 });
+                lingering.push(key);
+            }
+            for (const [, member] of joined) emit("joining", member.info as TMember);
+            return lingering;
+        },
+        expire(keys) {
+            for (const key of keys) {
+                const member = members.get(key);
+                if (member?.count !== 0) continue;
+                members.delete(key);
+                emit("leaving", member.info as TMember);
+            }
+        },
+        apply({ subscriber, active, payload }) {
+            // [spec] laravel-mercure §5.5: joining on a user's first subscription only (a lingering user
+            // coming back is no news).
+            if (active) {
+                const joined = add(subscriber, payload);
+                if (joined !== null) emit("joining", joined.info as TMember);
+                return;
+            }
+            // [spec] §5.5: a leave of a subscriber never seen (replayed, phantom) is ignored.
+            const key = subscribers.get(subscriber);
+            if (key === undefined) return;
+            subscribers.delete(subscriber);
+            const member = members.get(key);
+            // [spec] §5.5: leaving, with the stored info, on the user's last subscription.
+            if (member !== undefined && --member.count === 0) {
+                members.delete(key);
+                emit("leaving", member.info as TMember);
+            }
+        },
+    };
+}
+
+/**
+ * The member key and info of a payload: `user:<user_id>` and `user_info` for the newest servers'
+ * `{user_id, user_info}`, else `payload:<JSON>` and the whole payload (older servers).
+ */
+export function identify(payload: unknown): [key: string, info: unknown] {
+    // [spec] laravel-mercure §5.3 and §5.5: dedupe by user_id, falling back to the serialized payload.
+    return isRecord(payload) && typeof payload["user_id"] === "string"
+        ? ["user:" + payload["user_id"], payload["user_info"]]
+        : ["payload:" + JSON.stringify(payload), payload];
+}
