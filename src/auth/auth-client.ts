@@ -1,3 +1,4 @@
+import { setClampedTimeout } from "../timers";
 import type { FetchLike } from "../transport/platform";
 import { parseAuthResponse, type AuthResponse } from "./auth-response";
 
@@ -35,46 +36,57 @@ export interface AuthRequest {
 
 /**
  * POST the whole channel set to the auth endpoint and classify the answer.
+ *
+ * The deadline and `disconnect()` race the request rather than rely on it: a `fetch` wrapper that
+ * ignores its `signal` still times out (an `error`) or ends as `aborted`.
  */
 export async function requestAuthorization(request: AuthRequest): Promise<AuthResult> {
-    const controller = new AbortController();
-    const abort = () => controller.abort();
     if (request.signal.aborted) return { kind: "aborted" };
-    request.signal.addEventListener("abort", abort, { once: true });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-        timedOut = true;
+    const controller = new AbortController();
+    let settle: (result: AuthResult) => void = () => undefined;
+    const outcome = new Promise<AuthResult>((resolve) => (settle = resolve));
+    const abort = () => {
         controller.abort();
+        settle({ kind: "aborted" });
+    };
+    request.signal.addEventListener("abort", abort, { once: true });
+    const timer = setClampedTimeout(() => {
+        controller.abort();
+        settle({ kind: "error", status: null, cause: new Error(`timed out after ${request.timeout} ms`) });
     }, request.timeout);
+    send(request, controller.signal).then(settle, (cause: unknown) => settle({ kind: "error", status: null, cause }));
     try {
-        // [spec] laravel-mercure §2.2: JSON body with exactly `channel_names`, credentials included.
-        const response = await request.fetch(request.endpoint, {
-            method: "POST",
-            credentials: "include",
-            headers: {
-                "Content-Type": "application/json",
-                Accept: "application/json",
-                ...request.headers,
-            },
-            body: JSON.stringify({ channel_names: request.channelNames }),
-            signal: controller.signal,
-        });
-        const text = await response.text();
-        if (response.status >= 200 && response.status < 300) {
-            return { kind: "ok", response: parseAuthResponse(parseJson(text)) };
-        }
-        // [spec] §2.8: < 500 is a rejection, everything else is transient.
-        if (response.status >= 400 && response.status < 500) return { kind: "rejected", status: response.status };
-        return { kind: "error", status: response.status, cause: null };
-    } catch (cause) {
-        if (request.signal.aborted) return { kind: "aborted" };
-        return { kind: "error", status: null, cause: timedOut ? new Error(`timed out after ${request.timeout} ms`) : cause };
+        return await outcome;
     } finally {
         clearTimeout(timer);
         request.signal.removeEventListener("abort", abort);
     }
 }
 
+/** Send the request and classify the response; throws on a network error. */
+async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResult> {
+    // [spec] laravel-mercure §2.2: JSON body with exactly `channel_names`, credentials included.
+    const response = await request.fetch(request.endpoint, {
+        method: "POST",
+        credentials: "include",
+        headers: {
+            "Content-Type": "application/json",
+            Accept: "application/json",
+            ...request.headers,
+        },
+        body: JSON.stringify({ channel_names: request.channelNames }),
+        signal,
+    });
+    const text = await response.text();
+    if (response.status >= 200 && response.status < 300) {
+        return { kind: "ok", response: parseAuthResponse(parseJson(text)) };
+    }
+    // [spec] §2.8: < 500 is a rejection, everything else is transient.
+    if (response.status >= 400 && response.status < 500) return { kind: "rejected", status: response.status };
+    return { kind: "error", status: response.status, cause: null };
+}
+
+/** Parse a response body; anything unparsable reads as `{}` (laravel-mercure §2.5). */
 function parseJson(text: string): unknown {
     try {
         return JSON.parse(text);

@@ -1,41 +1,131 @@
-/** The shortest delay before a proactive cookie refresh. */
-export const MIN_REFRESH_DELAY_MS = 5_000;
+import { setClampedTimeout } from "../timers";
 
 /**
- * Schedules the proactive renewal of the hub cookie, from the `expires_in` of the last auth response.
+ * The hub timings that decide when it ends a subscriber's stream, in milliseconds (the reference hub's
+ * `dispatch_timeout` and `write_timeout`).
+ */
+export interface HubTimeouts {
+    /** Subtracted from the stream's deadline. Default 5000. */
+    dispatch: number;
+    /** The longest a stream lives whatever its token says. Default 600000. */
+    write: number;
+}
+
+/** The reference hub's defaults. */
+export const DEFAULT_HUB_TIMEOUTS: Readonly<HubTimeouts> = { dispatch: 5_000, write: 600_000 };
+
+/** The shortest delay before a renewal, so that a tiny `expires_in` cannot make the connector loop. */
+export const MIN_REFRESH_DELAY_MS = 5_000;
+
+/** The smallest head start a renewal takes on the hub's earliest close, for the auth request and the open. */
+const MIN_RENEWAL_MARGIN_MS = 1_000;
+
+/**
+ * The earliest moment, in milliseconds after the auth that set its cookie, at which the reference hub may
+ * end a stream: `null` for `expiresIn` means the server gave no lifetime, and only the write timeout counts.
+ */
+export function earliestHubClose(expiresIn: number | null, hub: HubTimeouts): number {
+    // [spec] mercure-hub §1.5: the hub ends the stream at U(0.8, 1) × min(remaining token life,
+    // write_timeout) minus dispatch_timeout. A stream opens after its auth, so counting from the auth is
+    // never late.
+    const life = expiresIn === null ? hub.write : Math.min(expiresIn * 1_000, hub.write);
+    return 0.8 * life - hub.dispatch;
+}
+
+/**
+ * When to renew the cookie and replace the stream, in milliseconds after the auth: 10 % (at least 1 s)
+ * before {@link earliestHubClose}, leaving time for the auth request and the open; never sooner than
+ * {@link MIN_REFRESH_DELAY_MS}.
+ */
+export function renewalDelay(expiresIn: number | null, hub: HubTimeouts): number {
+    const earliest = earliestHubClose(expiresIn, hub);
+    return Math.max(MIN_REFRESH_DELAY_MS, Math.floor(earliest - Math.max(0.1 * earliest, MIN_RENEWAL_MARGIN_MS)));
+}
+
+/**
+ * The renewal of the hub cookie and of the stream that carries it, scheduled from the `expires_in` of
+ * the last auth response and the hub's timings, and checked against the wall clock.
  *
- * The cookie is httpOnly, so `expires_in` is all the client knows of it. Renewing at 80 % of its lifetime
- * (at least 5 s) leaves time to reopen make-before-break before the hub closes streams for the expired
- * token. A timer that fires after the cookie already expired (the machine slept) is reported as `late`:
- * the hub has closed the old stream, or downgraded it to anonymous, by then.
+ * The cookie is httpOnly, so `expires_in` is all the client knows of it. A timer can run late (a machine
+ * that slept, a throttled background tab), so {@link CookieRefreshTimer.check} compares the wall clock
+ * with the deadline whenever the connector has reason to (a native reconnect, `online`, the page shown
+ * again). A renewal that runs after the cookie expired is reported as `expired`: the hub has closed the
+ * old stream, or downgraded it to anonymous, by then.
  */
 export class CookieRefreshTimer {
-    /** The pending refresh. */
+    /** The pending renewal. */
     private timer: ReturnType<typeof setTimeout> | null = null;
 
+    /** The callback of the pending renewal, or null when none is armed. */
+    private renew: ((expired: boolean) => void) | null = null;
+
+    /** Wall-clock time (ms) by which the pending renewal must run, or null when none is armed. */
+    private dueAt: number | null = null;
+
+    /** The last successful auth: when it was requested and the cookie's lifetime, or null. */
+    private cookie: { requestedAt: number; expiresIn: number | null } | null = null;
+
     /**
-     * Schedule `refresh` for a cookie that lives `expiresIn` seconds from now; `null` schedules nothing
-     * (the server gave no usable lifetime). Replaces any earlier schedule.
+     * Record a successful auth requested at `requestedAt` (wall clock, ms): the cookie it set lives
+     * `expiresIn` seconds (`null`: unknown). Leaves a pending renewal as it is.
      */
-    arm(expiresIn: number | null, refresh: (late: boolean) => void): void {
-        this.cancel();
-        if (expiresIn === null) return;
-        const authorizedAt = Date.now();
-        this.timer = setTimeout(
-            () => {
-                this.timer = null;
-                refresh(Date.now() - authorizedAt >= expiresIn * 1000);
-            },
-            // [spec] laravel-mercure §8: 80 % of expires_in, at least 5 s.
-            Math.max(expiresIn * 800, MIN_REFRESH_DELAY_MS),
-        );
+    authorized(requestedAt: number, expiresIn: number | null): void {
+        this.cookie = { requestedAt, expiresIn };
     }
 
     /**
-     * Drop the pending refresh.
+     * A stream was opened with the cookie of the last auth: call `renew` before the hub may end it.
+     * Replaces any earlier schedule.
+     */
+    arm(hub: HubTimeouts, renew: (expired: boolean) => void): void {
+        this.cancel();
+        const cookie = this.cookie;
+        if (cookie === null) return;
+        this.renew = renew;
+        this.dueAt = cookie.requestedAt + renewalDelay(cookie.expiresIn, hub);
+        this.timer = setClampedTimeout(() => this.fire(), this.dueAt - Date.now());
+    }
+
+    /**
+     * Run the pending renewal now if the wall clock says it is due or the cookie expired (the timer ran
+     * late or not yet); returns whether it ran.
+     */
+    check(): boolean {
+        if (this.dueAt === null || (Date.now() < this.dueAt && !this.isExpired())) return false;
+        this.fire();
+        return true;
+    }
+
+    /**
+     * Whether the cookie of the last auth has expired by the wall clock.
+     */
+    isExpired(): boolean {
+        const cookie = this.cookie;
+        return cookie !== null && cookie.expiresIn !== null && Date.now() - cookie.requestedAt >= cookie.expiresIn * 1_000;
+    }
+
+    /**
+     * Drop the pending renewal; what is known of the cookie stays.
      */
     cancel(): void {
         if (this.timer !== null) clearTimeout(this.timer);
         this.timer = null;
+        this.renew = null;
+        this.dueAt = null;
+    }
+
+    /**
+     * Drop the pending renewal and forget the cookie (no channel left, or `disconnect()`).
+     */
+    reset(): void {
+        this.cancel();
+        this.cookie = null;
+    }
+
+    /** Run the pending renewal once. */
+    private fire(): void {
+        const renew = this.renew;
+        this.cancel();
+        renew?.(this.isExpired());
     }
 }

@@ -1,51 +1,56 @@
 import { Connector, type ConnectionStatus, type PresenceChannel } from "laravel-echo";
 import { requestAuthorization, type AuthResult } from "../auth/auth-client";
-import type { AuthResponse } from "../auth/auth-response";
+import { interpretBatch } from "../auth/batch-outcome";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
-import { MercureChannel } from "../channel/mercure-channel";
-import { MercurePrivateChannel } from "../channel/mercure-private-channel";
-import { DeliveryLedger } from "../dispatch/delivery-ledger";
-import { parseEnvelope } from "../dispatch/envelope";
-import { MercureError, unsupported } from "../errors";
+import { CHANNEL_PREFIXES } from "../channel/channel-kind";
+import { ChannelRegistry } from "../channel/channel-registry";
+import type { MercureChannel } from "../channel/mercure-channel";
+import type { MercurePrivateChannel } from "../channel/mercure-private-channel";
+import { Dispatcher } from "../dispatch/dispatcher";
+import * as failures from "../error-messages";
+import type { MercureError } from "../errors";
 import { ReconnectTimer } from "../status/reconnect-timer";
 import { StatusStore } from "../status/status-store";
+import { WakeSignals } from "../status/wake-signals";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import { StreamSwitch } from "../transport/stream-switch";
-import { resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
-import {
-    cloneHeaderOptions,
-    DEFAULT_AUTH_TIMEOUT,
-    MAX_CHANNELS,
-    type MercureConnectorOptions,
-} from "./options";
-
-/** The prefixes of the four channel kinds, as `leave(name)` removes them. */
-const CHANNEL_PREFIXES = ["", "private-", "private-encrypted-", "presence-"] as const;
+import { resolvePlatform, type Platform } from "../transport/platform";
+import { CallbackQueue } from "./callback-queue";
+import { RefreshScheduler } from "./refresh-scheduler";
+import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
 
 /**
  * Laravel Echo connector for Laravel's `mercure` broadcaster: every channel over one Mercure `EventSource`.
  *
  * Usable as `new Echo({ broadcaster: MercureConnector, host })`. The connector orchestrates; the auth
- * request lives in `auth/`, topics and URLs in `topic/`, the stream in `transport/`, routing in
- * `dispatch/`, status and backoff in `status/`.
+ * request and the cookie renewal live in `auth/`, channel kinds and classes in `channel/`, topics and
+ * URLs in `topic/`, the stream in `transport/`, routing in `dispatch/`, status, backoff and wake-up
+ * signals in `status/`.
+ *
+ * State changes first, user callbacks after: every entry point (a public method, a stream event, a
+ * timer, an auth answer) runs its state change inside {@link MercureConnector.settle}, which then runs
+ * the `error()`, `subscribed()` and `onConnectionChange()` callbacks the change produced.
  */
 export class MercureConnector extends Connector<"null", MercureChannel, MercurePrivateChannel, PresenceChannel> {
     /** Joined channels by full name, in join order (the order of the auth batch). */
-    private readonly registry = new Map<string, MercureChannel>();
+    private readonly registry = new ChannelRegistry();
 
-    /** The connection status; its `set()` is the only writer. */
-    private readonly status = new StatusStore();
+    /** User callbacks waiting for the connector's state to settle. */
+    private readonly callbacks = new CallbackQueue();
 
-    /** Which channels each recent event id reached, so overlapping streams deliver once. */
-    private readonly ledger = new DeliveryLedger();
+    /** The connection status; its `set()` is the only writer, its listeners run from {@link callbacks}. */
+    private readonly status = new StatusStore((notify) => this.callbacks.defer(notify));
 
-    /** This connection's id for `toOthers()`; stable for the connector's life. */
-    private readonly ownSocketId = createSocketId();
+    /** The socket id, the cursor and the once-per-channel ledger of the main stream's messages. */
+    private readonly dispatcher = new Dispatcher();
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
     private generation = 0;
+
+    /** Set by `disconnect()`: nothing reconnects until `connect()` or a newly joined channel. */
+    private paused = false;
 
     /** Cancels in-flight auth requests on `disconnect()`. */
     private abortController = new AbortController();
@@ -53,335 +58,231 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Resolved platform, or null until the first subscription. */
     private platform: Platform | null = null;
 
-    /** `queued` between a change and the microtask that starts the refresh. */
-    private refreshState: "idle" | "queued" | "running" = "idle";
+    /** Coalesces joins and leaves into one refresh (auth, then stream) at a time, plus one trailing run. */
+    private readonly refresher = new RefreshScheduler(
+        () => this.refreshOnce(this.generation),
+        (error) => this.recoverFromFailure(error),
+    );
 
-    /** A change arrived during a running refresh: run exactly one more. */
-    private trailing = false;
-
-    /** The next refresh must open a new stream even when the topics did not change (cookie renewed, stream lost). */
+    /** The next refresh must open a new stream even when the topics did not change (renewal, stream lost). */
     private reopenRequested = false;
 
     /** The channels the last successful auth granted (the cookie covers them), or null. */
     private granted: ReadonlySet<string> | null = null;
 
-    /** The current stream, its make-before-break replacement and the replaced stream still draining. */
+    /** The current stream, its make-before-break replacement and the replaced streams still draining. */
     private readonly streams = new StreamSwitch();
 
-    /** The last event id seen, sent as `last_event_id` on every reopen. */
-    private cursor: string | null = null;
-
-    /** Whether any stream opened since construction or the last `disconnect()`. */
+    /** Whether any stream opened since construction, the last `disconnect()` or the last channel left. */
     private everConnected = false;
 
     /** The one pending reconnect, with its backoff. */
     private readonly reconnect = new ReconnectTimer();
 
-    /** The proactive cookie renewal. */
+    /** The renewal of the cookie and of the stream, before the hub may end it. */
     private readonly cookieRefresh = new CookieRefreshTimer();
 
-    /** Retries at once when the browser comes back online. */
-    private readonly onOnline = () => this.reconnect.retryNow();
+    /** `online`, page shown again: retry a pending reconnect and check the renewal against the wall clock. */
+    private readonly wake = new WakeSignals((signal) =>
+        this.settle(() => {
+            if (signal === "online") this.reconnect.retryNow();
+            this.cookieRefresh.check();
+        }),
+    );
 
-    /**
-     * Create the connector; opens nothing until the first channel is joined.
-     */
+    /** Create the connector; opens nothing until the first channel is joined. */
     constructor(options: MercureConnectorOptions) {
         super(options as never);
     }
 
-    /**
-     * Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated.
-     */
+    /** Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated. */
     protected override setOptions(options: MercureConnectorOptions): void {
         super.setOptions(cloneHeaderOptions(options) as never);
     }
 
-    /**
-     * Resume after `disconnect()`; construction opens nothing (the first joined channel does).
-     */
+    /** Resume after `disconnect()`; construction opens nothing (the first joined channel does). */
     connect(): void {
         // Echo's base constructor calls connect() before this class's fields exist.
-        if ((this.registry as Map<string, MercureChannel> | undefined) === undefined) return;
-        if (this.registry.size > 0) this.scheduleRefresh(true);
+        if ((this.registry as ChannelRegistry | undefined) === undefined) return;
+        this.paused = false;
+        if (this.registry.names().length > 0) this.scheduleRefresh(true);
     }
 
-    /**
-     * All joined channels by full name; Echo's `leaveAllChannels()` iterates this.
-     */
+    /** All joined channels by full name; Echo's `leaveAllChannels()` iterates this. */
     get channels(): Record<string, MercureChannel> {
-        const snapshot: Record<string, MercureChannel> = Object.create(null);
-        for (const [name, channel] of this.registry) snapshot[name] = channel;
-        return snapshot;
+        return this.registry.snapshot();
     }
 
-    /**
-     * Listen for an event on a public channel.
-     */
+    /** Listen for an event on a public channel. */
     listen(name: string, event: string, callback: CallableFunction): MercureChannel {
         return this.channel(name).listen(event, callback);
     }
 
-    /**
-     * Get a public channel by name, joining it if needed.
-     */
+    /** Get a channel by its full name, joining it if needed; `private-…` names give a private channel. */
     channel(name: string): MercureChannel {
         return this.join(name);
     }
 
-    /**
-     * Get a private channel by name (without the `private-` prefix), joining it if needed.
-     */
+    /** Get a private channel by name (without the `private-` prefix), joining it if needed. */
     privateChannel(name: string): MercurePrivateChannel {
         return this.join("private-" + name) as MercurePrivateChannel;
     }
 
-    /**
-     * Encrypted private channels are not available in this version; throws a `MercureError` (`unsupported`).
-     */
+    /** Encrypted private channels are not available in this version; throws a `MercureError` (`unsupported`). */
     encryptedPrivateChannel(name: string): never {
-        throw unsupported("An encrypted private channel", "private-encrypted-" + name);
+        return this.join("private-encrypted-" + name) as never;
     }
 
-    /**
-     * Presence channels are not available in this version; throws a `MercureError` (`unsupported`).
-     */
+    /** Presence channels are not available in this version; throws a `MercureError` (`unsupported`). */
     presenceChannel(name: string): never {
-        throw unsupported("A presence channel", "presence-" + name);
+        return this.join("presence-" + name) as never;
     }
 
-    /**
-     * Leave a channel and its private, encrypted and presence variants.
-     */
+    /** Leave a channel and its private, encrypted and presence variants. */
     leave(name: string): void {
         for (const prefix of CHANNEL_PREFIXES) this.leaveChannel(prefix + name);
     }
 
-    /**
-     * Leave one channel by its full name; leaving the last one closes the stream.
-     */
+    /** Leave one channel by its full name; leaving the last one closes the stream. */
     leaveChannel(name: string): void {
-        const channel = this.registry.get(name);
-        if (channel === undefined) return;
-        this.registry.delete(name);
-        channel.markUnsubscribed();
-        this.scheduleRefresh();
+        if (this.registry.remove(name) !== undefined) this.scheduleRefresh();
     }
 
-    /**
-     * This connection's socket id, sent by Echo's interceptors as `X-Socket-Id` for `toOthers()`.
-     */
+    /** This connection's socket id, sent by Echo's interceptors as `X-Socket-Id` for `toOthers()`. */
     socketId(): string {
-        return this.ownSocketId;
+        return this.dispatcher.socketId;
     }
 
-    /**
-     * The current connection status.
-     */
+    /** The current connection status. */
     connectionStatus(): ConnectionStatus {
         return this.status.get();
     }
 
-    /**
-     * Call `callback` on every status change; returns the function that stops it.
-     */
+    /** Call `callback` on every status change; returns the function that stops it. */
     onConnectionChange(callback: (status: ConnectionStatus) => void): () => void {
         return this.status.subscribe(callback);
     }
 
     /**
      * Close every stream, cancel in-flight requests and timers; joined channels stay registered, and
-     * `connect()` or a new join reconnects them.
+     * `connect()` or a newly joined channel reconnects them. Leaving channels meanwhile reconnects nothing.
      */
     disconnect(): void {
-        this.generation++;
-        this.abortController.abort();
-        this.abortController = new AbortController();
-        this.streams.closeAll();
-        this.reconnect.reset();
-        this.cookieRefresh.cancel();
-        removeOnlineListener(this.onOnline);
-        this.platform = null;
-        this.refreshState = "idle";
-        this.trailing = false;
-        this.reopenRequested = false;
-        this.granted = null;
-        this.cursor = null;
-        this.ledger.clear();
-        this.everConnected = false;
-        this.status.set("disconnected");
+        this.settle(() => {
+            this.generation++;
+            this.paused = true;
+            this.abortController.abort();
+            this.abortController = new AbortController();
+            this.wake.stop();
+            this.platform = null;
+            this.refresher.reset();
+            this.dispatcher.reset();
+            this.windDown();
+        });
     }
 
-    /** Return the joined channel `name`, creating and joining it when needed. */
+    /** Return the joined channel with this full name, creating it by its kind and joining it when needed. */
     private join(name: string): MercureChannel {
         const existing = this.registry.get(name);
         if (existing !== undefined) return existing;
-        const channel = name.startsWith("private-")
-            ? new MercurePrivateChannel(name, this.options)
-            : new MercureChannel(name, this.options);
-        this.registry.set(name, channel);
+        const channel = this.registry.add(name, this.options);
+        this.paused = false;
         this.scheduleRefresh();
         return channel;
     }
 
-    /**
-     * Ask for a refresh: joins and leaves in the same tick coalesce into one; during a running refresh
-     * this schedules exactly one trailing run.
-     */
-    private scheduleRefresh(reopen = false): void {
-        if (reopen) this.reopenRequested = true;
-        if (this.refreshState === "running") {
-            this.trailing = true;
-            return;
+    /** Run a state change, then the user callbacks it produced (see {@link CallbackQueue}). */
+    private settle<T>(change: () => T): T {
+        try {
+            return change();
+        } finally {
+            this.callbacks.flush();
         }
-        if (this.refreshState === "queued") return;
-        this.refreshState = "queued";
-        const generation = this.generation;
-        // [spec] laravel-mercure §9 item 5: await one microtask before capturing the channel set.
-        queueMicrotask(() => {
-            if (generation !== this.generation) return;
-            this.runRefresh(generation).catch((error: unknown) => this.recoverFromFailure(error, generation));
-        });
     }
 
-    /** Run refreshes until no trailing one is requested. */
-    private async runRefresh(generation: number): Promise<void> {
-        this.refreshState = "running";
-        try {
-            do {
-                this.trailing = false;
-                await this.refreshOnce(generation);
-            } while (this.trailing && generation === this.generation);
-        } finally {
-            if (generation === this.generation) this.refreshState = "idle";
+    /** Report an error on each named joined channel's `error()` callbacks, once the state is settled. */
+    private reportEach(names: Iterable<string>, error: (name: string) => MercureError): void {
+        for (const name of names) {
+            const channel = this.registry.get(name);
+            if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error(name)));
         }
+    }
+
+    /** Ask for a refresh (`reopen`: with a new stream even for the same topics); nothing while paused by `disconnect()`. */
+    private scheduleRefresh(reopen = false): void {
+        if (this.paused) return;
+        if (reopen) this.reopenRequested = true;
+        this.refresher.request();
     }
 
     /**
      * Something threw where nothing should (a broken EventSource polyfill, a fetch wrapper that throws
      * synchronously): report it on every channel and retry with backoff, never as an unhandled rejection.
      */
-    private recoverFromFailure(error: unknown, generation: number): void {
-        if (generation !== this.generation) return;
-        for (const [name, channel] of this.registry) {
-            channel.reportError(
-                new MercureError("stream_error", `Connecting channel "${name}" failed unexpectedly (${describe(error)}); retrying with backoff.`, {
-                    channel: name,
-                    cause: error,
-                }),
-            );
-        }
-        if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
-        this.scheduleRetry();
+    private recoverFromFailure(error: unknown): void {
+        this.settle(() => {
+            this.reportEach(this.registry.names(), (name) => failures.unexpectedFailure(name, error));
+            this.backOff();
+        });
     }
 
     /** Authorize the current channel set, then open (or keep) the stream that carries it. */
     private async refreshOnce(generation: number): Promise<void> {
+        const batch = this.settle(() => this.prepareBatch());
+        if (batch === null || generation !== this.generation) return;
+        const requestedAt = Date.now();
+        const result = await requestAuthorization({
+            endpoint: batch.platform.authEndpoint,
+            headers: this.options.auth.headers,
+            channelNames: batch.names,
+            fetch: batch.platform.fetch,
+            signal: this.abortController.signal,
+            timeout: resolveAuthTimeout(this.options["authTimeout"]),
+        });
+        if (generation !== this.generation) return;
+        this.settle(() => this.applyAuthResult(batch.names, result, batch.platform, requestedAt));
+    }
+
+    /** Resolve the platform and the names to authorize, and report `connecting`; null when there is nothing to do. */
+    private prepareBatch(): { names: string[]; platform: Platform } | null {
         const platform = this.ensurePlatform();
-        if (platform === null) return;
+        if (platform === null) return null;
         this.reconnect.cancel();
         const names = this.enforceChannelLimit();
         if (names.length === 0) {
             this.windDown();
-            return;
+            return null;
         }
-        if (this.streams.latest() === null) {
-            this.status.set(this.everConnected ? "reconnecting" : "connecting");
-        }
-        const result = await requestAuthorization({
-            endpoint: platform.authEndpoint,
-            headers: this.options.auth.headers,
-            channelNames: names,
-            fetch: platform.fetch,
-            signal: this.abortController.signal,
-            timeout: typeof this.options["authTimeout"] === "number" ? this.options["authTimeout"] : DEFAULT_AUTH_TIMEOUT,
-        });
-        if (generation !== this.generation) return;
-        this.applyAuthResult(names, result, platform);
+        if (this.streams.latest() === null) this.status.set(this.everConnected ? "reconnecting" : "connecting");
+        return { names, platform };
     }
 
-    /** Act on a classified auth result. */
-    private applyAuthResult(names: string[], result: AuthResult, platform: Platform): void {
-        switch (result.kind) {
-            case "aborted":
+    /** Act on what the auth answer means for the batch (see {@link interpretBatch}). */
+    private applyAuthResult(names: string[], result: AuthResult, platform: Platform, requestedAt: number): void {
+        const outcome = interpretBatch(names, result, this.granted, (name) => this.registry.has(name));
+        switch (outcome.kind) {
+            case "granted":
+                for (const name of outcome.denied) this.evict(name, failures.authDenied(name));
+                this.granted = new Set(outcome.granted);
+                this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
+                if (outcome.granted.length === 0) this.windDown();
+                else this.openStream(outcome.granted, outcome.response.topicPrefix, platform);
                 return;
-            case "ok":
-                this.applyGrant(names, result.response, platform);
+            case "newcomers_rejected":
+                for (const name of outcome.newcomers) this.evict(name, failures.authRejectedNewcomer(name, outcome.status, outcome.newcomers));
+                this.refresher.request(); // A trailing run authorizes the others again.
                 return;
             case "rejected":
-                this.applyRejection(names, result.status, platform);
+                this.reportEach(names, (name) => failures.authRejected(name, outcome.status, platform.authEndpoint));
+                this.backOff();
                 return;
-            case "error": {
-                const reason = result.status === null ? describe(result.cause) : `HTTP ${result.status}`;
-                const error = (channel: string) =>
-                    new MercureError(
-                        "auth_failed",
-                        `The broadcasting auth request to "${platform.authEndpoint}" failed (${reason}); retrying with backoff.`,
-                        { channel, status: result.status ?? undefined, cause: result.cause },
-                    );
-                for (const name of names) this.registry.get(name)?.reportError(error(name));
-                if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
-                this.scheduleRetry();
+            case "failed":
+                this.reportEach(names, (name) => failures.authFailed(name, platform.authEndpoint, outcome.status, outcome.cause));
+                this.backOff();
                 return;
-            }
+            case "aborted":
+                return;
         }
-    }
-
-    /** A 200: evict denied channels, remember the grant, arm the cookie refresh, open the stream. */
-    private applyGrant(names: string[], response: AuthResponse, platform: Platform): void {
-        const denied = names.filter((name) => response.channels.get(name)?.denied === true);
-        for (const name of denied) {
-            // [spec] laravel-mercure §2.4: per-channel denial, the others keep working.
-            this.evict(
-                name,
-                new MercureError(
-                    "auth_denied",
-                    `The broadcasting auth request denied access to channel "${name}": check its authorization callback in routes/channels.php.`,
-                    { channel: name },
-                ),
-            );
-        }
-        const granted = names.filter((name) => !denied.includes(name) && this.registry.has(name));
-        this.granted = new Set(granted);
-        this.armCookieRefresh(response.expiresIn);
-        if (granted.length === 0) {
-            this.windDown();
-            return;
-        }
-        this.openStream(granted, response.topicPrefix, platform);
-    }
-
-    /** A 4xx: evict the newcomers and re-authorize the rest, or back off when the existing set is refused. */
-    private applyRejection(names: string[], status: number, platform: Platform): void {
-        const previous = this.granted ?? new Set<string>();
-        const newcomers = names.filter((name) => !previous.has(name));
-        if (newcomers.length > 0) {
-            // [spec] laravel-mercure §2.8: older servers deny all-or-nothing; evict the newly joined only.
-            const list = newcomers.join(", ");
-            for (const name of newcomers) {
-                this.evict(
-                    name,
-                    new MercureError(
-                        "auth_rejected",
-                        `The broadcasting auth request was denied (HTTP ${status}) after joining [${list}]; channel "${name}" was left.`,
-                        { channel: name, status },
-                    ),
-                );
-            }
-            this.trailing = true;
-            return;
-        }
-        for (const name of names) {
-            this.registry.get(name)?.reportError(
-                new MercureError(
-                    "auth_rejected",
-                    `The broadcasting auth request to "${platform.authEndpoint}" was rejected (HTTP ${status}) for channel "${name}"; retrying with backoff (is the user still logged in?).`,
-                    { channel: name, status },
-                ),
-            );
-        }
-        if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
-        this.scheduleRetry();
     }
 
     /**
@@ -393,89 +294,90 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const reopen = this.reopenRequested;
         this.reopenRequested = false;
         const live = this.streams.latest();
-        if (!reopen && live !== null && sameList(live.topics, topics)) return;
+        if (!reopen && live !== null && sameList(live.topics, topics)) {
+            // [spec] laravel-mercure §9 item 19: a channel left and joined again fires subscribed() again.
+            if (live === this.streams.current && live.isOpen()) this.announceSubscribed(live);
+            return;
+        }
         // [spec] laravel-mercure §4.1: match per channel, last_event_id when reopening.
-        const url = buildSubscribeUrl(platform.hub, { topics, lastEventId: this.cursor });
+        const url = buildSubscribeUrl(platform.hub, { topics, lastEventId: this.dispatcher.cursor });
         this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers));
+        // [spec] mercure-hub §1.5: replace this stream before the hub may end it.
+        const generation = this.generation;
+        this.cookieRefresh.arm(resolveHubTimeouts(this.options["hubTimeouts"]), (expired) =>
+            this.settle(() => {
+                if (generation === this.generation) this.renew(expired);
+            }),
+        );
     }
 
     /** Callbacks every stream reports to; the stream itself drops them once retired. */
     private readonly streamHandlers: HubStreamHandlers = {
-        open: (stream) => {
-            // A replacement that opens becomes current; the stream it replaces drains, then retires.
-            if (!this.streams.opened(stream)) return;
-            this.everConnected = true;
-            this.status.set("connected");
-            for (const name of stream.channels) this.registry.get(name)?.markSubscribed();
-            this.reconnect.connected(() => stream === this.streams.current && stream.isOpen());
-        },
+        open: (stream) => this.settle(() => this.handleOpen(stream)),
         message: (stream, event) => this.dispatch(stream, event),
-        error: (stream, event, closed) => this.handleStreamError(stream, event, closed),
+        error: (stream, event, closed) => this.settle(() => this.handleStreamError(stream, event, closed)),
     };
 
-    /** Route one main-stream message to its channels (laravel-mercure §4.4). */
-    private dispatch(stream: HubStream, event: MessageEvent): void {
-        // [spec] §4.4 step 1: every message moves the cursor, even one that is then dropped.
-        const id = event.lastEventId !== "" ? event.lastEventId : null;
-        if (id !== null) this.cursor = id;
-        this.route(stream, id, event.data);
-        if (id !== null) this.streams.delivered(stream, id);
+    /** A stream opened, for the first time or after a native reconnect. */
+    private handleOpen(stream: HubStream): void {
+        // A replacement that opens becomes current; the streams it replaces drain, then retire.
+        if (!this.streams.opened(stream)) return;
+        // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
+        // anonymous at best; renew instead of reporting `connected`.
+        if (this.cookieRefresh.isExpired()) {
+            this.renew(true);
+            return;
+        }
+        this.everConnected = true;
+        this.status.set("connected");
+        this.announceSubscribed(stream);
+        this.reconnect.connected(() => stream === this.streams.current && stream.isOpen());
+        this.cookieRefresh.check(); // The renewal timer may be late (a throttled tab).
     }
 
-    /** Deliver one message's envelope to the channels `stream` carries. */
-    private route(stream: HubStream, id: string | null, data: unknown): void {
-        const envelope = parseEnvelope(data);
-        if (envelope === null) return;
-        // [spec] §4.4 step 3: encrypted updates are never read as plaintext. No channel of this version
-        // can hold a key, so they are dropped (fail closed).
-        if (envelope.kind === "encrypted") return;
-        // [spec] §4.4 step 4: toOthers().
-        if (envelope.socket !== null && envelope.socket === this.ownSocketId) return;
-        for (const name of envelope.channels) {
-            // [spec] §4.4 step 6: plaintext never reaches an encrypted channel.
-            if (name.startsWith("private-encrypted-") || !stream.channels.has(name)) continue;
-            const channel = this.registry.get(name);
-            if (channel === undefined) continue;
-            if (id !== null && !this.ledger.claim(id, name)) continue;
-            channel.deliver(envelope.event, envelope.payload);
+    /** Mark the channels `stream` carries subscribed once the state is settled, while it still carries them. */
+    private announceSubscribed(stream: HubStream): void {
+        const generation = this.generation;
+        this.callbacks.defer(() => {
+            for (const name of stream.channels) {
+                // An earlier subscribed() callback may have disconnected or replaced the stream.
+                if (generation !== this.generation || stream !== this.streams.current || !stream.isOpen()) return;
+                this.registry.get(name)?.markSubscribed();
+            }
+        });
+    }
+
+    /** Deliver one main-stream message to its channels (laravel-mercure §4.4). */
+    private dispatch(stream: HubStream, event: MessageEvent): void {
+        const { id, route } = this.dispatcher.receive(event, (name) => stream.channels.has(name) && this.registry.has(name));
+        if (id !== null) this.streams.delivered(stream, id);
+        // No channel of this version holds a key: an encrypted update has no channel to reach.
+        if (route === null || route.kind === "encrypted") return;
+        const generation = this.generation;
+        for (const name of route.channels) {
+            if (generation !== this.generation) return; // A listener disconnected.
+            this.registry.get(name)?.deliver(route.event, route.payload);
         }
     }
 
     /** A stream error: report it; a stream that gave up is replaced with backoff. */
     private handleStreamError(stream: HubStream, event: Event, closed: boolean): void {
-        if (this.streams.isDraining(stream)) {
-            this.streams.endDrain(); // It was being replaced anyway.
-            return;
+        const failure = this.streams.failed(stream, closed);
+        if (failure === "ignored") return;
+        if (failure !== "replacement_refused") {
+            this.registry.markUnsubscribed(stream.channels);
+            this.status.set("reconnecting");
         }
-        if (stream === this.streams.candidate) {
-            if (!closed) return; // It retries by itself; the current stream still serves.
-            this.streams.retireCandidate();
-            this.reportToChannels(stream.channels, "The replacement hub stream was refused; retrying with backoff.", event);
-            this.scheduleRetry();
-            return;
-        }
-        if (stream !== this.streams.current) return;
-        for (const name of stream.channels) this.registry.get(name)?.markUnsubscribed();
-        this.status.set("reconnecting");
-        this.reportToChannels(
-            stream.channels,
-            closed
-                ? "The hub refused or closed the event stream; re-authorizing and reconnecting with backoff." + tokenSizeHint(stream.channels)
-                : "The hub event stream was interrupted; the EventSource is reconnecting by itself.",
-            event,
-        );
-        if (!closed) return;
-        // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie)
-        // needs a new auth and a new stream.
-        this.streams.retireCurrent();
-        if (this.streams.candidate === null) this.scheduleRetry();
+        this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
+        // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
+        // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
+        if (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null)) this.scheduleRetry();
     }
 
-    /** Report a stream error to the given channels. */
-    private reportToChannels(names: Iterable<string>, message: string, cause: Event): void {
-        for (const name of names) {
-            this.registry.get(name)?.reportError(new MercureError("stream_error", `${message} (channel "${name}")`, { channel: name, cause }));
-        }
+    /** An auth or a stream failed: report `reconnecting` unless a stream still serves, and retry with backoff. */
+    private backOff(): void {
+        if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
+        this.scheduleRetry();
     }
 
     /** Schedule one full refresh after a jittered exponential backoff (one at a time). */
@@ -486,41 +388,30 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         });
     }
 
-    /** Renew the cookie before it expires, then reopen make-before-break; a late timer rebuilds instead. */
-    private armCookieRefresh(expiresIn: number | null): void {
-        const generation = this.generation;
-        this.cookieRefresh.arm(expiresIn, (late) => {
-            if (generation !== this.generation) return;
-            const stale = this.streams.current;
-            if (late && stale !== null) {
-                // The hub has closed or downgraded the old stream by now: do not rely on it.
-                for (const name of stale.channels) this.registry.get(name)?.markUnsubscribed();
-                this.streams.closeAll();
-            }
-            this.scheduleRefresh(true);
-        });
+    /**
+     * Renew the cookie and replace the stream make-before-break. When the cookie `expired` before this
+     * ran, the current stream is no longer relied on: its channels count as unsubscribed until the
+     * replacement opens.
+     */
+    private renew(expired: boolean): void {
+        this.cookieRefresh.cancel();
+        const stale = this.streams.current;
+        if (expired && stale !== null) {
+            this.registry.markUnsubscribed(stale.channels);
+            this.status.set("reconnecting");
+        }
+        this.scheduleRefresh(true);
     }
 
     /** Resolve host, EventSource and fetch at first use; on failure report and set `failed`. */
     private ensurePlatform(): Platform | null {
         if (this.platform !== null) return this.platform;
         try {
-            this.platform = resolvePlatform({
-                host: this.options.host,
-                authEndpoint: this.options.authEndpoint,
-                eventSource: this.options["eventSource"] as EventSourceConstructor | undefined,
-                fetch: this.options["fetch"] as FetchLike | undefined,
-            });
-            addOnlineListener(this.onOnline);
+            this.platform = resolvePlatform(this.options);
+            this.wake.start();
             return this.platform;
         } catch (error) {
-            const failure =
-                error instanceof MercureError
-                    ? error
-                    : new MercureError("invalid_option", "The connector options could not be resolved.", { cause: error });
-            for (const [name, channel] of this.registry) {
-                channel.reportError(new MercureError(failure.code, failure.message, { channel: name, cause: failure }));
-            }
+            this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, error));
             this.status.set("failed");
             return null;
         }
@@ -528,78 +419,31 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Evict the channels past the 100th with an explicit error; returns the names to authorize. */
     private enforceChannelLimit(): string[] {
-        const names = [...this.registry.keys()];
-        for (const name of names.slice(MAX_CHANNELS)) {
-            this.evict(
-                name,
-                new MercureError(
-                    "channel_limit",
-                    `Mercure broadcasting authorizes at most ${MAX_CHANNELS} channels per connection; channel "${name}" was not joined. Leave channels you no longer need.`,
-                    { channel: name },
-                ),
-            );
-        }
+        const names = this.registry.names();
+        for (const name of names.slice(MAX_CHANNELS)) this.evict(name, failures.channelLimit(name, MAX_CHANNELS));
         return names.slice(0, MAX_CHANNELS);
     }
 
     /** Remove a channel from the registry and tell its `error()` callbacks why. */
     private evict(name: string, error: MercureError): void {
-        const channel = this.registry.get(name);
-        if (channel === undefined) return;
-        this.registry.delete(name);
-        channel.markUnsubscribed();
-        channel.reportError(error);
+        const channel = this.registry.remove(name);
+        if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error));
     }
 
-    /** No channel left: close everything and report `disconnected`. */
+    /** Nothing to carry (no channel left, or `disconnect()`): close everything and report `disconnected`. */
     private windDown(): void {
         this.streams.closeAll();
-        this.cookieRefresh.cancel();
+        this.cookieRefresh.reset();
         this.reconnect.reset();
         this.granted = null;
         this.reopenRequested = false;
+        this.everConnected = false;
+        this.registry.markUnsubscribed();
         this.status.set("disconnected");
     }
-}
-
-/**
- * A hint for a refusal the connector cannot see the reason of (EventSource hides the status): the
- * reference hub rejects tokens with more than 100 topic grants, and Laravel grants each private channel
- * two (its topic and its whisper topic), each presence channel three.
- */
-function tokenSizeHint(channels: Iterable<string>): string {
-    let grants = 0;
-    for (const name of channels) grants += name.startsWith("presence-") ? 3 : name.startsWith("private-") ? 2 : 0;
-    return grants > 100
-        ? ` With ${grants} topic grants in the cookie, a hub that caps tokens at 100 (the reference hub does) refuses it: join fewer private or presence channels.`
-        : "";
 }
 
 /** Whether two lists hold the same strings in the same order. */
 function sameList(a: readonly string[], b: readonly string[]): boolean {
     return a.length === b.length && a.every((value, index) => value === b[index]);
-}
-
-/** A random id for `toOthers()`: a UUID where available. */
-function createSocketId(): string {
-    const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-    if (typeof crypto?.randomUUID === "function") return crypto.randomUUID();
-    return Math.random().toString(36).slice(2) + "." + Date.now().toString(36);
-}
-
-/** Listen for the browser's `online` event, where there is one. */
-function addOnlineListener(listener: () => void): void {
-    const target = globalThis as { addEventListener?: (type: string, listener: () => void) => void };
-    if (typeof target.addEventListener === "function" && typeof window !== "undefined") target.addEventListener("online", listener);
-}
-
-/** Undo {@link addOnlineListener}. */
-function removeOnlineListener(listener: () => void): void {
-    const target = globalThis as { removeEventListener?: (type: string, listener: () => void) => void };
-    if (typeof target.removeEventListener === "function") target.removeEventListener("online", listener);
-}
-
-/** A short description of a thrown value. */
-function describe(cause: unknown): string {
-    return cause instanceof Error ? cause.message : "network error";
 }

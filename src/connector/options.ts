@@ -1,3 +1,4 @@
+import { DEFAULT_HUB_TIMEOUTS, type HubTimeouts } from "../auth/cookie-refresh";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 
 /**
@@ -24,12 +25,39 @@ export interface MercureConnectorOptions {
     namespace?: string | false;
     /** Deadline of one auth request in milliseconds. Default 15000. */
     authTimeout?: number;
+    /**
+     * The hub's timings in milliseconds, which decide when the connector replaces its stream: the
+     * reference hub ends a stream at a random 80–100 % of min(token lifetime, `write`) minus `dispatch`,
+     * and the connector renews before the earliest of those moments. Defaults: the reference hub's
+     * `dispatch_timeout` 5000 and `write_timeout` 600000. Set them when your hub is configured otherwise.
+     */
+    hubTimeouts?: { dispatch?: number; write?: number };
     /** Other Echo options (for example `withoutInterceptors`) pass through untouched. */
     [option: string]: unknown;
 }
 
 /** Default deadline of one auth request. */
 export const DEFAULT_AUTH_TIMEOUT = 15_000;
+
+/**
+ * The `authTimeout` option, or the default when it is not a positive number.
+ */
+export function resolveAuthTimeout(option: unknown): number {
+    return typeof option === "number" && option > 0 ? option : DEFAULT_AUTH_TIMEOUT;
+}
+
+/**
+ * The `hubTimeouts` option with defaults for what is missing: `dispatch` must be a finite number ≥ 0,
+ * `write` a number > 0 (`Infinity` for a hub without a write timeout).
+ */
+export function resolveHubTimeouts(option: unknown): HubTimeouts {
+    const given = typeof option === "object" && option !== null ? (option as Record<string, unknown>) : {};
+    const { dispatch, write } = given;
+    return {
+        dispatch: typeof dispatch === "number" && Number.isFinite(dispatch) && dispatch >= 0 ? dispatch : DEFAULT_HUB_TIMEOUTS.dispatch,
+        write: typeof write === "number" && write > 0 ? write : DEFAULT_HUB_TIMEOUTS.write,
+    };
+}
 
 /** The most channels one connection may carry (the server rejects larger batches). */
 export const MAX_CHANNELS = 100;

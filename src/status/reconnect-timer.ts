@@ -1,3 +1,4 @@
+import { setClampedTimeout } from "../timers";
 import { backoff, RECONNECT_BACKOFF, type BackoffRange } from "./backoff";
 
 /** A stream must stay open this long before the reconnect backoff starts again from its minimum. */
@@ -35,7 +36,7 @@ export class ReconnectTimer {
      */
     schedule(retry: () => void): void {
         if (this.pending !== null) return;
-        const timer = setTimeout(() => {
+        const timer = setClampedTimeout(() => {
             this.pending = null;
             retry();
         }, backoff(this.attempt++, this.range));
@@ -66,7 +67,7 @@ export class ReconnectTimer {
      */
     connected(stillUp: () => boolean): void {
         if (this.stableTimer !== null) clearTimeout(this.stableTimer);
-        this.stableTimer = setTimeout(() => {
+        this.stableTimer = setClampedTimeout(() => {
             this.stableTimer = null;
             if (stillUp()) this.attempt = 0;
         }, STABLE_CONNECTION_MS);

@@ -2,6 +2,9 @@ import type { ConnectionStatus } from "laravel-echo";
 
 /**
  * Holds the connection status; {@link StatusStore.set} is the only writer and notifies listeners on change.
+ *
+ * Listeners are notified through `schedule`, so that an owner in the middle of a state change can run
+ * them once its state is settled (the connector defers them to its callback queue).
  */
 export class StatusStore {
     /** The current status. */
@@ -11,6 +14,11 @@ export class StatusStore {
     private readonly listeners = new Set<(status: ConnectionStatus) => void>();
 
     /**
+     * Create a store whose listener notifications run through `schedule` (at once by default).
+     */
+    constructor(private readonly schedule: (notify: () => void) => void = (notify) => notify()) {}
+
+    /**
      * Read the current status.
      */
     get(): ConnectionStatus {
@@ -18,18 +26,21 @@ export class StatusStore {
     }
 
     /**
-     * Change the status; does nothing when it is unchanged. A throwing listener does not stop the others.
+     * Change the status and schedule the listeners' notification; does nothing when it is unchanged. A
+     * throwing listener does not stop the others.
      */
     set(status: ConnectionStatus): void {
         if (status === this.current) return;
         this.current = status;
-        for (const listener of [...this.listeners]) {
-            try {
-                listener(status);
-            } catch (error) {
-                console.error("laravel-echo-mercure: an onConnectionChange() callback threw.", error);
+        this.schedule(() => {
+            for (const listener of [...this.listeners]) {
+                try {
+                    listener(status);
+                } catch (error) {
+                    console.error("laravel-echo-mercure: an onConnectionChange() callback threw.", error);
+                }
             }
-        }
+        });
     }
 
     /**

@@ -134,10 +134,10 @@ export interface Platform {
  * missing or invalid one.
  */
 export function resolvePlatform(options: {
-    host: string | null | undefined;
+    host?: string | null;
     authEndpoint: string;
-    eventSource: EventSourceConstructor | undefined;
-    fetch: FetchLike | undefined;
+    eventSource?: EventSourceConstructor;
+    fetch?: FetchLike;
 }): Platform {
     const hub = resolveHubUrl(options.host);
     return {

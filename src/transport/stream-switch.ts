@@ -1,3 +1,4 @@
+import { setClampedTimeout } from "../timers";
 import type { HubStream } from "./hub-stream";
 
 /** How long a replaced stream keeps delivering, at most, while it catches up with its replacement. */
@@ -6,10 +7,20 @@ export const DRAIN_MS = 1_500;
 /** How many event ids a drain remembers per stream while looking for the catch-up point. */
 const DRAIN_ID_LIMIT = 4_096;
 
-/** A replaced stream that still delivers, and the ids each side delivered since the switch. */
+/**
+ * How many replaced streams may drain at once. Each holds a connection: with the current stream and a
+ * candidate, three drains hold five of the six a browser allows per host over HTTP/1.1, leaving one for
+ * the auth request. More replacements than this within {@link DRAIN_MS} means the channel set churns
+ * faster than the hub answers; the oldest drain, which has had the longest chance, ends first.
+ */
+const MAX_DRAINS = 3;
+
+/** A replaced stream that still delivers, and the ids it and the newer streams delivered since it was replaced. */
 interface Drain {
     stream: HubStream;
+    /** Ids the replaced stream delivered. */
     oldIds: Set<string>;
+    /** Ids any newer stream (its replacement chain) delivered. */
     newIds: Set<string>;
     timer: ReturnType<typeof setTimeout>;
 }
@@ -19,10 +30,12 @@ interface Drain {
  *
  * - `current`: the stream relied on.
  * - `candidate`: its replacement, opening next to it; it becomes `current` when it opens.
- * - the draining stream: the one just replaced. The hub may have written updates to it just before
- *   the replacement registered, and a hub without history never replays them, so it keeps delivering
- *   until it caught up (both streams delivered one same event id: TCP keeps each stream in order, so
- *   it has read everything written to it before) or {@link DRAIN_MS} passed.
+ * - the draining streams: the ones replaced recently. The hub may have written updates to one just
+ *   before its replacement registered, and a hub without history never replays them, so each keeps
+ *   delivering until it caught up with its replacement chain (it and a newer stream delivered one same
+ *   event id: TCP keeps each stream in order, so it has read everything written to it before, and the
+ *   newer stream gets everything after) or {@link DRAIN_MS} passed since it was replaced. Several reopens
+ *   close together leave several streams draining, each on its own clock.
  *
  * Every stream leaving the switch is retired, which silences its callbacks.
  */
@@ -33,8 +46,8 @@ export class StreamSwitch {
     /** The replacement opening next to {@link StreamSwitch.current}, or null. */
     candidate: HubStream | null = null;
 
-    /** The replaced stream still delivering, or null. */
-    private drain: Drain | null = null;
+    /** The replaced streams still delivering, oldest first (at most {@link MAX_DRAINS}). */
+    private readonly drains: Drain[] = [];
 
     /**
      * The stream the next reopen is compared with: the candidate if there is one, else the current one.
@@ -67,31 +80,63 @@ export class StreamSwitch {
     }
 
     /**
-     * Note that `stream` delivered event `id`; ends the drain once both streams have delivered it.
+     * Note that `stream` delivered event `id`; ends every drain that caught up with a newer stream through it.
      */
     delivered(stream: HubStream, id: string): void {
-        const drain = this.drain;
-        if (drain === null) return;
-        const [mine, theirs] = stream === drain.stream ? [drain.oldIds, drain.newIds] : [drain.newIds, drain.oldIds];
-        if (theirs.has(id)) this.endDrain();
-        else if (mine.size < DRAIN_ID_LIMIT) mine.add(id);
+        for (const drain of [...this.drains]) {
+            if (drain.stream === stream) {
+                if (drain.newIds.has(id)) this.endDrain(stream);
+                else if (drain.oldIds.size < DRAIN_ID_LIMIT) drain.oldIds.add(id);
+            } else if (stream.id > drain.stream.id) {
+                // A stream created after the drained one: its replacement or a later one.
+                if (drain.oldIds.has(id)) this.endDrain(drain.stream);
+                else if (drain.newIds.size < DRAIN_ID_LIMIT) drain.newIds.add(id);
+            }
+        }
     }
 
     /**
-     * Whether `stream` is the draining one.
+     * Whether `stream` is draining.
      */
     isDraining(stream: HubStream): boolean {
-        return this.drain?.stream === stream;
+        return this.drains.some((drain) => drain.stream === stream);
     }
 
     /**
-     * Retire the draining stream now.
+     * Retire a draining stream now; every draining stream when none is given.
      */
-    endDrain(): void {
-        if (this.drain === null) return;
-        clearTimeout(this.drain.timer);
-        this.drain.stream.retire();
-        this.drain = null;
+    endDrain(stream?: HubStream): void {
+        for (const drain of [...this.drains]) {
+            if (stream !== undefined && drain.stream !== stream) continue;
+            clearTimeout(drain.timer);
+            drain.stream.retire();
+            this.drains.splice(this.drains.indexOf(drain), 1);
+        }
+    }
+
+    /**
+     * A stream reported an error (`closed`: it will not reconnect by itself). Retires what can no longer
+     * serve and says what the error means for the connection:
+     * - `ignored`: a draining stream (retired: it was replaced anyway), a candidate retrying by itself, a
+     *   stream no longer held;
+     * - `replacement_refused`: the candidate gave up (retired); the current stream still serves;
+     * - `interrupted`: the current stream is reconnecting by itself;
+     * - `closed`: the current stream gave up (retired); a pending candidate may still take over.
+     */
+    failed(stream: HubStream, closed: boolean): "ignored" | "replacement_refused" | "interrupted" | "closed" {
+        if (this.isDraining(stream)) {
+            this.endDrain(stream);
+            return "ignored";
+        }
+        if (stream === this.candidate) {
+            if (!closed) return "ignored";
+            this.retireCandidate();
+            return "replacement_refused";
+        }
+        if (stream !== this.current) return "ignored";
+        if (!closed) return "interrupted";
+        this.retireCurrent();
+        return "closed";
     }
 
     /**
@@ -121,9 +166,10 @@ export class StreamSwitch {
 
     /** Let `stream` keep delivering until it caught up, or for {@link DRAIN_MS}. */
     private startDrain(stream: HubStream | null): void {
-        this.endDrain(); // A drain older than this one has had its chance.
         if (stream === null) return;
-        const timer = setTimeout(() => this.endDrain(), DRAIN_MS);
-        this.drain = { stream, oldIds: new Set(), newIds: new Set(), timer };
+        const timer = setClampedTimeout(() => this.endDrain(stream), DRAIN_MS);
+        this.drains.push({ stream, oldIds: new Set(), newIds: new Set(), timer });
+        const oldest = this.drains[0];
+        if (this.drains.length > MAX_DRAINS && oldest !== undefined) this.endDrain(oldest.stream);
     }
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { requestAuthorization } from "../../../src/auth/auth-client";
 import { parseAuthResponse } from "../../../src/auth/auth-response";
+import { interpretBatch } from "../../../src/auth/batch-outcome";
 import type { FetchLike } from "../../../src/transport/platform";
 
 describe("parseAuthResponse", () => {
@@ -74,5 +75,53 @@ describe("requestAuthorization", () => {
         const result = await pending;
         expect(result.kind).toBe("error");
         expect(result.kind === "error" && String(result.cause)).toContain("timed out after 1000 ms");
+    });
+    it("times out a fetch that ignores its signal", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        const pending = requestAuthorization(base(() => new Promise(() => undefined)));
+        await vi.advanceTimersByTimeAsync(1_000);
+        const result = await pending;
+        expect(result.kind).toBe("error");
+        expect(result.kind === "error" && String(result.cause)).toContain("timed out after 1000 ms");
+    });
+
+    it("reports aborted at once when disconnect() aborts a fetch that ignores its signal", async () => {
+        const controller = new AbortController();
+        const pending = requestAuthorization(base(() => new Promise(() => undefined), controller.signal));
+        controller.abort();
+        expect(await pending).toEqual({ kind: "aborted" });
+    });
+
+    it("times out a response whose body never ends", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        const pending = requestAuthorization(base(async () => ({ status: 200, text: () => new Promise<string>(() => undefined) })));
+        await vi.advanceTimersByTimeAsync(1_000);
+        expect((await pending).kind).toBe("error");
+    });
+});
+
+describe("interpretBatch", () => {
+    const response = parseAuthResponse({ channel_names: [{ name: "a" }, { name: "private-b", denied: true }, { name: "c" }] });
+    const joined = (name: string) => name !== "c";
+
+    it("splits a grant into denied channels and the still-joined granted ones", () => {
+        expect(interpretBatch(["a", "private-b", "c"], { kind: "ok", response }, null, joined)).toEqual({
+            kind: "granted",
+            response,
+            denied: ["private-b"],
+            granted: ["a"],
+        });
+    });
+
+    it("blames a 4xx on the newly joined channels, or on the whole set when nothing is new", () => {
+        const rejected = { kind: "rejected", status: 403 } as const;
+        expect(interpretBatch(["a", "b"], rejected, new Set(["a"]), joined)).toEqual({ kind: "newcomers_rejected", status: 403, newcomers: ["b"] });
+        expect(interpretBatch(["a", "b"], rejected, null, joined)).toEqual({ kind: "newcomers_rejected", status: 403, newcomers: ["a", "b"] });
+        expect(interpretBatch(["a"], rejected, new Set(["a", "b"]), joined)).toEqual({ kind: "rejected", status: 403 });
+    });
+
+    it("passes transient failures and aborts through", () => {
+        expect(interpretBatch(["a"], { kind: "error", status: 503, cause: null }, null, joined)).toEqual({ kind: "failed", status: 503, cause: null });
+        expect(interpretBatch(["a"], { kind: "aborted" }, null, joined)).toEqual({ kind: "aborted" });
     });
 });

@@ -1,7 +1,9 @@
 import { Connector } from "laravel-echo";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { DEFAULT_HUB_TIMEOUTS, renewalDelay } from "../../../src/auth/cookie-refresh";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
-import { grant, PREFIX } from "../../fakes/fake-auth-server";
+import type { FetchLike } from "../../../src/transport/platform";
+import { FakeAuthServer, grant, PREFIX } from "../../fakes/fake-auth-server";
 import { createHarness, topic, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 beforeEach(() => useScopedFakeTimers());
@@ -170,7 +172,7 @@ describe("a 4xx answer (older all-or-nothing servers, 401, 419)", () => {
         await h.flush();
         h.stream().emitOpen();
         h.auth.handler = () => ({ status: 401 });
-        await vi.advanceTimersByTimeAsync(240_000); // the cookie refresh
+        await vi.advanceTimersByTimeAsync(renewalDelay(300, DEFAULT_HUB_TIMEOUTS)); // the cookie renewal
         expect(h.auth.requests).toHaveLength(2);
         expect(h.errors.map((entry) => [entry.channel, entry.error.code, entry.error.status])).toEqual([
             ["private-a", "auth_rejected", 401],
@@ -219,6 +221,26 @@ describe("a transient auth failure (5xx, network)", () => {
         expect(h.errors[0]!.error.code).toBe("auth_failed");
         expect(h.errors[0]!.error.message).toContain("Failed to fetch");
         expect(Object.keys(h.connector.channels)).toEqual(["news"]);
+    });
+});
+
+describe("an auth request whose fetch ignores its signal", () => {
+    it("times out into auth_failed and a retry, and later joins do not wait behind it", async () => {
+        const auth = new FakeAuthServer();
+        let calls = 0;
+        const hanging: FetchLike = (url, init) => (++calls === 1 ? new Promise(() => undefined) : auth.fetch(url, init));
+        const h = createHarness({ fetch: hanging, authTimeout: 1_000 });
+        const errors: string[] = [];
+        h.connector.channel("a").error((error: { code: string; message: string }) => errors.push(`${error.code}: ${error.message}`));
+        await h.flush();
+        h.connector.channel("b");
+        await h.flush();
+        expect(calls).toBe(1);
+        await vi.advanceTimersByTimeAsync(1_000);
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toMatch(/^auth_failed: .*timed out after 1000 ms/);
+        expect(auth.lastNames()).toEqual(["a", "b"]);
+        expect(h.EventSource.live().map((stream) => stream.matches())).toEqual([[topic("a"), topic("b")]]);
     });
 });
 

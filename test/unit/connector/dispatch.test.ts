@@ -67,15 +67,10 @@ describe("dispatching a broadcast", () => {
         expect(createHarness().connector.socketId()).not.toBe(id);
     });
 
-    it("never delivers plaintext to an encrypted channel, nor encrypted data as plaintext", async () => {
-        const h = createHarness();
+    it("never reads an encrypted update as plaintext", async () => {
+        const { channel, stream } = await connected();
         const got: string[] = [];
-        h.connector.channel("private-encrypted-x").listen(".e", () => got.push("encrypted"));
-        h.connector.channel("news").listen(".e", () => got.push("news"));
-        await h.flush();
-        const stream = h.stream();
-        stream.emitOpen();
-        stream.emitMessage(envelope(["private-encrypted-x"], "e"), "1");
+        channel.listen(".e", () => got.push("news"));
         stream.emitMessage({ channels: ["news", "private-encrypted-x"], data: "eyJ.x.y.z.w", event: "e" }, "2");
         expect(got).toEqual([]);
     });

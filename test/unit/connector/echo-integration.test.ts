@@ -63,6 +63,33 @@ describe("stock laravel-echo 2.5.0 with MercureConnector", () => {
     });
 });
 
+describe("channel names", () => {
+    it("are routed by their full prefix whichever method created them", async () => {
+        const EventSource = createFakeEventSource();
+        const auth = new FakeAuthServer();
+        const echo = new MercureEcho({ host: HUB, eventSource: EventSource, fetch: auth.fetch });
+        const code = (run: () => unknown) => {
+            try {
+                run();
+            } catch (error) {
+                return error instanceof MercureError ? `${error.code} ${error.channel}` : "other";
+            }
+            return "joined";
+        };
+        expect(code(() => echo.private("encrypted-x"))).toBe("unsupported private-encrypted-x");
+        expect(code(() => echo.channel("private-encrypted-y"))).toBe("unsupported private-encrypted-y");
+        expect(code(() => echo.connector.encryptedPrivateChannel("z"))).toBe("unsupported private-encrypted-z");
+        expect(code(() => echo.channel("presence-room"))).toBe("unsupported presence-room");
+        expect(code(() => echo.join("lobby"))).toBe("unsupported presence-lobby");
+        expect(echo.channel("private-orders.1")).toBeInstanceOf(MercurePrivateChannel);
+        expect(echo.channel("private-orders.1")).toBe(echo.private("orders.1"));
+        expect(echo.channel("news")).not.toBeInstanceOf(MercurePrivateChannel);
+        await vi.advanceTimersByTimeAsync(0);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "news"]]);
+        expect(Object.keys(echo.connector.channels)).toEqual(["private-orders.1", "news"]);
+    });
+});
+
 describe("MercureEcho", () => {
     it("defaults the broadcaster to MercureConnector, accepts 'mercure', and types the channels", async () => {
         const EventSource = createFakeEventSource();

@@ -37,6 +37,26 @@ describe("a voluntary reopen (make before break)", () => {
         expect(h.connector.connectionStatus()).toBe("connected");
     });
 
+    it("keeps delivering updates in flight on the first stream when two reopens come close together", async () => {
+        const { h, log, listen, first } = await openWithNews();
+        listen("b");
+        await h.flush();
+        const second = h.EventSource.last();
+        second.emitOpen();
+        listen("c");
+        await h.flush();
+        const third = h.EventSource.last();
+        third.emitOpen();
+        expect(first.closed).toBe(false);
+        // Written to the first stream before the second registered, read after the third opened: not lost.
+        first.emitMessage(envelope(["news"], "tick", { n: 1 }), "urn:1");
+        third.emitMessage(envelope(["news"], "tick", { n: 2 }), "urn:2");
+        second.emitMessage(envelope(["news"], "tick", { n: 2 }), "urn:2");
+        first.emitMessage(envelope(["news"], "tick", { n: 2 }), "urn:2");
+        expect(log).toEqual(["news:1", "news:2"]);
+        expect([first.closed, second.closed, third.closed]).toEqual([true, true, false]);
+    });
+
     it("retires the replaced stream after 1.5 s when the two never share an event", async () => {
         const { h, listen, first } = await openWithNews();
         h.connector.leaveChannel("news");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DeliveryLedger } from "../../../src/dispatch/delivery-ledger";
 import { parseEnvelope } from "../../../src/dispatch/envelope";
+import { routeMessage } from "../../../src/dispatch/router";
 
 describe("parseEnvelope", () => {
     it("reads plaintext envelopes as the server encodes them", () => {
@@ -41,5 +42,31 @@ describe("DeliveryLedger", () => {
         expect(ledger.claim("3", "a")).toBe(false);
         ledger.clear();
         expect(ledger.claim("3", "a")).toBe(true);
+    });
+});
+
+describe("routeMessage", () => {
+    const every = () => true;
+    const plain = (channels: string[], socket?: string) => JSON.stringify({ channels, event: "e", payload: { n: 1 }, ...(socket ? { socket } : {}) });
+
+    it("routes plaintext to the carried public, private and presence channels, never to an encrypted one", () => {
+        expect(routeMessage(plain(["news", "private-a", "presence-b", "private-encrypted-c", "gone"]), "me", (name) => name !== "gone")).toEqual({
+            kind: "plain",
+            channels: ["news", "private-a", "presence-b"],
+            event: "e",
+            payload: { n: 1 },
+        });
+        expect(routeMessage(plain(["private-encrypted-c"]), "me", every)).toBeNull();
+    });
+
+    it("routes an encrypted update only to encrypted channels, never as plaintext", () => {
+        const data = JSON.stringify({ channels: ["news", "private-encrypted-c", "private-encrypted-gone"], data: "h..i.c.t", event: "e" });
+        expect(routeMessage(data, "me", (name) => name !== "private-encrypted-gone")).toEqual({ kind: "encrypted", channels: ["private-encrypted-c"], data: "h..i.c.t" });
+        expect(routeMessage(JSON.stringify({ channels: ["news"], data: "h..i.c.t" }), "me", every)).toBeNull();
+    });
+
+    it("drops this connection's own broadcasts (toOthers) and lists a channel once", () => {
+        expect(routeMessage(plain(["news"], "me"), "me", every)).toBeNull();
+        expect(routeMessage(plain(["news", "news"], "other"), "me", every)).toMatchObject({ channels: ["news"] });
     });
 });

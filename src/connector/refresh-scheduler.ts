@@ -1,0 +1,68 @@
+/**
+ * Runs the connector's refresh (the batch auth, then the stream) so that joins and leaves made in the
+ * same tick coalesce into one run, and a change during a running refresh causes exactly one trailing run.
+ *
+ * States: `idle`; `queued` between a request and the microtask that starts the run; `running` until no
+ * trailing run is requested. {@link RefreshScheduler.reset} drops queued and running work: a run already
+ * awaiting its auth answer finds itself stale through the connector's own generation check.
+ */
+export class RefreshScheduler {
+    /** Where the scheduler is; see the class docblock. */
+    private state: "idle" | "queued" | "running" = "idle";
+
+    /** A request arrived during a running refresh: run exactly one more. */
+    private trailing = false;
+
+    /** Bumped by {@link RefreshScheduler.reset}; a loop started before stops. */
+    private generation = 0;
+
+    /**
+     * Create a scheduler for `run`; `fail` receives what a run throws (never an unhandled rejection).
+     */
+    constructor(
+        private readonly run: () => Promise<void>,
+        private readonly fail: (error: unknown) => void,
+    ) {}
+
+    /**
+     * Ask for a refresh: queued for the next microtask, or one trailing run when a refresh is running.
+     */
+    request(): void {
+        if (this.state === "running") {
+            this.trailing = true;
+            return;
+        }
+        if (this.state === "queued") return;
+        this.state = "queued";
+        const generation = this.generation;
+        // [spec] laravel-mercure §9 item 5: await one microtask before capturing the channel set.
+        queueMicrotask(() => {
+            if (generation !== this.generation) return;
+            this.loop(generation).catch((error: unknown) => {
+                if (generation === this.generation) this.fail(error);
+            });
+        });
+    }
+
+    /**
+     * Forget queued and running refreshes (after `disconnect()`).
+     */
+    reset(): void {
+        this.generation++;
+        this.state = "idle";
+        this.trailing = false;
+    }
+
+    /** [spec] laravel-mercure §9 item 6: refreshes are serialised, with at most one trailing run. */
+    private async loop(generation: number): Promise<void> {
+        this.state = "running";
+        try {
+            do {
+                this.trailing = false;
+                await this.run();
+            } while (this.trailing && generation === this.generation);
+        } finally {
+            if (generation === this.generation) this.state = "idle";
+        }
+    }
+}

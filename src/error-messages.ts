@@ -1,0 +1,103 @@
+import { channelKind } from "./channel/channel-kind";
+import { MercureError } from "./errors";
+
+/*
+ * The errors the connector reports on channels' `error()` callbacks, one factory each: one sentence that
+ * names the channel, endpoint or status involved and says what happens next or what to do.
+ */
+
+/** The server denied one channel of the batch (laravel-mercure §2.4). */
+export function authDenied(name: string): MercureError {
+    return new MercureError(
+        "auth_denied",
+        `The broadcasting auth request denied access to channel "${name}": check its authorization callback in routes/channels.php.`,
+        { channel: name },
+    );
+}
+
+/** An all-or-nothing server rejected a batch with newly joined channels; `name` was one of them (§2.8). */
+export function authRejectedNewcomer(name: string, status: number, newcomers: readonly string[]): MercureError {
+    return new MercureError(
+        "auth_rejected",
+        `The broadcasting auth request was denied (HTTP ${status}) after joining [${newcomers.join(", ")}]; channel "${name}" was left.`,
+        { channel: name, status },
+    );
+}
+
+/** The server rejected the batch of channels it had granted before (a logout, an expired session). */
+export function authRejected(name: string, status: number, endpoint: string): MercureError {
+    return new MercureError(
+        "auth_rejected",
+        `The broadcasting auth request to "${endpoint}" was rejected (HTTP ${status}) for channel "${name}"; retrying with backoff (is the user still logged in?).`,
+        { channel: name, status },
+    );
+}
+
+/** The auth request failed transiently: 5xx, network error or timeout. */
+export function authFailed(name: string, endpoint: string, status: number | null, cause: unknown): MercureError {
+    const reason = status === null ? describe(cause) : `HTTP ${status}`;
+    return new MercureError("auth_failed", `The broadcasting auth request to "${endpoint}" failed (${reason}); retrying with backoff.`, {
+        channel: name,
+        status: status ?? undefined,
+        cause,
+    });
+}
+
+/** The channel would exceed what one connection may carry. */
+export function channelLimit(name: string, max: number): MercureError {
+    return new MercureError(
+        "channel_limit",
+        `Mercure broadcasting authorizes at most ${max} channels per connection; channel "${name}" was not joined. Leave channels you no longer need.`,
+        { channel: name },
+    );
+}
+
+/** Why a hub stream failed, as {@link streamError} words it. */
+export type StreamFailure = "closed" | "interrupted" | "replacement_refused";
+
+/** The hub stream carrying `channels` failed; `cause` is the EventSource's error event. */
+export function streamError(name: string, failure: StreamFailure, channels: Iterable<string>, cause: Event): MercureError {
+    const message =
+        failure === "closed"
+            ? "The hub refused or closed the event stream; re-authorizing and reconnecting with backoff." + tokenSizeHint(channels)
+            : failure === "interrupted"
+              ? "The hub event stream was interrupted; the EventSource is reconnecting by itself."
+              : "The replacement hub stream was refused; retrying with backoff.";
+    return new MercureError("stream_error", `${message} (channel "${name}")`, { channel: name, cause });
+}
+
+/** Something threw where nothing should (a broken EventSource polyfill, a fetch wrapper that throws). */
+export function unexpectedFailure(name: string, cause: unknown): MercureError {
+    return new MercureError("stream_error", `Connecting channel "${name}" failed unexpectedly (${describe(cause)}); retrying with backoff.`, {
+        channel: name,
+        cause,
+    });
+}
+
+/** The host, EventSource or fetch could not be resolved; the same error, addressed to channel `name`. */
+export function platformFailure(name: string, cause: unknown): MercureError {
+    const failure =
+        cause instanceof MercureError ? cause : new MercureError("invalid_option", "The connector options could not be resolved.", { cause });
+    return new MercureError(failure.code, failure.message, { channel: name, cause: failure });
+}
+
+/**
+ * A hint for a refusal the connector cannot see the reason of (EventSource hides the status): the
+ * reference hub rejects tokens with more than 100 topic grants, and Laravel grants each private channel
+ * two (its topic and its whisper topic), each presence channel three.
+ */
+function tokenSizeHint(channels: Iterable<string>): string {
+    let grants = 0;
+    for (const name of channels) {
+        const kind = channelKind(name);
+        grants += kind === "presence" ? 3 : kind === "public" ? 0 : 2;
+    }
+    return grants > 100
+        ? ` With ${grants} topic grants in the cookie, a hub that caps tokens at 100 (the reference hub does) refuses it: join fewer private or presence channels.`
+        : "";
+}
+
+/** A short description of a thrown value. */
+function describe(cause: unknown): string {
+    return cause instanceof Error ? cause.message : "network error";
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { CallbackQueue } from "../../../src/connector/callback-queue";
+import { RefreshScheduler } from "../../../src/connector/refresh-scheduler";
+
+describe("CallbackQueue", () => {
+    it("runs nothing until flushed, then everything in order, including what callbacks queue meanwhile", () => {
+        const queue = new CallbackQueue();
+        const ran: string[] = [];
+        queue.defer(() => {
+            ran.push("a");
+            queue.defer(() => ran.push("c"));
+            queue.flush(); // nested: the running flush carries on
+            ran.push("a done");
+        });
+        queue.defer(() => ran.push("b"));
+        expect(ran).toEqual([]);
+        queue.flush();
+        expect(ran).toEqual(["a", "a done", "b", "c"]);
+        queue.flush();
+        expect(ran).toHaveLength(4);
+    });
+});
+
+describe("RefreshScheduler", () => {
+    it("coalesces requests of one tick, and runs one trailing run for requests during a run", async () => {
+        const runs: number[] = [];
+        let release: () => void = () => undefined;
+        const scheduler = new RefreshScheduler(
+            () => {
+                runs.push(runs.length);
+                return runs.length === 1 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve();
+            },
+            () => undefined,
+        );
+        scheduler.request();
+        scheduler.request();
+        await Promise.resolve();
+        expect(runs).toEqual([0]);
+        scheduler.request();
+        scheduler.request();
+        release();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(runs).toEqual([0, 1]);
+    });
+
+    it("hands a throwing run to its failure handler, and drops queued work on reset()", async () => {
+        const failures: unknown[] = [];
+        let runs = 0;
+        const scheduler = new RefreshScheduler(
+            async () => {
+                runs++;
+                throw new Error("boom");
+            },
+            (error) => failures.push(error),
+        );
+        scheduler.request();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(failures.map(String)).toEqual(["Error: boom"]);
+        scheduler.request();
+        scheduler.reset();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(runs).toBe(1);
+    });
+});
