@@ -48,6 +48,7 @@ export class MercureHub {
         this.counters = {
             subscribeConnections: [] as SubscribeConnectionRecord[],
             publishes: 0,
+            expiredStreams: 0,
             get openConnections() {
                 return subscribers.size;
             },
@@ -63,7 +64,7 @@ export class MercureHub {
         };
     }
 
-    /** Test counters: every subscribe request, accepted publications, currently open streams. */
+    /** Test counters: every subscribe request, accepted publications, streams ended by their lifetime, open streams. */
     get stats(): HubStats {
         return this.counters;
     }
@@ -127,6 +128,7 @@ export class MercureHub {
     resetStats(): void {
         this.counters.subscribeConnections.length = 0;
         this.counters.publishes = 0;
+        this.counters.expiredStreams = 0;
     }
 
     /** End all streams and their timers; history is kept, so the same instance can still replay later. */

@@ -1,4 +1,5 @@
 import { MercureError } from "../../errors";
+import { DEFAULT_DISPATCH_TIMEOUT_MS, DEFAULT_WRITE_TIMEOUT_MS } from "./lifetime";
 
 /** Options of a {@link MercureHub}. */
 export interface MercureHubOptions {
@@ -30,6 +31,21 @@ export interface MercureHubOptions {
     historySize?: number;
     /** Keep-alive comment interval in ms. Default 15000. */
     heartbeatMs?: number;
+    /**
+     * The reference hub's `dispatch_timeout` in ms: a stream ends this long before its write deadline (when
+     * that is still in the future). Default 5000; 0 ends streams at the deadline itself.
+     */
+    dispatchTimeout?: number;
+    /**
+     * The reference hub's `write_timeout` in ms: every stream, with or without a token, ends within 80–100 %
+     * of it. Default 600000 (10 minutes); 0 removes the cap (streams with a token still end by its `exp`).
+     */
+    writeTimeout?: number;
+    /**
+     * Places each stream deadline within 80–100 % of its duration: 0 gives 80 %, 1 gives 100 %. Default
+     * `Math.random`, as the reference hub; tests pass a constant to make stream ends deterministic.
+     */
+    lifetimeFraction?: () => number;
 }
 
 /** {@link MercureHubOptions} with every default applied. */
@@ -60,6 +76,12 @@ export interface ResolvedHubOptions {
     historySize: number;
     /** Keep-alive comment interval in ms. */
     heartbeatMs: number;
+    /** See {@link MercureHubOptions.dispatchTimeout}. */
+    dispatchTimeout: number;
+    /** See {@link MercureHubOptions.writeTimeout}. */
+    writeTimeout: number;
+    /** See {@link MercureHubOptions.lifetimeFraction}. */
+    lifetimeFraction: () => number;
 }
 
 /** The default hub path, as discovery expects it. */
@@ -82,6 +104,17 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
     if (!Number.isFinite(heartbeatMs) || heartbeatMs <= 0) {
         throw invalid("The hub option heartbeatMs must be a positive number of milliseconds.");
     }
+    const dispatchTimeout = options.dispatchTimeout ?? DEFAULT_DISPATCH_TIMEOUT_MS;
+    const writeTimeout = options.writeTimeout ?? DEFAULT_WRITE_TIMEOUT_MS;
+    for (const [name, value] of [["dispatchTimeout", dispatchTimeout], ["writeTimeout", writeTimeout]] as const) {
+        if (!Number.isFinite(value) || value < 0) {
+            throw invalid(`The hub option ${name} must be a non-negative number of milliseconds (0 disables it).`);
+        }
+    }
+    const lifetimeFraction = options.lifetimeFraction ?? Math.random;
+    if (typeof lifetimeFraction !== "function") {
+        throw invalid("The hub option lifetimeFraction must be a function returning a number in [0, 1].");
+    }
     const corsOrigins = options.corsOrigins ?? [];
     if (corsOrigins.includes("*") || corsOrigins.includes("null")) {
         throw invalid('The hub option corsOrigins must list explicit origins; "*" and "null" cannot carry credentials.');
@@ -100,6 +133,9 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
         history: options.history ?? true,
         historySize,
         heartbeatMs,
+        dispatchTimeout,
+        writeTimeout,
+        lifetimeFraction,
     };
 }
 

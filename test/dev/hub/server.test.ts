@@ -167,14 +167,15 @@ describe("test hooks", () => {
         await publish(hub, [["topic", T]]);
         hub.hub.publish({ topics: [T] });
         expect(stats.subscribeConnections).toEqual([
-            { query: "match=a+b&last_event_id=q", lastEventId: "h", at: expect.any(Number), status: 200 },
-            { query: "match=x", lastEventId: null, at: expect.any(Number), status: 401 },
+            { query: "match=a+b&last_event_id=q", lastEventId: "h", at: expect.any(Number), status: 200, closesAt: expect.any(Number) },
+            { query: "match=x", lastEventId: null, at: expect.any(Number), status: 401, closesAt: null },
         ]);
         expect(stats.publishes).toBe(2);
         expect(stats.openConnections).toBe(1);
         hub.hub.resetStats();
         expect(hub.hub.stats.subscribeConnections).toEqual([]);
         expect(hub.hub.stats.publishes).toBe(0);
+        expect(hub.hub.stats.expiredStreams).toBe(0);
         expect(hub.hub.stats.openConnections).toBe(1);
     });
 });
