@@ -65,7 +65,7 @@ export interface TokenRequirements {
     readonly resource: string;
     /** Trusted issuers, or `null` for any string. */
     readonly issuers: readonly string[] | null;
-    /** Hub URL that relative grant patterns resolve against. */
+    /** The base relative grant patterns resolve against. */
     readonly base: string;
 }
 
@@ -100,7 +100,7 @@ export function validateToken(token: string, requirements: TokenRequirements, no
 export function authenticate(
     req: IncomingMessage,
     context: RequestContext,
-    options: Pick<ResolvedHubOptions, "cookieName" | "publisherJwtKey" | "subscriberJwtKey" | "issuers">,
+    options: Pick<ResolvedHubOptions, "cookieName" | "publisherJwtKey" | "subscriberJwtKey" | "issuers" | "patternBase">,
     role: "publisher" | "subscriber",
     optional = false,
 ): AuthenticationResult {
@@ -113,7 +113,7 @@ export function authenticate(
         key: role === "publisher" ? options.publisherJwtKey : options.subscriberJwtKey,
         resource: context.resource,
         issuers: options.issuers,
-        base: context.hubUrl,
+        base: options.patternBase,
     });
     // [spec] §1.5: an invalid token is never downgraded to anonymous.
     if (token === null) return { ok: false, status: 401, error: "invalid_token" };

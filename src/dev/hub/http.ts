@@ -10,7 +10,7 @@ export interface RequestContext {
     readonly query: string;
     /** The hub's own origin as the client reached it, e.g. `http://127.0.0.1:8080`. */
     readonly origin: string;
-    /** Absolute hub URL; relative topics and patterns resolve against it. */
+    /** Absolute hub URL as the client reached it (for links; patterns resolve against the options' base). */
     readonly hubUrl: string;
     /** Resource identifier tokens must carry in `aud`. */
     readonly resource: string;

@@ -100,7 +100,6 @@ export class MercureHub {
         if (retry !== undefined && (!Number.isSafeInteger(retry) || retry < 0)) {
             throw new MercureError("invalid_option", "The update's retry must be a non-negative integer of milliseconds.");
         }
-        const base = this.options.resource ?? `http://localhost${this.options.path}`;
         const result = validateUpdate(
             {
                 topics: Array.isArray(update.topics) ? update.topics : [],
@@ -110,7 +109,6 @@ export class MercureHub {
                 ...(update.type !== undefined ? { type: update.type } : {}),
                 ...(retry !== undefined ? { retry: String(retry) } : {}),
             },
-            base,
             this.options.path,
         );
         if (!result.ok) throw new MercureError("invalid_option", `The hub refused the update: ${result.message}`);

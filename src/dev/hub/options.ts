@@ -11,7 +11,12 @@ export interface MercureHubOptions {
     subscriberJwtKey?: string;
     /** Trusted issuers; when set, a token whose `iss` is not listed is invalid_token. Default: any `iss` string accepted (iss still required). */
     issuers?: string[];
-    /** Resource identifier that `aud` must contain. Default: derived per request as `http://<Host header><path>` (what the 1.0 Go hub does). */
+    /**
+     * Resource identifier that `aud` must contain, an absolute URL. Default: derived per request as
+     * `http://<Host header><path>` (what the 1.0 Go hub does). When it ends with the hub path it is also the
+     * base that relative URL patterns and topics resolve against; otherwise they resolve against
+     * `http://mercure.invalid`, never against the request's host.
+     */
     resource?: string;
     /** Hub path; default "/.well-known/mercure". */
     path?: string;
@@ -58,6 +63,8 @@ export interface ResolvedHubOptions {
     issuers: readonly string[] | null;
     /** Fixed resource identifier, or `null` to derive it from each request. */
     resource: string | null;
+    /** The base relative URL patterns and topics resolve against (never the request's host). */
+    patternBase: string;
     /** Hub path without a trailing slash. */
     path: string;
     /** Whether token-less subscribers are accepted. */
@@ -87,6 +94,9 @@ export interface ResolvedHubOptions {
 /** The default hub path, as discovery expects it. */
 export const DEFAULT_HUB_PATH = "/.well-known/mercure";
 
+/** The reference hub's URL-pattern base when no resource identifier names the hub (RFC 6761 `.invalid`). */
+export const FALLBACK_PATTERN_BASE = "http://mercure.invalid";
+
 /** Fill in defaults and check the options; throws `invalid_option` on an unusable value. */
 export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOptions {
     if (typeof options.jwtKey !== "string" || options.jwtKey === "") {
@@ -115,6 +125,10 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
     if (typeof lifetimeFraction !== "function") {
         throw invalid("The hub option lifetimeFraction must be a function returning a number in [0, 1].");
     }
+    const resource = options.resource ?? null;
+    if (resource !== null && !isAbsoluteUrl(resource)) {
+        throw invalid(`The hub option resource "${resource}" must be an absolute URL without a fragment, such as "https://example.com/.well-known/mercure".`);
+    }
     const corsOrigins = options.corsOrigins ?? [];
     if (corsOrigins.includes("*") || corsOrigins.includes("null")) {
         throw invalid('The hub option corsOrigins must list explicit origins; "*" and "null" cannot carry credentials.');
@@ -123,7 +137,10 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
         publisherJwtKey: options.publisherJwtKey ?? options.jwtKey,
         subscriberJwtKey: options.subscriberJwtKey ?? options.jwtKey,
         issuers: options.issuers ?? null,
-        resource: options.resource ?? null,
+        resource,
+        // [spec] mercure-hub §1.2: a resource identifier that is the full hub URL doubles as the base of
+        // relative patterns and topics; otherwise the fixed fallback base, never the request's host.
+        patternBase: resource !== null && resource.endsWith(path) ? resource : FALLBACK_PATTERN_BASE,
         path,
         anonymous: options.anonymous ?? false,
         cookieName: options.cookieName ?? "mercure_access_token",
@@ -137,6 +154,15 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
         writeTimeout,
         lifetimeFraction,
     };
+}
+
+function isAbsoluteUrl(value: string): boolean {
+    try {
+        const url = new URL(value);
+        return url.host !== "" && url.hash === "" && !value.includes("#");
+    } catch {
+        return false;
+    }
 }
 
 function invalid(message: string): MercureError {

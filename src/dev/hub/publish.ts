@@ -42,7 +42,7 @@ export async function handlePublish(
     }
     const fields = parseForm(body);
     if (fields === null) return sendError(res, 400, "The body is not valid UTF-8.");
-    const update = validateUpdate(toUpdateFields(fields), context.hubUrl, options.path);
+    const update = validateUpdate(toUpdateFields(fields), options.path);
     if (!update.ok) return sendError(res, 400, update.message);
 
     // [spec] §3: every topic needs a publish grant, else 403 and nothing is dispatched.

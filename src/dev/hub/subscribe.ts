@@ -87,7 +87,7 @@ export function handleSubscribe(
     const grants = auth.token?.grants ?? null;
     const subscriptions: Subscription[] = [];
     for (const { name, value } of parameters.matchers) {
-        const matcher = compileMatcher(MATCHER_PARAMETERS[name]!, value, context.hubUrl);
+        const matcher = compileMatcher(MATCHER_PARAMETERS[name]!, value, options.patternBase);
         if (matcher === null) {
             fail(400);
             return sendError(res, 400, `Invalid "${name}" URL pattern.`);

@@ -94,6 +94,12 @@ describe("CORS", () => {
         expect((await preflight(APP, "/.well-known/mercure/subscriptions/exact/a")).headers.get("access-control-allow-origin")).toBe(APP);
     });
 
+    it("refuses a resource identifier that is not an absolute URL", () => {
+        for (const resource of ["/.well-known/mercure", "hub.example", "https://hub.example/.well-known/mercure#x"]) {
+            expect(() => new MercureHub({ jwtKey: KEY, resource })).toThrow(/resource/);
+        }
+    });
+
     it("refuses a wildcard origin list", () => {
         expect(() => new MercureHub({ jwtKey: KEY, corsOrigins: ["*"] })).toThrow(MercureError);
     });

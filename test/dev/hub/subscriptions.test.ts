@@ -127,6 +127,13 @@ describe("subscription API", () => {
         expect((await fetch(`${hub.origin}${SUBS}/regex/a`, { headers: bearer(observerToken(hub)) })).status).toBe(400);
     });
 
+    it("resolves relative grants against http://mercure.invalid: an absolute grant naming the hub's host covers nothing", async () => {
+        const hub = await startHub({ anonymous: true });
+        const absolute = token(hub, [detail(["subscribe"], [{ match: `${hub.url}/subscriptions{/*}?`, match_type: "urlpattern" }])]);
+        expect((await fetch(`${hub.origin}${SUBS}`, { headers: bearer(absolute) })).status).toBe(403);
+        expect((await fetch(`${hub.origin}${SUBS}`, { headers: bearer(observerToken(hub)) })).status).toBe(200);
+    });
+
     it("matches grants against the path as sent, percent-encoded and without the query", async () => {
         const hub = await startHub({ anonymous: true });
         const encoded = `${SUBS}/exact/${rawUrlEncode("https://example.com/a")}`;
