@@ -26,7 +26,11 @@ export interface MercureHubOptions {
     cookieName?: string;
     /** Origins allowed for credentialed CORS (explicit allowlist, never "*" with credentials). Default []. */
     corsOrigins?: string[];
-    /** Origins allowed to publish with cookie authentication (CSRF check on Origin, fallback Referer). Default []. Same-origin requests are always allowed. */
+    /**
+     * Origins allowed to publish with cookie authentication (CSRF check on Origin, fallback Referer; `*` allows
+     * any). Default []. As on the reference hub, the hub's own origin is not exempt: list it to allow whispers
+     * from pages it serves.
+     */
     publishOrigins?: string[];
     /** Active subscriptions (subscription events + API). Default true. */
     subscriptions?: boolean;
