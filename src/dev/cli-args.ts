@@ -15,13 +15,15 @@ export class CliUsageError extends Error {
 export const USAGE = `laravel-echo-mercure: development tools for the Laravel Echo Mercure connector
 
 Usage:
-  laravel-echo-mercure hub --jwt-key <secret> [options]   run a Mercure 1.0 development hub
+  laravel-echo-mercure hub --jwt-key <secret> --issuer <iss> [options]   run a Mercure 1.0 development hub
   laravel-echo-mercure demo [--port <port>]               run the demo (hub + Laravel-compatible server + page)
   laravel-echo-mercure --help                             show this text
 
 hub options:
   --port <port>             port on 127.0.0.1 (default 3000; 0 picks a free one)
   --jwt-key <secret>        HS256 key for publisher and subscriber tokens (required; Laravel's MERCURE_JWT_SECRET)
+  --issuer <iss>            trusted token issuer, bound to the key (required, repeatable; Laravel's
+                            MERCURE_JWT_ISSUER, else APP_URL)
   --resource <aud>          resource identifier tokens must carry in "aud" (default: the hub URL as requested)
   --anonymous               let subscribers without a token receive public updates
   --cors-origin <origin>    allow credentialed cross-origin subscribers from <origin> (repeatable)
@@ -55,6 +57,7 @@ function parseHubFlags(args: readonly string[]): DevHubOptions {
     const valued = new Set([
         "--port",
         "--jwt-key",
+        "--issuer",
         "--resource",
         "--cors-origin",
         "--publish-origin",
@@ -66,9 +69,14 @@ function parseHubFlags(args: readonly string[]): DevHubOptions {
     const flags = readFlags(args, valued, switches);
     const jwtKey = flags.values.get("--jwt-key")?.at(-1);
     if (jwtKey === undefined || jwtKey === "") throw new CliUsageError("Missing --jwt-key <secret>: the key your Laravel app signs tokens with (MERCURE_JWT_SECRET).");
+    const issuers = flags.values.get("--issuer") ?? [];
+    if (issuers.length === 0 || issuers.includes("")) {
+        throw new CliUsageError("Missing --issuer <iss>: the iss claim your Laravel app puts in its tokens (MERCURE_JWT_ISSUER, else APP_URL).");
+    }
     const options: DevHubOptions = {
         port: flags.port ?? 3000,
         jwtKey,
+        issuers,
         anonymous: flags.switches.has("--anonymous"),
         subscriptions: !flags.switches.has("--no-subscriptions"),
         history: !flags.switches.has("--no-history"),

@@ -8,7 +8,7 @@ import { hubLifecycle, listenRestartable, originOf } from "./listener";
 import type { MercureHubOptions } from "./hub/options";
 import { BroadcastingApp } from "./laravel/app";
 import type { BroadcastInput } from "./laravel/broadcaster";
-import type { BroadcastingAppOptions, ChannelCallback } from "./laravel/options";
+import { DEFAULT_ISSUER, type BroadcastingAppOptions, type ChannelCallback } from "./laravel/options";
 
 /**
  * Options of {@link startDevServer}: where to listen, and the hub's and the Laravel app's settings.
@@ -20,7 +20,10 @@ export interface DevServerOptions {
     host?: string;
     /** Key for every JWT (subscriber cookies, publisher tokens). Default: random per start. */
     jwtKey?: string;
-    /** Hub settings (for example `{ history: false }`); the key and cookie name follow the app's. */
+    /**
+     * Hub settings (for example `{ history: false }`); the key and cookie name follow the app's. By default the
+     * hub trusts the app's issuer and lists this server's origin in its publish origins.
+     */
     hub?: Partial<Omit<MercureHubOptions, "jwtKey">>;
     /** Laravel app settings (for example `{ expiresIn: 6, allOrNothing: true }`). */
     app?: Partial<Omit<BroadcastingAppOptions, "jwtKey" | "hubUrl">>;
@@ -106,6 +109,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
             // A real deployment lists the app's origin in publish_origins, or whispers get 400 (the hub's own
             // origin is not exempt); here the app and the hub share this origin.
             publishOrigins: options.hub?.publishOrigins ?? [origin],
+            // The hub trusts the issuer the app signs with, as a real deployment's issuer block must.
+            issuers: options.hub?.issuers ?? [options.app?.issuer ?? DEFAULT_ISSUER],
         });
         const hubUrl = origin + hub.path;
         app = new BroadcastingApp({

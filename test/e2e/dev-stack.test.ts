@@ -39,7 +39,28 @@ function whisper(server: DevServer, jar: CookieJar, channel: string, headers: Re
     return jar.fetch(server.hubUrl, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers }, body: body.toString() });
 }
 
+/** The status of a subscribe request carrying the jar's cookies (the stream is closed at once). */
+async function subscribeStatus(server: DevServer, jar: CookieJar, topic: string): Promise<number> {
+    const controller = new AbortController();
+    const url = `${server.hubUrl}?${new URLSearchParams([["match", topic]]).toString()}`;
+    const response = await jar.fetch(url, { signal: controller.signal });
+    controller.abort();
+    return response.status;
+}
+
 describe("the dev stack configures its hub as a real deployment must", () => {
+    it("makes its hub trust the issuer its app signs with, and nothing else", async () => {
+        const topic = `${PREFIX}channel/private-orders.1`;
+        const byDefault = await stack();
+        expect(await subscribeStatus(byDefault, await authorized(byDefault, 1, ["private-orders.1"]), topic)).toBe(200);
+        const custom = await stack({ app: { issuer: "https://my-app.test" } });
+        expect(await subscribeStatus(custom, await authorized(custom, 1, ["private-orders.1"]), topic)).toBe(200);
+        expect(await custom.broadcast({ channels: ["news"], event: "e" })).toHaveLength(1);
+        const mismatched = await stack({ hub: { issuers: ["https://someone-else.test"] } });
+        expect(await subscribeStatus(mismatched, await authorized(mismatched, 1, ["private-orders.1"]), topic)).toBe(401);
+        await expect(mismatched.broadcast({ channels: ["news"], event: "e" })).rejects.toThrow(/HTTP 401/);
+    });
+
     it("lists its own origin in the hub's publish origins, so whispers from its pages are accepted and others refused", async () => {
         const server = await stack();
         const jar = await authorized(server, 1, ["private-orders.1"]);

@@ -63,8 +63,8 @@ export interface TokenRequirements {
     readonly key: string;
     /** Resource identifier `aud` must contain. */
     readonly resource: string;
-    /** Trusted issuers, or `null` for any string. */
-    readonly issuers: readonly string[] | null;
+    /** Trusted issuers. */
+    readonly issuers: readonly string[];
     /** The base relative grant patterns resolve against. */
     readonly base: string;
 }
@@ -79,7 +79,8 @@ export function validateToken(token: string, requirements: TokenRequirements, no
     if (typeof typ !== "string" || !["at+jwt", "application/at+jwt"].includes(typ.toLowerCase())) return null;
     const iss = claims["iss"];
     if (typeof iss !== "string" || iss === "") return null;
-    if (requirements.issuers !== null && !requirements.issuers.includes(iss)) return null;
+    // [spec] §2.2: `iss` must exactly equal a trusted issuer.
+    if (!requirements.issuers.includes(iss)) return null;
     const aud = claims["aud"];
     const audiences = typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud : [];
     if (!audiences.includes(requirements.resource)) return null;

@@ -9,8 +9,12 @@ export interface MercureHubOptions {
     publisherJwtKey?: string;
     /** Key verifying subscriber tokens (and subscription API calls); default `jwtKey`. */
     subscriberJwtKey?: string;
-    /** Trusted issuers; when set, a token whose `iss` is not listed is invalid_token. Default: any `iss` string accepted (iss still required). */
-    issuers?: string[];
+    /**
+     * Trusted issuers (at least one): a token is valid only when its `iss` is listed, and the keys verify only
+     * tokens of these issuers, as the reference hub binds keys to issuers. Laravel's `iss` is `claims.iss`
+     * (`MERCURE_JWT_ISSUER`), else `app.url`.
+     */
+    issuers: string[];
     /**
      * Resource identifier that `aud` must contain, an absolute URL. Default: derived per request as
      * `http://<Host header><path>` (what the 1.0 Go hub does). When it ends with the hub path it is also the
@@ -63,8 +67,8 @@ export interface ResolvedHubOptions {
     publisherJwtKey: string;
     /** Key verifying subscriber tokens. */
     subscriberJwtKey: string;
-    /** Trusted issuers, or `null` to accept any string `iss`. */
-    issuers: readonly string[] | null;
+    /** Trusted issuers: a token's `iss` must be one of them. */
+    issuers: readonly string[];
     /** Fixed resource identifier, or `null` to derive it from each request. */
     resource: string | null;
     /** The base relative URL patterns and topics resolve against (never the request's host). */
@@ -106,6 +110,14 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
     if (typeof options.jwtKey !== "string" || options.jwtKey === "") {
         throw invalid("The hub option jwtKey must be a non-empty string; pass the key your publisher signs with.");
     }
+    const issuers: unknown = options.issuers;
+    // [spec] mercure-hub §2.2: `iss` must exactly equal a trusted issuer bound to the key; a hub without one
+    // trusts no token (the reference hub refuses such a configuration).
+    if (!Array.isArray(issuers) || issuers.length === 0 || !issuers.every((iss) => typeof iss === "string" && iss !== "")) {
+        throw invalid(
+            "The hub option issuers must list at least one trusted issuer: the iss your Laravel app signs with (MERCURE_JWT_ISSUER, else APP_URL).",
+        );
+    }
     const path = (options.path ?? DEFAULT_HUB_PATH).replace(/\/+$/, "");
     if (!path.startsWith("/") || /[?#\s]/.test(path)) {
         throw invalid(`The hub option path "${options.path}" must be an absolute URL path such as "/.well-known/mercure".`);
@@ -140,7 +152,7 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
     return {
         publisherJwtKey: options.publisherJwtKey ?? options.jwtKey,
         subscriberJwtKey: options.subscriberJwtKey ?? options.jwtKey,
-        issuers: options.issuers ?? null,
+        issuers: [...(issuers as string[])],
         resource,
         // [spec] mercure-hub §1.2: a resource identifier that is the full hub URL doubles as the base of
         // relative patterns and topics; otherwise the fixed fallback base, never the request's host.

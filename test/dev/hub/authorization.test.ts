@@ -138,11 +138,22 @@ describe("token validation", () => {
         expect(stream.status).toBe(200);
     });
 
-    it("requires a trusted iss when issuers are configured", async () => {
-        const hub = await startHub({ issuers: ["https://trusted"] });
+    it("requires a trusted iss, for subscribers and publishers alike", async () => {
+        const hub = await startHub({ issuers: ["https://trusted", "https://other"] });
         expect((await subscribe(hub, [["match", T]], bearer(token(hub, [], { iss: "https://trusted" })))).status).toBe(200);
-        const response = await fetch(subscribeUrl(hub, [["match", T]]), { headers: bearer(token(hub, [], { iss: "https://evil" })) });
-        expect(response.status).toBe(401);
+        expect((await subscribe(hub, [["match", T]], bearer(token(hub, [], { iss: "https://other" })))).status).toBe(200);
+        for (const iss of ["https://evil", "https://trusted/", "HTTPS://TRUSTED"]) {
+            const response = await fetch(subscribeUrl(hub, [["match", T]]), { headers: bearer(token(hub, [], { iss })) });
+            expect(response.status).toBe(401);
+            expect(response.headers.get("www-authenticate")).toBe(invalidTokenChallenge(hub));
+        }
+        const untrusted = token(hub, [detail(["publish"], ["*"])], { iss: "https://evil" });
+        const publish = await fetch(hub.url, {
+            method: "POST",
+            headers: { ...bearer(untrusted), "content-type": "application/x-www-form-urlencoded" },
+            body: "topic=a",
+        });
+        expect(publish.status).toBe(401);
     });
 
     it("requires the configured resource in aud", async () => {

@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MercureHub } from "../../../src/dev/hub";
 import { MercureError } from "../../../src/errors";
-import { allToken, bearer, detail, KEY, publish, sleep, startHub, subscribe, subscribeUrl, token } from "./helpers";
+import { allToken, bearer, detail, ISSUER, KEY, publish, sleep, startHub, subscribe, subscribeUrl, token } from "./helpers";
 import { openSse } from "./sse-client";
 
 const T = "https://example.com/t";
@@ -96,12 +96,12 @@ describe("CORS", () => {
 
     it("refuses a resource identifier that is not an absolute URL", () => {
         for (const resource of ["/.well-known/mercure", "hub.example", "https://hub.example/.well-known/mercure#x"]) {
-            expect(() => new MercureHub({ jwtKey: KEY, resource })).toThrow(/resource/);
+            expect(() => new MercureHub({ jwtKey: KEY, issuers: [ISSUER], resource })).toThrow(/resource/);
         }
     });
 
     it("refuses a wildcard origin list", () => {
-        expect(() => new MercureHub({ jwtKey: KEY, corsOrigins: ["*"] })).toThrow(MercureError);
+        expect(() => new MercureHub({ jwtKey: KEY, issuers: [ISSUER], corsOrigins: ["*"] })).toThrow(MercureError);
     });
 });
 
@@ -188,7 +188,7 @@ describe("test hooks", () => {
 
 describe("mounting and robustness", () => {
     it("handle() returns false and writes nothing for paths outside the hub", async () => {
-        const hub = new MercureHub({ jwtKey: KEY, anonymous: true });
+        const hub = new MercureHub({ jwtKey: KEY, issuers: [ISSUER], anonymous: true });
         const handled: boolean[] = [];
         const server = createServer((req, res) => {
             const result = hub.handle(req, res);
