@@ -12,8 +12,9 @@ export interface DevUser {
 }
 
 /**
- * Laravel channel callback: `false` = deny, `undefined`/`null` = no decision (later matching patterns are
- * tried, then deny), `true` = allow, any other JSON value = allow (presence: it becomes the member's info).
+ * Laravel channel callback: `false` = deny; any other PHP-falsy result (`undefined`, `null`, `0`, `""`, `"0"`,
+ * `[]`, `{}`) = no decision (later matching patterns are tried, then deny); any truthy value = allow (presence:
+ * it becomes the member's info).
  */
 export type ChannelCallback = (user: DevUser, params: Record<string, string>) => unknown;
 
