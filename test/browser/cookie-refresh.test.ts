@@ -64,3 +64,39 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("the hub cookie in Chromium", 
         expect(server.hub.stats.expiredStreams).toBe(0);
     }, 90_000);
 });
+
+describe.skipIf(!shouldRunBrowserTests(chromium))("a Secure hub cookie on plain HTTP in Chromium", () => {
+    let browser: Browser | undefined;
+    let server: DevServer | undefined;
+    let ann: PageHarness | undefined;
+
+    beforeAll(async () => {
+        browser = await launchChromium(chromium);
+        server = await startDevServer({
+            // A relative public URL: Laravel (through symfony/mercure) marks the cookie Secure, even over http.
+            app: { users: [{ id: 1, name: "Ann" }], publicUrl: "/.well-known/mercure" },
+            channels: { "orders.{id}": (user) => user.id === 1 },
+            pages: { [HARNESS_PAGE]: harnessPage() },
+            distDir: fileURLToPath(new URL("../../dist/", import.meta.url)),
+        });
+    });
+
+    afterAll(async () => {
+        await Promise.allSettled([ann?.close(), browser?.close(), server?.close()]);
+    });
+
+    it("is stored and sent on http://127.0.0.1, which Chromium treats as a secure origin", async () => {
+        if (browser === undefined || server === undefined) throw new Error("setup failed");
+        ann = await PageHarness.open(browser, server.url, 1);
+        await ann.create();
+        await ann.join({ kind: "private", name: "orders.1", events: [".shipped"] });
+        await ann.waitForSubscribed(["private-orders.1"]);
+        const cookie = (await ann.context.cookies()).find((candidate) => candidate.name === "mercure_access_token");
+        expect(cookie?.secure).toBe(true);
+        await server.broadcast({ channels: ["private-orders.1"], event: "shipped", payload: { id: 1 } });
+        const seen = await ann.waitFor("the private event", (s) => s.events.length === 1);
+        expect(seen.events).toEqual([{ channel: "private-orders.1", listener: ".shipped", payload: { id: 1 } }]);
+        expect(seen.errors).toEqual([]);
+        expect(server.hub.stats.subscribeConnections.map((connection) => connection.status)).toEqual([200]);
+    });
+});
