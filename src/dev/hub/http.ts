@@ -80,8 +80,3 @@ export function send(res: ServerResponse, status: number, body: string, headers:
 export function sendError(res: ServerResponse, status: number, message: string, headers: OutgoingHttpHeaders = {}): void {
     send(res, status, message + "\n", headers);
 }
-
-/** Answer with a JSON document. */
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: OutgoingHttpHeaders = {}): void {
-    send(res, status, JSON.stringify(value), { "Content-Type": "application/json", ...headers });
-}
