@@ -15,13 +15,15 @@ export class CliUsageError extends Error {
 export const USAGE = `laravel-echo-mercure: development tools for the Laravel Echo Mercure connector
 
 Usage:
-  laravel-echo-mercure hub --jwt-key <secret> [options]   run a Mercure 1.0 development hub
+  laravel-echo-mercure hub --jwt-key <secret> --issuer <iss> [options]   run a Mercure 1.0 development hub
   laravel-echo-mercure demo [--port <port>]               run the demo (hub + Laravel-compatible server + page)
   laravel-echo-mercure --help                             show this text
 
 hub options:
   --port <port>             port on 127.0.0.1 (default 3000; 0 picks a free one)
   --jwt-key <secret>        HS256 key for publisher and subscriber tokens (required; Laravel's MERCURE_JWT_SECRET)
+  --issuer <iss>            trusted token issuer, bound to the key (required, repeatable; Laravel's
+                            MERCURE_JWT_ISSUER, else APP_URL)
   --resource <aud>          resource identifier tokens must carry in "aud" (default: the hub URL as requested)
   --anonymous               let subscribers without a token receive public updates
   --cors-origin <origin>    allow credentialed cross-origin subscribers from <origin> (repeatable)
@@ -29,6 +31,8 @@ hub options:
   --cookie-name <name>      cookie carrying the token (default mercure_access_token; Laravel's MERCURE_COOKIE_NAME)
   --no-subscriptions        disable active subscriptions (presence)
   --no-history              keep no history, like "transport local": reconnects replay nothing
+  --dispatch-timeout <ms>   end each stream this long before its deadline (default 5000, the reference hub's)
+  --write-timeout <ms>      end every stream within 80-100 % of this, token or not (default 600000; 0: no cap)
 
 The hub is served at http://127.0.0.1:<port>/.well-known/mercure. It is a development and test tool,
 not a production hub: state is in memory and it listens on 127.0.0.1 only.
@@ -50,14 +54,29 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
 }
 
 function parseHubFlags(args: readonly string[]): DevHubOptions {
-    const valued = new Set(["--port", "--jwt-key", "--resource", "--cors-origin", "--publish-origin", "--cookie-name"]);
+    const valued = new Set([
+        "--port",
+        "--jwt-key",
+        "--issuer",
+        "--resource",
+        "--cors-origin",
+        "--publish-origin",
+        "--cookie-name",
+        "--dispatch-timeout",
+        "--write-timeout",
+    ]);
     const switches = new Set(["--anonymous", "--no-subscriptions", "--no-history"]);
     const flags = readFlags(args, valued, switches);
     const jwtKey = flags.values.get("--jwt-key")?.at(-1);
     if (jwtKey === undefined || jwtKey === "") throw new CliUsageError("Missing --jwt-key <secret>: the key your Laravel app signs tokens with (MERCURE_JWT_SECRET).");
+    const issuers = flags.values.get("--issuer") ?? [];
+    if (issuers.length === 0 || issuers.includes("")) {
+        throw new CliUsageError("Missing --issuer <iss>: the iss claim your Laravel app puts in its tokens (MERCURE_JWT_ISSUER, else APP_URL).");
+    }
     const options: DevHubOptions = {
         port: flags.port ?? 3000,
         jwtKey,
+        issuers,
         anonymous: flags.switches.has("--anonymous"),
         subscriptions: !flags.switches.has("--no-subscriptions"),
         history: !flags.switches.has("--no-history"),
@@ -71,7 +90,19 @@ function parseHubFlags(args: readonly string[]): DevHubOptions {
         if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) throw new CliUsageError(`--cookie-name "${cookieName}" is not a valid cookie name.`);
         options.cookieName = cookieName;
     }
+    const dispatchTimeout = flags.values.get("--dispatch-timeout")?.at(-1);
+    if (dispatchTimeout !== undefined) options.dispatchTimeout = milliseconds("--dispatch-timeout", dispatchTimeout);
+    const writeTimeout = flags.values.get("--write-timeout")?.at(-1);
+    if (writeTimeout !== undefined) options.writeTimeout = milliseconds("--write-timeout", writeTimeout);
     return options;
+}
+
+/** A non-negative whole number of milliseconds. */
+function milliseconds(flag: string, value: string): number {
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+        throw new CliUsageError(`${flag} "${value}" is not a whole number of milliseconds.`);
+    }
+    return Number(value);
 }
 
 function readFlags(args: readonly string[], valued: Set<string>, switches: Set<string>) {

@@ -8,7 +8,7 @@ import { hubLifecycle, listenRestartable, originOf } from "./listener";
 import type { MercureHubOptions } from "./hub/options";
 import { BroadcastingApp } from "./laravel/app";
 import type { BroadcastInput } from "./laravel/broadcaster";
-import type { BroadcastingAppOptions, ChannelCallback } from "./laravel/options";
+import { DEFAULT_ISSUER, type BroadcastingAppOptions, type ChannelCallback } from "./laravel/options";
 
 /**
  * Options of {@link startDevServer}: where to listen, and the hub's and the Laravel app's settings.
@@ -20,7 +20,10 @@ export interface DevServerOptions {
     host?: string;
     /** Key for every JWT (subscriber cookies, publisher tokens). Default: random per start. */
     jwtKey?: string;
-    /** Hub settings (for example `{ history: false }`); the key and cookie name follow the app's. */
+    /**
+     * Hub settings (for example `{ history: false }`); the key and cookie name follow the app's. By default the
+     * hub trusts the app's issuer and lists this server's origin in its publish origins.
+     */
     hub?: Partial<Omit<MercureHubOptions, "jwtKey">>;
     /** Laravel app settings (for example `{ expiresIn: 6, allOrNothing: true }`). */
     app?: Partial<Omit<BroadcastingAppOptions, "jwtKey" | "hubUrl">>;
@@ -75,20 +78,55 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     const host = options.host ?? "127.0.0.1";
     const jwtKey = options.jwtKey ?? randomBytes(32).toString("hex");
     const cookieName = options.app?.cookieName ?? options.hub?.cookieName ?? "mercure_access_token";
-    const hub = new MercureHub({ ...options.hub, jwtKey, cookieName });
-    let origin = "";
-    const app = new BroadcastingApp({
-        ...options.app,
-        jwtKey,
-        cookieName,
-        hubUrl: () => origin + hub.path,
-        publicUrl: options.app?.publicUrl ?? (() => origin + hub.path),
-    });
-    for (const [pattern, callback] of Object.entries(options.channels ?? {})) app.channel(pattern, callback);
     const distDir = options.distDir ?? findDistDir();
     const pages = options.pages ?? {};
 
-    const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // The origin is known once the port is; requests are only served after the stack below is built.
+    let serve: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
+    const listener = await listenRestartable(
+        (req, res) => {
+            if (serve === null) {
+                res.writeHead(503, { "Content-Type": "text/plain; charset=utf-8", "Retry-After": "1" });
+                res.end("Starting.\n");
+                return;
+            }
+            serve(req, res).catch(() => {
+                if (!res.headersSent) res.writeHead(500);
+                res.end();
+            });
+        },
+        host,
+        options.port ?? 0,
+    );
+    const origin = originOf(host, listener.port);
+    let hub: MercureHub;
+    let app: BroadcastingApp;
+    try {
+        hub = new MercureHub({
+            ...options.hub,
+            jwtKey,
+            cookieName,
+            // A real deployment lists the app's origin in publish_origins, or whispers get 400 (the hub's own
+            // origin is not exempt); here the app and the hub share this origin.
+            publishOrigins: options.hub?.publishOrigins ?? [origin],
+            // The hub trusts the issuer the app signs with, as a real deployment's issuer block must.
+            issuers: options.hub?.issuers ?? [options.app?.issuer ?? DEFAULT_ISSUER],
+        });
+        const hubUrl = origin + hub.path;
+        app = new BroadcastingApp({
+            ...options.app,
+            jwtKey,
+            cookieName,
+            hubUrl,
+            publicUrl: options.app?.publicUrl ?? hubUrl,
+        });
+    } catch (error) {
+        await listener.stop();
+        throw error;
+    }
+    for (const [pattern, callback] of Object.entries(options.channels ?? {})) app.channel(pattern, callback);
+
+    serve = async (req, res) => {
         if (hub.handle(req, res)) return;
         if (await app.handle(req, res)) return;
         const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -102,18 +140,6 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
         res.end("Not found\n");
     };
-
-    const listener = await listenRestartable(
-        (req, res) => {
-            handle(req, res).catch(() => {
-                if (!res.headersSent) res.writeHead(500);
-                res.end();
-            });
-        },
-        host,
-        options.port ?? 0,
-    );
-    origin = originOf(host, listener.port);
     return {
         url: origin,
         hubUrl: origin + hub.path,

@@ -7,7 +7,7 @@ import { channelTopic } from "../../src/dev/laravel/topics";
 import { startDevServer, type DevServer } from "../../src/dev/server";
 import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
 import { PageHarness, payloadsOf, type HarnessSnapshot } from "./support/harness";
-import { harnessPage, HARNESS_PAGE, STOCK_ECHO_CHANNEL, STOCK_ECHO_PAGE, stockEchoPage } from "./support/pages";
+import { harnessPage, HARNESS_PAGE, INTERCEPTOR_PAGE, interceptorPage, STOCK_ECHO_CHANNEL, STOCK_ECHO_PAGE, stockEchoPage } from "./support/pages";
 import { sleep, waitUntil } from "./support/wait";
 
 const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
@@ -50,7 +50,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("the Mercure connector in Chro
                 "App.Models.User.{id}": (user, params) => String(user.id) === params["id"],
                 "orders.{id}": (user, params) => user.id === ANN && params["id"] === "1",
             },
-            pages: { [HARNESS_PAGE]: harnessPage(), [STOCK_ECHO_PAGE]: stockEchoPage() },
+            pages: { [HARNESS_PAGE]: harnessPage(), [STOCK_ECHO_PAGE]: stockEchoPage(), [INTERCEPTOR_PAGE]: interceptorPage() },
             distDir: DIST_DIR,
         });
     });
@@ -78,9 +78,9 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("the Mercure connector in Chro
     }
 
     /** Open the harness in a fresh context (a fresh cookie jar), logged in as `userId` unless null. */
-    async function openUser(userId: number | null): Promise<PageHarness> {
+    async function openUser(userId: number | null, path: string = HARNESS_PAGE): Promise<PageHarness> {
         if (browser === undefined) throw new Error("Chromium did not start.");
-        const harness = await PageHarness.open(browser, dev().url, userId);
+        const harness = await PageHarness.open(browser, dev().url, userId, path);
         opened.push(harness);
         return harness;
     }
@@ -250,6 +250,34 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("the Mercure connector in Chro
         const bobSeen = await bob.waitFor("the marker at Bob", hasMarker);
         expect(payloadsOf(annSeen, "chat")).toEqual([{ text: "marker" }]);
         expect(payloadsOf(bobSeen, "chat")).toEqual([{ text: "from Ann" }, { text: "marker" }]);
+    });
+
+    it("excludes the sender end to end: Echo's axios interceptor sends X-Socket-ID and the server's toOthers() reads it", async () => {
+        const ann = await openUser(ANN, INTERCEPTOR_PAGE);
+        const bob = await openUser(BOB);
+        await ann.create();
+        await bob.create();
+        for (const user of [ann, bob]) await user.join({ kind: "public", name: "chat", events: [".message"] });
+        await ann.waitForSubscribed(["chat"]);
+        await bob.waitForSubscribed(["chat"]);
+
+        // The page sends no socket id itself: only Echo's interceptor can put it on the request.
+        type AxiosWindow = { axios: { post(url: string, data: unknown): Promise<{ status: number }> } };
+        const sent = await ann.page.evaluate(
+            () =>
+                (window as unknown as AxiosWindow).axios
+                    .post("/dev/broadcast", { channels: ["chat"], event: "message", payload: { text: "from Ann" }, toOthers: true })
+                    .then((response) => response.status),
+        );
+        expect(sent).toBe(200);
+        await dev().broadcast({ channels: ["chat"], event: "message", payload: { text: "marker" } });
+
+        const hasMarker = (s: HarnessSnapshot) => s.events.some((e) => (e.payload as { text?: string }).text === "marker");
+        const annSeen = await ann.waitFor("the marker at Ann", hasMarker);
+        const bobSeen = await bob.waitFor("the marker at Bob", hasMarker);
+        expect(payloadsOf(annSeen, "chat")).toEqual([{ text: "marker" }]);
+        expect(payloadsOf(bobSeen, "chat")).toEqual([{ text: "from Ann" }, { text: "marker" }]);
+        expect(ann.pageErrors).toEqual([]);
     });
 
     it("delivers every update of a stream exactly once and in order while channels are joined and left (no history)", async () => {

@@ -48,17 +48,20 @@ describe("the laravel-echo-mercure command", () => {
     it("documents every hub flag in --help", async () => {
         const result = await run(["--help"]);
         expect(result.code).toBe(0);
-        for (const flag of ["--port", "--jwt-key", "--resource", "--anonymous", "--cors-origin", "--publish-origin", "--cookie-name", "--no-subscriptions", "--no-history"]) {
+        const flags = ["--port", "--jwt-key", "--issuer", "--resource", "--anonymous", "--cors-origin", "--publish-origin", "--cookie-name", "--no-subscriptions", "--no-history", "--dispatch-timeout", "--write-timeout"];
+        for (const flag of flags) {
             expect(result.stdout).toContain(flag);
         }
         expect(result.stdout).toContain("not a production hub");
     });
 
     it.each([
-        [["hub", "--jwt-key", "k", "--bogus"], 'Unknown option "--bogus"'],
+        [["hub", "--jwt-key", "k", "--issuer", "i", "--bogus"], 'Unknown option "--bogus"'],
         [["hub"], "Missing --jwt-key"],
-        [["hub", "--jwt-key", "k", "--port", "http"], '--port "http" is not a port number'],
-        [["hub", "--jwt-key", "k", "--cors-origin", "localhost"], "is not an origin"],
+        [["hub", "--jwt-key", "k"], "Missing --issuer"],
+        [["hub", "--jwt-key", "k", "--issuer", "i", "--port", "http"], '--port "http" is not a port number'],
+        [["hub", "--jwt-key", "k", "--issuer", "i", "--cors-origin", "localhost"], "is not an origin"],
+        [["hub", "--jwt-key", "k", "--issuer", "i", "--dispatch-timeout", "5s"], '--dispatch-timeout "5s" is not a whole number of milliseconds'],
         [["serve"], 'Unknown command "serve"'],
     ])("exits with 2 and a clear message for %j", async (args, message) => {
         const result = await run(args);
@@ -67,9 +70,9 @@ describe("the laravel-echo-mercure command", () => {
         expect(result.stderr).toContain("--help");
     });
 
-    it("runs a hub that says what it is and enforces the key it was given", async () => {
+    it("runs a hub that says what it is and enforces the key and the issuer it was given", async () => {
         const key = "a-development-key-of-at-least-32-bytes!";
-        const url = await start(["hub", "--port", "0", "--jwt-key", key, "--no-history", "--cookie-name", "hub_token"]);
+        const url = await start(["hub", "--port", "0", "--jwt-key", key, "--issuer", "test", "--no-history", "--cookie-name", "hub_token"]);
         expect(url).toMatch(/\/\.well-known\/mercure$/);
         const origin = new URL(url).origin;
         const home = await fetch(origin + "/");
@@ -77,20 +80,24 @@ describe("the laravel-echo-mercure command", () => {
         expect(await home.text()).toMatch(/development/i);
         expect((await fetch(url + "?match=x")).status).toBe(401);
         const now = Math.floor(Date.now() / 1000);
-        const token = signJwt(
-            {
-                iss: "test",
-                aud: url,
-                exp: now + 60,
-                authorization_details: [{ type: "https://mercure.rocks/authorization-detail", actions: ["publish"], topics: [{ match: "*" }] }],
-            },
-            key,
-        );
-        const published = await fetch(url, {
-            method: "POST",
-            headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/x-www-form-urlencoded" },
-            body: "topic=https%3A%2F%2Fexample.com%2Fa&data=hi",
-        });
+        const publisherToken = (iss: string) =>
+            signJwt(
+                {
+                    iss,
+                    aud: url,
+                    exp: now + 60,
+                    authorization_details: [{ type: "https://mercure.rocks/authorization-detail", actions: ["publish"], topics: [{ match: "*" }] }],
+                },
+                key,
+            );
+        const publishAs = (iss: string) =>
+            fetch(url, {
+                method: "POST",
+                headers: { Authorization: `Bearer ${publisherToken(iss)}`, "Content-Type": "application/x-www-form-urlencoded" },
+                body: "topic=https%3A%2F%2Fexample.com%2Fa&data=hi",
+            });
+        expect((await publishAs("someone-else")).status).toBe(401);
+        const published = await publishAs("test");
         expect(published.status).toBe(200);
         expect(await published.text()).toMatch(/^urn:uuid:/);
         const metadata = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/.well-known/mercure`)).json()) as Record<string, unknown>;
@@ -98,11 +105,14 @@ describe("the laravel-echo-mercure command", () => {
     });
 
     it("parses repeatable origins and switches into hub options", () => {
-        expect(parseCliArgs(["hub", "--jwt-key=k", "--cors-origin", "http://a.test", "--cors-origin=http://b.test:8000", "--anonymous", "--no-subscriptions", "--resource", "https://r.test/hub"])).toEqual({
+        expect(parseCliArgs(["hub", "--jwt-key=k", "--issuer", "https://app.test", "--issuer=https://other.test", "--cors-origin", "http://a.test", "--cors-origin=http://b.test:8000", "--anonymous", "--no-subscriptions", "--resource", "https://r.test/hub", "--dispatch-timeout", "1000", "--write-timeout=0"])).toEqual({
             command: "hub",
             options: {
                 port: 3000,
                 jwtKey: "k",
+                issuers: ["https://app.test", "https://other.test"],
+                dispatchTimeout: 1000,
+                writeTimeout: 0,
                 anonymous: true,
                 subscriptions: false,
                 history: true,

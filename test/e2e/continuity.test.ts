@@ -77,7 +77,13 @@ describe("continuity over real HTTP", () => {
     }, 30_000);
 
     it("loses and duplicates nothing while channels come and go and the cookie is renewed (hub without history)", async () => {
-        const server = await startStack({ hub: { history: false }, app: { expiresIn: 6 } });
+        // 20 s cookies on a hub that ends each stream 1 s before its token's exp (fraction fixed at 100 %), so
+        // the test is exact: with the reference 5 s dispatch timeout and a random fraction, a 20 s token's stream
+        // could end 11 s after opening, before a connector renewing at 80 % replaces it.
+        const server = await startStack({
+            hub: { history: false, dispatchTimeout: 1_000, lifetimeFraction: () => 1 },
+            app: { expiresIn: 20 },
+        });
         cleanup.push(() => server.close());
         const ann = await nodeClient(server, 1);
         cleanup.push(() => ann.echo.disconnect());
@@ -100,10 +106,11 @@ describe("continuity over real HTTP", () => {
         await sleep(200);
         expectExactly(received, count);
         expect(errors).toEqual([]);
-        // Several cookies were minted (each lives 6 s) and every stream was opened before the previous expired.
+        // A cookie was minted per change and every stream was replaced before the hub ended it.
         const auths = server.app.stats.authRequests.length;
         expect(auths).toBeGreaterThanOrEqual(churn);
         expect(server.hub.stats.subscribeConnections.length).toBeGreaterThanOrEqual(churn);
+        expect(server.hub.stats.expiredStreams).toBe(0);
         expect(Date.now() - started).toBeGreaterThan(12_000);
     }, 45_000);
 });

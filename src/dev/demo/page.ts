@@ -86,10 +86,12 @@ export function demoPage(): string {
         .notification((n) => add("private", "LEAK: " + n.text, "error"))
         .error((error) => add("log", error.code + ": " + error.message, "error"));
     };
-    const broadcast = (body) => fetch("/dev/broadcast", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    // Echo's interceptors add X-Socket-ID to axios, jQuery, Vue resource and Turbo requests; with fetch, add it
+    // yourself. The server's toOthers() reads it, as Laravel's does.
+    const broadcast = (body) => fetch("/dev/broadcast", { method: "POST", headers: { "Content-Type": "application/json", "X-Socket-ID": echo.socketId() }, body: JSON.stringify(body) });
     $("post").onsubmit = (event) => {
       event.preventDefault();
-      broadcast({ channels: ["feed"], event: "App\\\\Events\\\\PostPublished", payload: { author: "user " + userId, text: $("post-text").value }, socket: $("to-others").checked ? echo.socketId() : null });
+      broadcast({ channels: ["feed"], event: "App\\\\Events\\\\PostPublished", payload: { author: "user " + userId, text: $("post-text").value }, toOthers: $("to-others").checked });
     };
     $("notify").onsubmit = (event) => {
       event.preventDefault();

@@ -63,9 +63,9 @@ export interface TokenRequirements {
     readonly key: string;
     /** Resource identifier `aud` must contain. */
     readonly resource: string;
-    /** Trusted issuers, or `null` for any string. */
-    readonly issuers: readonly string[] | null;
-    /** Hub URL that relative grant patterns resolve against. */
+    /** Trusted issuers. */
+    readonly issuers: readonly string[];
+    /** The base relative grant patterns resolve against. */
     readonly base: string;
 }
 
@@ -79,7 +79,8 @@ export function validateToken(token: string, requirements: TokenRequirements, no
     if (typeof typ !== "string" || !["at+jwt", "application/at+jwt"].includes(typ.toLowerCase())) return null;
     const iss = claims["iss"];
     if (typeof iss !== "string" || iss === "") return null;
-    if (requirements.issuers !== null && !requirements.issuers.includes(iss)) return null;
+    // [spec] §2.2: `iss` must exactly equal a trusted issuer.
+    if (!requirements.issuers.includes(iss)) return null;
     const aud = claims["aud"];
     const audiences = typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud : [];
     if (!audiences.includes(requirements.resource)) return null;
@@ -100,7 +101,7 @@ export function validateToken(token: string, requirements: TokenRequirements, no
 export function authenticate(
     req: IncomingMessage,
     context: RequestContext,
-    options: Pick<ResolvedHubOptions, "cookieName" | "publisherJwtKey" | "subscriberJwtKey" | "issuers">,
+    options: Pick<ResolvedHubOptions, "cookieName" | "publisherJwtKey" | "subscriberJwtKey" | "issuers" | "patternBase">,
     role: "publisher" | "subscriber",
     optional = false,
 ): AuthenticationResult {
@@ -113,7 +114,7 @@ export function authenticate(
         key: role === "publisher" ? options.publisherJwtKey : options.subscriberJwtKey,
         resource: context.resource,
         issuers: options.issuers,
-        base: context.hubUrl,
+        base: options.patternBase,
     });
     // [spec] §1.5: an invalid token is never downgraded to anonymous.
     if (token === null) return { ok: false, status: 401, error: "invalid_token" };

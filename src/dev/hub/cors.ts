@@ -6,8 +6,11 @@ export const CORS_METHODS = "GET, HEAD, POST";
 /** Request headers a browser may send to the hub. */
 export const CORS_REQUEST_HEADERS = "authorization, cache-control, last-event-id";
 
-/** Response headers cross-origin callers may read. */
-export const CORS_EXPOSED_HEADERS = "Link, Mercure-Last-Event-ID";
+/**
+ * Response headers cross-origin callers may read: only `Link`, as on the reference hub, so a cross-origin fetch
+ * client cannot read `Mercure-Last-Event-ID` there either.
+ */
+export const CORS_EXPOSED_HEADERS = "Link";
 
 /**
  * Add credentialed CORS headers when the request's `Origin` is allowlisted; unknown origins get none.

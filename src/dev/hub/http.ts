@@ -10,7 +10,7 @@ export interface RequestContext {
     readonly query: string;
     /** The hub's own origin as the client reached it, e.g. `http://127.0.0.1:8080`. */
     readonly origin: string;
-    /** Absolute hub URL; relative topics and patterns resolve against it. */
+    /** Absolute hub URL as the client reached it (for links; patterns resolve against the options' base). */
     readonly hubUrl: string;
     /** Resource identifier tokens must carry in `aud`. */
     readonly resource: string;
@@ -79,9 +79,4 @@ export function send(res: ServerResponse, status: number, body: string, headers:
 /** Answer a request the hub refuses for a reason unrelated to the token (no challenge). */
 export function sendError(res: ServerResponse, status: number, message: string, headers: OutgoingHttpHeaders = {}): void {
     send(res, status, message + "\n", headers);
-}
-
-/** Answer with a JSON document. */
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: OutgoingHttpHeaders = {}): void {
-    send(res, status, JSON.stringify(value), { "Content-Type": "application/json", ...headers });
 }

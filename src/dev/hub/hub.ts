@@ -48,6 +48,7 @@ export class MercureHub {
         this.counters = {
             subscribeConnections: [] as SubscribeConnectionRecord[],
             publishes: 0,
+            expiredStreams: 0,
             get openConnections() {
                 return subscribers.size;
             },
@@ -63,7 +64,7 @@ export class MercureHub {
         };
     }
 
-    /** Test counters: every subscribe request, accepted publications, currently open streams. */
+    /** Test counters: every subscribe request, accepted publications, streams ended by their lifetime, open streams. */
     get stats(): HubStats {
         return this.counters;
     }
@@ -99,7 +100,6 @@ export class MercureHub {
         if (retry !== undefined && (!Number.isSafeInteger(retry) || retry < 0)) {
             throw new MercureError("invalid_option", "The update's retry must be a non-negative integer of milliseconds.");
         }
-        const base = this.options.resource ?? `http://localhost${this.options.path}`;
         const result = validateUpdate(
             {
                 topics: Array.isArray(update.topics) ? update.topics : [],
@@ -109,7 +109,6 @@ export class MercureHub {
                 ...(update.type !== undefined ? { type: update.type } : {}),
                 ...(retry !== undefined ? { retry: String(retry) } : {}),
             },
-            base,
             this.options.path,
         );
         if (!result.ok) throw new MercureError("invalid_option", `The hub refused the update: ${result.message}`);
@@ -127,6 +126,7 @@ export class MercureHub {
     resetStats(): void {
         this.counters.subscribeConnections.length = 0;
         this.counters.publishes = 0;
+        this.counters.expiredStreams = 0;
     }
 
     /** End all streams and their timers; history is kept, so the same instance can still replay later. */

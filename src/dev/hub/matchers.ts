@@ -32,8 +32,9 @@ export function isMatchType(value: unknown): value is MatchType {
 }
 
 /**
- * Compile a matcher; relative URL patterns (and, at match time, relative topics) resolve against `base`,
- * the hub URL. Returns `null` for an invalid URL pattern, and for one with custom regular-expression groups.
+ * Compile a matcher; relative URL patterns (and, at match time, relative topics) resolve against `base`, the
+ * hub's pattern base (its resource identifier, or `http://mercure.invalid`). Returns `null` for an invalid
+ * URL pattern, and for one with custom regular-expression groups.
  */
 export function compileMatcher(type: MatchType, value: string, base: string): Matcher | null {
     if (value === WILDCARD) {
@@ -46,7 +47,8 @@ export function compileMatcher(type: MatchType, value: string, base: string): Ma
     }
     let pattern: URLPattern;
     try {
-        // [spec] §1.2: relative patterns resolve against the hub URL; ignoreCase is never enabled.
+        // [spec] §1.2: relative patterns resolve against the configured base, never the request's host;
+        // ignoreCase is never enabled.
         pattern = new URLPattern(value, base);
     } catch {
         return null;
@@ -75,7 +77,7 @@ export function matchesAny(matchers: readonly Matcher[], topics: readonly string
 }
 
 /**
- * True when `topic`, resolved against the hub URL `base` with dot segments removed and percent-encoded
+ * True when `topic`, resolved against the pattern base `base` with dot segments removed and percent-encoded
  * unreserved characters decoded, is the hub path or below it (on any scheme and host).
  */
 export function isReservedTopic(topic: string, base: string, hubPath: string): boolean {

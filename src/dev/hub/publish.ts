@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { authenticate, sendChallenge } from "./authorization";
+import { authenticate, extractToken, sendChallenge } from "./authorization";
 import { canPublishAll } from "./grants";
 import { parseForm } from "./form";
 import { send, sendError } from "./http";
@@ -12,8 +12,8 @@ import type { UpdateFields } from "./update";
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Handle a publish request (POST on the hub path): authenticate, check the CSRF origin for cookie
- * authentication, read and validate the form, check publish grants, dispatch, answer with the id.
+ * Handle a publish request (POST on the hub path): check the CSRF origin for cookie authentication,
+ * authenticate, read and validate the form, check publish grants, dispatch, answer with the id.
  */
 export async function handlePublish(
     req: IncomingMessage,
@@ -22,13 +22,16 @@ export async function handlePublish(
     runtime: HubRuntime,
 ): Promise<void> {
     const { options } = runtime;
+    // [spec] §3, §9: CSRF mitigation for cookie-authenticated POSTs, checked before the token (an expired
+    // cookie from a refused origin is 400, not 401): Origin (fallback Referer) must be listed, the hub's own
+    // origin included.
+    const presented = extractToken(req, options.cookieName);
+    if (presented.kind === "token" && presented.source === "cookie" && !isAllowedOrigin(req, options.publishOrigins)) {
+        return sendChallenge(res, context, 400, "invalid_request");
+    }
     // [spec] §3: publishing always needs a token.
     const auth = authenticate(req, context, options, "publisher");
     if (!auth.ok) return sendChallenge(res, context, auth.status, auth.error);
-    // [spec] §3, §9: CSRF mitigation for cookie-authenticated POSTs: Origin (fallback Referer) must be allowed.
-    if (auth.source === "cookie" && !isAllowedOrigin(req, context.origin, options.publishOrigins)) {
-        return sendChallenge(res, context, 400, "invalid_request");
-    }
 
     const body = await readBody(req, MAX_BODY_BYTES);
     if (body === "aborted") return;
@@ -42,7 +45,7 @@ export async function handlePublish(
     }
     const fields = parseForm(body);
     if (fields === null) return sendError(res, 400, "The body is not valid UTF-8.");
-    const update = validateUpdate(toUpdateFields(fields), context.hubUrl, options.path);
+    const update = validateUpdate(toUpdateFields(fields), options.path);
     if (!update.ok) return sendError(res, 400, update.message);
 
     // [spec] §3: every topic needs a publish grant, else 403 and nothing is dispatched.
@@ -79,8 +82,11 @@ export function toUpdateFields(fields: readonly (readonly [string, string])[]): 
     };
 }
 
-/** True when the request's Origin (or Referer's origin) is the hub's own origin or allowlisted; false when both are missing. */
-export function isAllowedOrigin(req: IncomingMessage, ownOrigin: string, allowed: readonly string[]): boolean {
+/**
+ * True when the request's Origin (or, without one, its Referer's origin) is in `allowed`, or `allowed` holds
+ * `*`; false when both headers are missing. There is no exemption for the hub's own origin.
+ */
+export function isAllowedOrigin(req: IncomingMessage, allowed: readonly string[]): boolean {
     let origin = req.headers.origin;
     if (origin === undefined && req.headers.referer !== undefined) {
         try {
@@ -89,15 +95,7 @@ export function isAllowedOrigin(req: IncomingMessage, ownOrigin: string, allowed
             return false;
         }
     }
-    return origin !== undefined && (allowed.includes(origin) || sameOrigin(origin, ownOrigin));
-}
-
-function sameOrigin(a: string, b: string): boolean {
-    try {
-        return new URL(a).origin === new URL(b).origin;
-    } catch {
-        return false;
-    }
+    return origin !== undefined && (allowed.includes("*") || allowed.includes(origin));
 }
 
 /** Read a request body up to `limit` bytes. */

@@ -13,6 +13,8 @@ export interface SubscribeConnectionRecord {
     at: number;
     /** HTTP status the hub answered with (200 for an opened stream). */
     status: number;
+    /** When the hub will end the opened stream (ms since the epoch), or `null` (no stream, or no end). */
+    closesAt: number | null;
 }
 
 /** Test counters of a hub; the object and its array are live and reset in place. */
@@ -21,6 +23,8 @@ export interface HubStats {
     readonly subscribeConnections: SubscribeConnectionRecord[];
     /** Accepted publications (HTTP and in-process; hub-generated subscription events are not counted). */
     publishes: number;
+    /** Streams the hub ended because their lifetime ran out (token expiry or write timeout), not the client. */
+    expiredStreams: number;
     /** Currently open event streams. */
     readonly openConnections: number;
 }

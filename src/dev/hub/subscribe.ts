@@ -4,8 +4,9 @@ import { payloadFor } from "./grants";
 import { hasForbiddenChars, parseForm, utf8Length } from "./form";
 import { sendError } from "./http";
 import type { RequestContext } from "./http";
+import { streamClosesAt } from "./lifetime";
 import { compileMatcher, MATCHER_PARAMETERS, MAX_PATTERN_BYTES } from "./matchers";
-import type { HubRuntime } from "./runtime";
+import type { HubRuntime, SubscribeConnectionRecord } from "./runtime";
 import { KEEP_ALIVE, STREAM_HEADERS } from "./sse";
 import { Subscriber } from "./subscriber";
 import type { Subscription } from "./subscriber";
@@ -61,7 +62,13 @@ export function handleSubscribe(
     const { options } = runtime;
     const rawCursor = req.headers["last-event-id"];
     const headerCursor = Array.isArray(rawCursor) ? rawCursor[0] : rawCursor;
-    const record = { query: context.query, lastEventId: headerCursor ?? null, at: Date.now(), status: 200 };
+    const record: SubscribeConnectionRecord = {
+        query: context.query,
+        lastEventId: headerCursor ?? null,
+        at: Date.now(),
+        status: 200,
+        closesAt: null,
+    };
     runtime.stats.subscribeConnections.push(record);
     const fail = (status: number): void => {
         record.status = status;
@@ -80,7 +87,7 @@ export function handleSubscribe(
     const grants = auth.token?.grants ?? null;
     const subscriptions: Subscription[] = [];
     for (const { name, value } of parameters.matchers) {
-        const matcher = compileMatcher(MATCHER_PARAMETERS[name]!, value, context.hubUrl);
+        const matcher = compileMatcher(MATCHER_PARAMETERS[name]!, value, options.patternBase);
         if (matcher === null) {
             fail(400);
             return sendError(res, 400, `Invalid "${name}" URL pattern.`);
@@ -103,9 +110,12 @@ export function handleSubscribe(
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
 
+    // [spec] §1.5: the stream ends within 80–100 % of the token's remaining life or of the write timeout.
+    record.closesAt = streamClosesAt(record.at, auth.token?.expiresAt ?? null, options);
     const subscriber = new Subscriber(res, subscriptions, grants, {
         heartbeatMs: options.heartbeatMs,
-        expiresAt: auth.token?.expiresAt ?? null,
+        closesAt: record.closesAt,
+        onExpire: () => runtime.stats.expiredStreams++,
         onClose: (closed) => runtime.removeSubscriber(closed),
     });
     // [spec] §1.3: an initial comment flushes the headers so EventSource fires `open`.

@@ -18,7 +18,7 @@ export interface Subscription {
 /** Longest timer Node accepts; longer delays are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** An open event stream: its subscriptions, its token's grants, keep-alive and expiry timers. */
+/** An open event stream: its subscriptions, its token's grants, keep-alive and lifetime timers. */
 export class Subscriber {
     /** Hub-assigned per-connection id shared by all its subscriptions. */
     readonly id = generateEventId();
@@ -29,17 +29,25 @@ export class Subscriber {
     /** Keep-alive timer, re-armed by every write. */
     private readonly heartbeat: NodeJS.Timeout;
 
-    /** Timer ending the stream at the token's `exp`, when a token was presented. */
+    /** Timer ending the stream at the end of its lifetime, when it has one. */
     private expiry: NodeJS.Timeout | undefined;
 
-    /** Start keep-alives and the expiry timer; `onClose` runs once when the stream ends for any reason. */
+    /**
+     * Start keep-alives and the lifetime timer (`closesAt`, ms since the epoch, `null` for none); `onExpire`
+     * runs when that timer ends the stream, `onClose` once when the stream ends for any reason.
+     */
     constructor(
         private readonly res: ServerResponse,
         /** The connection's subscriptions, in query order. */
         readonly subscriptions: readonly Subscription[],
         /** Grants of the token presented, or `null` for an anonymous subscriber. */
         private readonly grants: readonly Grant[] | null,
-        options: { heartbeatMs: number; expiresAt: number | null; onClose: (subscriber: Subscriber) => void },
+        options: {
+            heartbeatMs: number;
+            closesAt: number | null;
+            onExpire: () => void;
+            onClose: (subscriber: Subscriber) => void;
+        },
     ) {
         // [spec] §1.3: keep-alive comments when idle.
         this.heartbeat = setInterval(() => this.write(KEEP_ALIVE), options.heartbeatMs);
@@ -50,7 +58,7 @@ export class Subscriber {
             this.clearTimers();
             return;
         }
-        if (options.expiresAt !== null) this.armExpiry(options.expiresAt);
+        if (options.closesAt !== null) this.armExpiry(options.closesAt, options.onExpire);
         res.once("close", () => {
             if (!this.open) return;
             this.open = false;
@@ -94,14 +102,15 @@ export class Subscriber {
         this.res.destroy();
     }
 
-    private armExpiry(expiresAt: number): void {
-        const remaining = expiresAt - Date.now();
+    private armExpiry(closesAt: number, onExpire: () => void): void {
+        const remaining = closesAt - Date.now();
         if (remaining <= 0) {
-            // [spec] §1.5: close the stream no later than the token's exp.
+            // [spec] §1.5: end the stream cleanly at the end of its lifetime (never after the token's exp).
+            if (this.open) onExpire();
             this.end();
             return;
         }
-        this.expiry = setTimeout(() => this.armExpiry(expiresAt), Math.min(remaining, MAX_TIMER_MS));
+        this.expiry = setTimeout(() => this.armExpiry(closesAt, onExpire), Math.min(remaining, MAX_TIMER_MS));
         this.expiry.unref();
     }
 

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { rawUrlDecode, rawUrlEncode } from "../../topic/encode";
 import { authenticate, sendChallenge } from "./authorization";
 import { canSubscribeToAny } from "./grants";
-import { sendError, sendJson } from "./http";
+import { send, sendError } from "./http";
+import { goIndentedJson } from "./json";
 import type { RequestContext } from "./http";
 import { isMatchType } from "./matchers";
 import type { HubRuntime } from "./runtime";
@@ -50,7 +51,8 @@ export function subscriptionDocument(
         match_type: type,
         active,
     };
-    if (subscription.payload !== undefined) document.payload = subscription.payload.value;
+    // [spec] §4.1: the payload is omitted when there is none (Go's omitempty drops a null one too).
+    if (subscription.payload !== undefined && subscription.payload.value !== null) document.payload = subscription.payload.value;
     return document;
 }
 
@@ -62,7 +64,8 @@ export function subscriptionUpdates(hubPath: string, subscriber: Subscriber, act
         return {
             id: generateEventId(),
             topics: [document.id],
-            data: JSON.stringify(document),
+            // [spec] §4.1: pretty-printed JSON, so the data spans several `data:` lines as on the reference hub.
+            data: goIndentedJson(document),
             private: true,
             type: SUBSCRIPTION_EVENT_TYPE,
         };
@@ -116,9 +119,11 @@ export function handleSubscriptionsApi(
     if (subscriberId !== undefined) {
         const document = documents[0];
         if (document === undefined) return sendError(res, 404, "Unknown subscription.", headers);
-        return sendJson(res, 200, document, headers);
+        return send(res, 200, goIndentedJson(document), { ...headers, "Content-Type": "application/json" });
     }
-    sendJson(res, 200, { id: context.rawPath, type: "subscriptions", subscriptions: documents }, headers);
+    const collection = { id: context.rawPath, type: "subscriptions", subscriptions: documents };
+    // [spec] §4.2: application/json, indented like the reference hub's documents.
+    send(res, 200, goIndentedJson(collection), { ...headers, "Content-Type": "application/json" });
 }
 
 /** Quote a Link parameter value (RFC 9110 quoted-string). */

@@ -50,6 +50,12 @@ export interface UpdateFields {
     readonly retry?: string;
 }
 
+/**
+ * Where topics are resolved to test for the reserved namespace: only the path of the result counts, so any
+ * fixed origin serves (the reference hub uses this one, whatever its resource identifier).
+ */
+const RESERVED_NAMESPACE_ORIGIN = "https://mercure.invalid";
+
 /** Most topics one update may carry (the Go hub's limit). */
 export const MAX_TOPICS = 1000;
 
@@ -62,12 +68,11 @@ export function generateEventId(): string {
 }
 
 /**
- * Check publish fields against the protocol's rules; `base` is the hub URL relative topics resolve against.
- * Returns the update, or the reason it is a bad request.
+ * Check publish fields against the protocol's rules for a hub served at `hubPath`. Returns the update, or the
+ * reason it is a bad request.
  */
 export function validateUpdate(
     fields: UpdateFields,
-    base: string,
     hubPath: string,
 ): { ok: true; update: Update } | { ok: false; message: string } {
     // [spec] §3: at least one topic.
@@ -77,7 +82,7 @@ export function validateUpdate(
         if (topic === "" || hasForbiddenChars(topic)) return { ok: false, message: "Invalid topic." };
         // [spec] §3: `*` is not a topic, and the hub's own namespace is reserved.
         if (topic === WILDCARD) return { ok: false, message: 'The topic "*" is reserved.' };
-        if (isReservedTopic(topic, base, hubPath)) {
+        if (isReservedTopic(topic, RESERVED_NAMESPACE_ORIGIN + hubPath, hubPath)) {
             return { ok: false, message: `Topics under ${hubPath} are reserved to the hub.` };
         }
     }

@@ -7,6 +7,10 @@ import { readInput, requestHost, requestOrigin, sendError, sendRawJson } from ".
 import { phpJsonEncode } from "./json";
 import { absolutePublicUrl, urlValue, type DevUser, type ResolvedOptions } from "./options";
 import { presencePayload, signSubscriberToken, type Grants } from "./subscriber-token";
+import { parsePhpUrl } from "./url";
+
+/** The hub path Laravel falls back to when the public URL has none. */
+const DEFAULT_HUB_PATH = "/.well-known/mercure";
 
 /** The most channel names one auth request may carry (counted before de-duplication). */
 export const MAX_CHANNEL_NAMES = 100;
@@ -71,10 +75,14 @@ export async function handleAuthRequest(
     }
 }
 
-/** Validate the names and de-duplicate them, keeping the first occurrence; throws `access_denied`. */
-export function validateChannelNames(channelNames: unknown): string[] {
+/**
+ * Cast the `channel_names` input to a list as PHP's `(array)` does, validate it and de-duplicate it, keeping
+ * the first occurrence; throws `access_denied`.
+ */
+export function validateChannelNames(input: unknown): string[] {
+    const channelNames = phpArrayCast(input);
     // [spec] laravel-mercure §2.3: missing/empty, >100 (before de-duplication) or non-string ⇒ 403.
-    if (!Array.isArray(channelNames) || channelNames.length === 0) {
+    if (channelNames.length === 0) {
         throw new LaravelDevError("access_denied", "The channel_names input must be a non-empty list.");
     }
     if (channelNames.length > MAX_CHANNEL_NAMES) {
@@ -89,12 +97,27 @@ export function validateChannelNames(channelNames: unknown): string[] {
     return [...new Set(channelNames)];
 }
 
+/**
+ * PHP's `(array)` cast of a request input: missing or `null` gives `[]`, a list stays itself, an object
+ * (a decoded JSON object, PHP's associative array) gives its values, and a scalar `x` gives `[x]`.
+ */
+function phpArrayCast(value: unknown): unknown[] {
+    // [spec] laravel-mercure §2.2: Laravel reads `(array) $request->input('channel_names', [])`.
+    if (value === undefined || value === null) return [];
+    if (Array.isArray(value)) return value;
+    if (typeof value === "object") return Object.values(value);
+    return [value];
+}
+
 async function authorizeBatch(context: AuthContext, req: IncomingMessage, channelNames: unknown): Promise<AuthSuccess> {
     const { options, registry, encrypter } = context;
-    const publicUrl = absolutePublicUrl(urlValue(options.publicUrl), requestOrigin(req));
-    const publicUrlParsed = new URL(publicUrl);
-    // [spec] laravel-mercure §1.1: a `__` cookie name cannot be set over plain HTTP (normally a boot error).
-    if (options.cookieName.startsWith("__") && publicUrlParsed.protocol === "http:") {
+    const configuredUrl = urlValue(options.publicUrl);
+    // [spec] laravel-mercure §1.1: a relative public URL is made absolute from the request (PR #61629) for aud.
+    const publicUrl = absolutePublicUrl(configuredUrl, requestOrigin(req));
+    const configured = parsePhpUrl(configuredUrl);
+    // [spec] laravel-mercure §1.1: a `__` cookie name with an `http:` public URL is refused (normally a boot
+    // error); Laravel tests the scheme as configured, so a relative public URL passes.
+    if (options.cookieName.startsWith("__") && configured.scheme?.toLowerCase() === "http") {
         throw new LaravelDevError(
             "broadcast_exception",
             `Mercure error: the cookie name "${options.cookieName}" needs an https public_url; use a name without the __ prefix for plain-HTTP development.`,
@@ -154,7 +177,9 @@ async function authorizeBatch(context: AuthContext, req: IncomingMessage, channe
         {
             grants,
             topicPrefix: options.topicPrefix,
-            hubPath: publicUrlParsed.pathname,
+            // [spec] laravel-mercure §3: parse_url(public_url, PHP_URL_PATH) verbatim, `/.well-known/mercure`
+            // only when there is no path (so a trailing `/` stays, giving `…/mercure//subscriptions/…`).
+            hubPath: configured.path || DEFAULT_HUB_PATH,
             clientEvents: options.clientEvents,
             issuer: options.issuer,
             audience: publicUrl,
@@ -169,7 +194,7 @@ async function authorizeBatch(context: AuthContext, req: IncomingMessage, channe
         value: token,
         expiresIn: options.expiresIn,
         now,
-        publicUrl,
+        publicUrl: configuredUrl,
         requestHost: requestHost(req),
     });
     return { body: authResponseBody(entries, options), cookie };

@@ -60,9 +60,10 @@ export class ChannelRegistry {
     }
 
     /**
-     * Decide whether `user` may join the full channel `name`: the first matching callback that returns
-     * something other than `null`/`undefined` decides; `false` denies; no decision denies. A callback may
-     * return a promise, which is awaited.
+     * Decide whether `user` may join the full channel `name` as Laravel's `verifyUserCanAccessChannel` does:
+     * matching callbacks run in registration order; `false` denies at once, a PHP-truthy result grants, any
+     * other falsy result (`null`, `0`, `""`, `"0"`, `[]`, `{}`) leaves it to the next match; no decision denies.
+     * A callback may return a promise, which is awaited.
      */
     async authorize(name: string, user: DevUser): Promise<ChannelDecision> {
         const normalised = normaliseChannelName(name);
@@ -74,9 +75,24 @@ export class ChannelRegistry {
                 params[param] = match[index + 1] ?? "";
             });
             const result: unknown = await registration.callback(user, params);
+            // [spec] laravel-mercure §2.3: `false` denies; only a truthy result grants.
             if (result === false) return { granted: false };
-            if (result !== null && result !== undefined) return { granted: true, result };
+            if (isPhpTruthy(result)) return { granted: true, result };
         }
         return { granted: false };
     }
+}
+
+/**
+ * Whether PHP would treat `value` as true: everything except `null`, `false`, `0`, `0.0`, `""`, `"0"` and the
+ * empty array, as which an empty JavaScript array or plain object arrives in PHP. `undefined` (no return
+ * value) is PHP's `null`.
+ */
+export function isPhpTruthy(value: unknown): boolean {
+    if (value === null || value === undefined || value === false || value === 0 || value === "" || value === "0") {
+        return false;
+    }
+    if (Array.isArray(value)) return value.length > 0;
+    if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) return Object.keys(value).length > 0;
+    return true;
 }

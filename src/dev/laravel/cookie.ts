@@ -1,4 +1,5 @@
 import { LaravelDevError } from "./errors";
+import { parsePhpUrl } from "./url";
 
 /** What the authorization cookie is built from. */
 export interface AuthCookieInput {
@@ -10,26 +11,30 @@ export interface AuthCookieInput {
     expiresIn: number;
     /** Current time in milliseconds. */
     now: number;
-    /** The absolute public hub URL. */
+    /** The public hub URL as configured (`public_url`, absolute or relative). */
     publicUrl: string;
     /** The auth request's host name, without port. */
     requestHost: string;
 }
 
 /**
- * Build the Mercure authorization `Set-Cookie` value exactly as symfony/mercure does:
- * `<name>=<JWT>; expires=<date>; Max-Age=<n>; path=<path>; [domain=…;] [secure;] httponly; samesite=strict`.
- * Throws a `broadcast_exception` when the hub cannot share a cookie with the app.
+ * Build the Mercure authorization `Set-Cookie` value exactly as symfony/mercure does from Laravel's
+ * `public_url`: `<name>=<JWT>; expires=<date>; Max-Age=<n>; path=<path>; [domain=…;] [secure;] httponly;
+ * samesite=strict`. Throws a `broadcast_exception` when the hub cannot share a cookie with the app.
  */
 export function buildAuthCookie(input: AuthCookieInput): string {
-    // [spec] laravel-mercure §2.6: attribute order and spelling follow Symfony's Cookie::__toString().
-    const url = new URL(input.publicUrl);
+    // [spec] laravel-mercure §2.6: attribute order and spelling follow Symfony's Cookie::__toString(); every
+    // attribute comes from parse_url(public_url), taken as written.
+    const url = parsePhpUrl(input.publicUrl);
     const expires = new Date(Math.floor(input.now / 1000) * 1000 + input.expiresIn * 1000).toUTCString();
     let cookie = `${input.name}=${input.value}; expires=${expires}; Max-Age=${input.expiresIn}`;
-    cookie += `; path=${url.pathname === "" ? "/" : url.pathname}`;
-    const domain = cookieDomain(input.requestHost, url.hostname);
+    // [spec] laravel-mercure §2.6: Path is the public URL's path, `/` when it has none.
+    cookie += `; path=${url.path ?? "/"}`;
+    // [spec] laravel-mercure §2.6: no host (a relative public URL) ⇒ no Domain.
+    const domain = url.host === undefined ? null : cookieDomain(input.requestHost, url.host);
     if (domain !== null) cookie += `; domain=${domain}`;
-    if (url.protocol !== "http:") cookie += "; secure";
+    // [spec] laravel-mercure §2.6: Secure unless the scheme is http; a relative URL has none, so it is Secure.
+    if ((url.scheme ?? "https").toLowerCase() !== "http") cookie += "; secure";
     return `${cookie}; httponly; samesite=strict`;
 }
 

@@ -3,6 +3,7 @@ import { validateBroadcastInput, type BroadcastInput } from "./broadcaster";
 import { clearDevUserCookie, DEV_USER_COOKIE, devUserCookie, parseCookieHeader } from "./cookie";
 import { LaravelDevError } from "./errors";
 import { readBody, sendError, sendJson } from "./http";
+import { isPlainObject } from "./json";
 import type { DevUser } from "./options";
 
 /** Find a known user by the string form of its id. */
@@ -32,7 +33,11 @@ export function handleLogout(res: ServerResponse): void {
     res.end();
 }
 
-/** `POST /dev/broadcast`: publish a JSON {@link BroadcastInput} and answer `{ids}`; 422 or 502 on failure. */
+/**
+ * `POST /dev/broadcast`: publish a JSON `{channels, event, payload?, toOthers?}` and answer `{ids}`; 422 or
+ * 502 on failure. As with Laravel's `broadcast(...)->toOthers()`, `toOthers: true` takes the sender's socket
+ * from the `X-Socket-ID` request header (any case), the header Echo's HTTP interceptors add.
+ */
 export async function handleBroadcast(
     broadcast: (input: BroadcastInput) => Promise<string[]>,
     req: IncomingMessage,
@@ -45,9 +50,28 @@ export async function handleBroadcast(
         if (error instanceof LaravelDevError) throw error;
         throw new LaravelDevError(
             "invalid_input",
-            "The broadcast body must be JSON: {channels, event, payload?, socket?}.",
+            "The broadcast body must be JSON: {channels, event, payload?, toOthers?}.",
         );
     }
-    const ids = await broadcast(validateBroadcastInput(parsed));
+    if (isPlainObject(parsed) && Object.hasOwn(parsed, "socket")) {
+        throw new LaravelDevError(
+            "invalid_input",
+            "The broadcast body has no socket field: send toOthers: true with the X-Socket-ID header, as Laravel's toOthers() reads it.",
+        );
+    }
+    const toOthers = isPlainObject(parsed) ? parsed["toOthers"] : undefined;
+    if (toOthers !== undefined && typeof toOthers !== "boolean") {
+        throw new LaravelDevError("invalid_input", "The broadcast toOthers field must be true or false.");
+    }
+    const input = validateBroadcastInput(isPlainObject(parsed) ? withoutKey(parsed, "toOthers") : parsed);
+    // [spec] laravel-mercure §4.5: toOthers() copies the X-Socket-ID header into the event's socket.
+    const socket = toOthers === true ? (req.headersDistinct["x-socket-id"]?.[0] ?? null) : null;
+    const ids = await broadcast({ ...input, socket });
     sendJson(res, 200, { ids });
+}
+
+/** A copy of `object` without `key`. */
+function withoutKey(object: Record<string, unknown>, key: string): Record<string, unknown> {
+    const { [key]: _removed, ...rest } = object;
+    return rest;
 }

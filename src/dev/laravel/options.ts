@@ -12,8 +12,9 @@ export interface DevUser {
 }
 
 /**
- * Laravel channel callback: `false` = deny, `undefined`/`null` = no decision (later matching patterns are
- * tried, then deny), `true` = allow, any other JSON value = allow (presence: it becomes the member's info).
+ * Laravel channel callback: `false` = deny; any other PHP-falsy result (`undefined`, `null`, `0`, `""`, `"0"`,
+ * `[]`, `{}`) = no decision (later matching patterns are tried, then deny); any truthy value = allow (presence:
+ * it becomes the member's info).
  */
 export type ChannelCallback = (user: DevUser, params: Record<string, string>) => unknown;
 
@@ -92,6 +93,9 @@ export interface ResolvedOptions {
     now: () => number;
 }
 
+/** The dev app's default JWT `iss` (Laravel's is `claims.iss`, else `app.url`). */
+export const DEFAULT_ISSUER = "http://laravel.test";
+
 /** Laravel's default topic namespace (`.alt` is the RFC 9476 non-resolvable TLD). */
 export const DEFAULT_TOPIC_PREFIX = "https://laravel.alt/echo/";
 
@@ -113,7 +117,7 @@ export function resolveOptions(options: BroadcastingAppOptions): ResolvedOptions
         publicUrl: options.publicUrl ?? options.hubUrl,
         appUrl: options.appUrl ?? null,
         jwtKey: options.jwtKey,
-        issuer: options.issuer ?? "http://laravel.test",
+        issuer: options.issuer ?? DEFAULT_ISSUER,
         cookieName: options.cookieName ?? "mercure_access_token",
         expiresIn,
         topicPrefix: options.topicPrefix === undefined ? DEFAULT_TOPIC_PREFIX : options.topicPrefix,

@@ -8,10 +8,9 @@ export { channelTopic, whisperTopic } from "../../topic/topics";
 /**
  * The URL pattern granting a presence member the channel's subscription events and snapshot:
  * `<hubPath>/subscriptions/:match_type/<enc(channel topic)>{/:subscriber}?`, where `hubPath` is the public
- * URL's path without its trailing `/`.
+ * URL's path exactly as configured: a trailing `/` is kept, as Laravel keeps it.
  */
 export function presencePattern(hubPath: string, prefix: string | null, name: string): string {
     // [spec] laravel-mercure §3: the optional group covers both the snapshot and per-subscriber topics.
-    const path = hubPath.endsWith("/") ? hubPath.slice(0, -1) : hubPath;
-    return `${path}/subscriptions/:match_type/${rawUrlEncode(channelTopic(prefix, name))}{/:subscriber}?`;
+    return `${hubPath}/subscriptions/:match_type/${rawUrlEncode(channelTopic(prefix, name))}{/:subscriber}?`;
 }

@@ -75,13 +75,16 @@ export class PageHarness {
         page.on("pageerror", (error) => this.pageErrors.push(error.message));
     }
 
-    /** Open the harness page in a fresh context and, when `userId` is given, log that dev user in. */
-    static async open(browser: Browser, origin: string, userId: number | null): Promise<PageHarness> {
+    /**
+     * Open the harness page (or another page carrying the harness script, at `path`) in a fresh context and,
+     * when `userId` is given, log that dev user in.
+     */
+    static async open(browser: Browser, origin: string, userId: number | null, path: string = HARNESS_PAGE): Promise<PageHarness> {
         const context = await browser.newContext();
         try {
             const page = await context.newPage();
             const harness = new PageHarness(context, page);
-            const response = await page.goto(origin + HARNESS_PAGE);
+            const response = await page.goto(origin + path);
             if (response?.status() !== 200) throw new Error(`The harness page answered ${response?.status()}.`);
             const loaded = await page.evaluate(() => typeof (window as unknown as { EchoMercure?: unknown }).EchoMercure);
             if (loaded !== "object") throw new Error("The bundle did not define window.EchoMercure on the harness page.");

@@ -4,6 +4,9 @@ export const BUNDLE_PATH = "/dist/laravel-echo-mercure.iife.js";
 /** The harness page's path on the dev server. */
 export const HARNESS_PAGE = "/harness.html";
 
+/** The harness page with an axios-shaped HTTP client, for Echo's request interceptors. */
+export const INTERCEPTOR_PAGE = "/interceptors.html";
+
 /** The stock-Echo page's path on the dev server. */
 export const STOCK_ECHO_PAGE = "/stock-echo.html";
 
@@ -105,6 +108,39 @@ export function harnessPage(): string {
 <body><p>laravel-echo-mercure browser harness</p></body>
 </html>
 `;
+}
+
+/**
+ * The smallest `window.axios` Echo's interceptor hook recognises (a function with
+ * `interceptors.request.use`) and an `axios.post` that runs the registered request interceptors, then sends
+ * the request with fetch. A stand-in: the package has no axios devDependency, and this is the surface of axios
+ * that Echo 2.5 touches (`registerAxiosRequestInterceptor` sets `config.headers["X-Socket-Id"]`).
+ */
+const AXIOS_STAND_IN = String.raw`
+(function () {
+    "use strict";
+    var interceptors = [];
+    function axios(config) { return axios.request(config); }
+    axios.interceptors = { request: { use: function (fulfilled) { interceptors.push(fulfilled); return interceptors.length - 1; } } };
+    axios.request = function (config) {
+        var start = Promise.resolve(Object.assign({ method: "get", headers: {} }, config));
+        return interceptors.reduce(function (chain, fulfilled) { return chain.then(fulfilled); }, start).then(function (final) {
+            return fetch(final.url, {
+                method: final.method.toUpperCase(),
+                headers: Object.assign({ "Content-Type": "application/json" }, final.headers),
+                body: final.data === undefined ? undefined : JSON.stringify(final.data),
+                credentials: "same-origin",
+            }).then(function (response) { return { status: response.status }; });
+        });
+    };
+    axios.post = function (url, data) { return axios.request({ url: url, method: "post", data: data }); };
+    window.axios = axios;
+})();
+`;
+
+/** The harness page with {@link AXIOS_STAND_IN} loaded before Echo is created, as an app's bootstrap.js does. */
+export function interceptorPage(): string {
+    return harnessPage().replace("<script>", () => `<script>${AXIOS_STAND_IN}</script>\n<script>`);
 }
 
 /**

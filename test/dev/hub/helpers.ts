@@ -9,6 +9,9 @@ import type { SseStream } from "./sse-client";
 /** The shared test key. */
 export const KEY = "test-key-that-is-long-enough-for-hs256!";
 
+/** The issuer of {@link token}'s tokens, which {@link startHub} trusts unless told otherwise. */
+export const ISSUER = "https://app.test";
+
 /** The Mercure authorization detail type. */
 export const DETAIL_TYPE = "https://mercure.rocks/authorization-detail";
 
@@ -36,7 +39,7 @@ export function token(
     const now = Math.floor(Date.now() / 1000);
     return signJwt(
         {
-            iss: "https://app.test",
+            iss: ISSUER,
             aud: hub.url,
             sub: "user",
             iat: now,
@@ -58,9 +61,9 @@ export function allToken(hub: DevHub, payload?: unknown): string {
 const started: DevHub[] = [];
 const streams: SseStream[] = [];
 
-/** Start a hub on an ephemeral port, closed after the test. */
+/** Start a hub on an ephemeral port trusting {@link ISSUER}, closed after the test. */
 export async function startHub(options: Partial<DevHubOptions> = {}): Promise<DevHub> {
-    const hub = await startDevHub({ jwtKey: KEY, ...options });
+    const hub = await startDevHub({ jwtKey: KEY, issuers: [ISSUER], ...options });
     started.push(hub);
     return hub;
 }

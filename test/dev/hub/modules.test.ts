@@ -134,10 +134,17 @@ describe("helpers", () => {
     });
 
     it("validates options", () => {
-        expect(resolveHubOptions({ jwtKey: "k", path: "/hub/" }).path).toBe("/hub");
-        expect(() => resolveHubOptions({ jwtKey: "" })).toThrow(MercureError);
-        expect(() => resolveHubOptions({ jwtKey: "k", path: "hub" })).toThrow(MercureError);
-        expect(() => resolveHubOptions({ jwtKey: "k", historySize: 0 })).toThrow(MercureError);
-        expect(() => resolveHubOptions({ jwtKey: "k", heartbeatMs: 0 })).toThrow(MercureError);
+        expect(resolveHubOptions({ jwtKey: "k", issuers: ["i"], path: "/hub/" }).path).toBe("/hub");
+        expect(() => resolveHubOptions({ jwtKey: "", issuers: ["i"] })).toThrow(MercureError);
+        expect(() => resolveHubOptions({ jwtKey: "k", issuers: ["i"], path: "hub" })).toThrow(MercureError);
+        expect(() => resolveHubOptions({ jwtKey: "k", issuers: ["i"], historySize: 0 })).toThrow(MercureError);
+        expect(() => resolveHubOptions({ jwtKey: "k", issuers: ["i"], heartbeatMs: 0 })).toThrow(MercureError);
+    });
+
+    it("requires at least one trusted issuer, as the reference hub binds its keys to issuers", () => {
+        for (const issuers of [undefined, [], [""], [42]]) {
+            expect(() => resolveHubOptions({ jwtKey: "k", issuers } as unknown as Parameters<typeof resolveHubOptions>[0])).toThrow(/issuers/);
+        }
+        expect(resolveHubOptions({ jwtKey: "k", issuers: ["https://a", "https://b"] }).issuers).toEqual(["https://a", "https://b"]);
     });
 });

@@ -145,11 +145,33 @@ describe("cookie-authenticated publish (CSRF)", () => {
         expect(response.headers.get("www-authenticate")).toBe(`Bearer error="invalid_request", resource_metadata="${metadataUrl(hub)}"`);
     });
 
-    it("refuses a foreign Origin and accepts the hub's own origin or an allowed one", async () => {
+    it("refuses a foreign Origin, and the hub's own origin unless it is listed, as the reference hub does", async () => {
         const hub = await startHub({ publishOrigins: ["http://app.test"] });
-        expect((await post(hub, [["topic", T]], { ...cookie(jwt(hub)), origin: "http://evil.test" })).status).toBe(400);
-        expect((await post(hub, [["topic", T]], { ...cookie(jwt(hub)), origin: hub.origin })).status).toBe(200);
+        const foreign = await post(hub, [["topic", T]], { ...cookie(jwt(hub)), origin: "http://evil.test" });
+        expect(foreign.status).toBe(400);
+        expect(foreign.headers.get("www-authenticate")).toBe(`Bearer error="invalid_request", resource_metadata="${metadataUrl(hub)}"`);
+        expect((await post(hub, [["topic", T]], { ...cookie(jwt(hub)), origin: hub.origin })).status).toBe(400);
         expect((await post(hub, [["topic", T]], { ...cookie(jwt(hub)), origin: "http://app.test" })).status).toBe(200);
+
+        const own = await startHub({ publishOrigins: [] });
+        expect((await post(own, [["topic", T]], { ...cookie(jwt(own)), origin: own.origin })).status).toBe(400);
+        const listed = await startHub({ publishOrigins: ["http://placeholder.test"] });
+        expect((await post(listed, [["topic", T]], { ...cookie(jwt(listed)), origin: "http://placeholder.test" })).status).toBe(200);
+    });
+
+    it("checks the origin before the token: an expired cookie from a refused origin is 400, from a listed one 401", async () => {
+        const hub = await startHub({ publishOrigins: ["http://app.test"] });
+        const expired = token(hub, [detail(["publish"], ["*"])], { exp: Math.floor(Date.now() / 1000) - 10 });
+        expect((await post(hub, [["topic", T]], { ...cookie(expired), origin: "http://evil.test" })).status).toBe(400);
+        expect((await post(hub, [["topic", T]], { ...cookie("not-a-jwt"), origin: "http://evil.test" })).status).toBe(400);
+        const listed = await post(hub, [["topic", T]], { ...cookie(expired), origin: "http://app.test" });
+        expect(listed.status).toBe(401);
+        expect(listed.headers.get("www-authenticate")).toBe(`Bearer error="invalid_token", resource_metadata="${metadataUrl(hub)}"`);
+    });
+
+    it("accepts any origin when the list holds *", async () => {
+        const hub = await startHub({ publishOrigins: ["*"] });
+        expect((await post(hub, [["topic", T]], { ...cookie(jwt(hub)), origin: "http://anywhere.test" })).status).toBe(200);
     });
 
     it("falls back to the Referer's origin", async () => {

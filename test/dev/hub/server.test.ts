@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { MercureHub } from "../../../src/dev/hub";
 import { MercureError } from "../../../src/errors";
-import { allToken, bearer, detail, KEY, publish, sleep, startHub, subscribe, subscribeUrl, token } from "./helpers";
+import { allToken, bearer, detail, ISSUER, KEY, publish, sleep, startHub, subscribe, subscribeUrl, token } from "./helpers";
 import { openSse } from "./sse-client";
 
 const T = "https://example.com/t";
@@ -59,7 +59,8 @@ describe("CORS", () => {
         const stream = await subscribe(hub, [["match", T], ["last_event_id", "x"]], { origin: APP });
         expect(stream.headers.get("access-control-allow-origin")).toBe(APP);
         expect(stream.headers.get("access-control-allow-credentials")).toBe("true");
-        expect(stream.headers.get("access-control-expose-headers")).toBe("Link, Mercure-Last-Event-ID");
+        // Only Link, as on the reference hub: cross-origin fetch clients cannot read Mercure-Last-Event-ID there.
+        expect(stream.headers.get("access-control-expose-headers")).toBe("Link");
         expect(stream.headers.get("vary")).toBe("Origin");
         for (const path of [METADATA, "/.well-known/mercure/subscriptions"]) {
             const response = await fetch(hub.origin + path, { headers: { origin: APP } });
@@ -94,8 +95,14 @@ describe("CORS", () => {
         expect((await preflight(APP, "/.well-known/mercure/subscriptions/exact/a")).headers.get("access-control-allow-origin")).toBe(APP);
     });
 
+    it("refuses a resource identifier that is not an absolute URL", () => {
+        for (const resource of ["/.well-known/mercure", "hub.example", "https://hub.example/.well-known/mercure#x"]) {
+            expect(() => new MercureHub({ jwtKey: KEY, issuers: [ISSUER], resource })).toThrow(/resource/);
+        }
+    });
+
     it("refuses a wildcard origin list", () => {
-        expect(() => new MercureHub({ jwtKey: KEY, corsOrigins: ["*"] })).toThrow(MercureError);
+        expect(() => new MercureHub({ jwtKey: KEY, issuers: [ISSUER], corsOrigins: ["*"] })).toThrow(MercureError);
     });
 });
 
@@ -167,21 +174,22 @@ describe("test hooks", () => {
         await publish(hub, [["topic", T]]);
         hub.hub.publish({ topics: [T] });
         expect(stats.subscribeConnections).toEqual([
-            { query: "match=a+b&last_event_id=q", lastEventId: "h", at: expect.any(Number), status: 200 },
-            { query: "match=x", lastEventId: null, at: expect.any(Number), status: 401 },
+            { query: "match=a+b&last_event_id=q", lastEventId: "h", at: expect.any(Number), status: 200, closesAt: expect.any(Number) },
+            { query: "match=x", lastEventId: null, at: expect.any(Number), status: 401, closesAt: null },
         ]);
         expect(stats.publishes).toBe(2);
         expect(stats.openConnections).toBe(1);
         hub.hub.resetStats();
         expect(hub.hub.stats.subscribeConnections).toEqual([]);
         expect(hub.hub.stats.publishes).toBe(0);
+        expect(hub.hub.stats.expiredStreams).toBe(0);
         expect(hub.hub.stats.openConnections).toBe(1);
     });
 });
 
 describe("mounting and robustness", () => {
     it("handle() returns false and writes nothing for paths outside the hub", async () => {
-        const hub = new MercureHub({ jwtKey: KEY, anonymous: true });
+        const hub = new MercureHub({ jwtKey: KEY, issuers: [ISSUER], anonymous: true });
         const handled: boolean[] = [];
         const server = createServer((req, res) => {
             const result = hub.handle(req, res);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openSse } from "./sse-client";
-import { publish, sleep, startHub, subscribe, subscribeUrl } from "./helpers";
+import { bearer, detail, publish, sleep, startHub, subscribe, subscribeUrl, token } from "./helpers";
 
 describe("subscribe request validation", () => {
     const badQueries: [string, string][] = [
@@ -118,15 +118,39 @@ describe("matchers", () => {
         await stream.expectNone(100);
     });
 
-    it("resolves relative patterns and relative topics against the hub URL", async () => {
+    it("resolves relative patterns and topics against http://mercure.invalid, never against the request's host", async () => {
         const hub = await startHub({ anonymous: true });
-        const stream = await subscribe(hub, [["match_urlpattern", "/rooms/:id"]]);
+        const relative = await subscribe(hub, [["match_urlpattern", "/rooms/:id"]]);
+        const absolute = await subscribe(hub, [["match_urlpattern", `${hub.origin}/rooms/:id`]]);
         await publish(hub, [["topic", "/rooms/1"], ["data", "relative"]]);
         await publish(hub, [["topic", `${hub.origin}/rooms/2`], ["data", "absolute"]]);
         await publish(hub, [["topic", "https://elsewhere.example/rooms/3"]]);
-        const events = await stream.next(2);
-        expect(events.map((e) => e.data)).toEqual(["relative", "absolute"]);
-        await stream.expectNone(100);
+        expect((await relative.next(1)).map((e) => e.data)).toEqual(["relative"]);
+        expect((await absolute.next(1)).map((e) => e.data)).toEqual(["absolute"]);
+        await Promise.all([relative.expectNone(100), absolute.expectNone(100)]);
+    });
+
+    it("resolves them against the resource identifier when it is the full hub URL", async () => {
+        const hub = await startHub({ anonymous: true, resource: "https://hub.example/.well-known/mercure" });
+        const absolute = await subscribe(hub, [["match_urlpattern", "https://hub.example/rooms/:id"]]);
+        hub.hub.publish({ topics: ["/rooms/1"], data: "relative" });
+        expect((await absolute.next(1)).map((e) => e.data)).toEqual(["relative"]);
+
+        const other = await startHub({ anonymous: true, resource: "https://hub.example/not-the-hub-path" });
+        const unresolved = await subscribe(other, [["match_urlpattern", "https://hub.example/rooms/:id"]]);
+        other.hub.publish({ topics: ["/rooms/1"] });
+        await unresolved.expectNone(100);
+    });
+
+    it("delivers subscription events to a relative pattern but not to an absolute one naming the hub's host", async () => {
+        const hub = await startHub();
+        const observer = token(hub, [detail(["subscribe"], ["*"])]);
+        const relative = await subscribe(hub, [["match_urlpattern", "/.well-known/mercure/subscriptions/:t/:m/:s"]], bearer(observer));
+        const absolute = await subscribe(hub, [["match_urlpattern", `${hub.url}/subscriptions/:t/:m/:s`]], bearer(observer));
+        await subscribe(hub, [["match", "https://example.com/watched"]], bearer(observer));
+        await relative.waitFor((s) => s.events.some((e) => e.type === "mercure" && e.data.includes("example.com/watched")));
+        expect(absolute.events).toEqual([]);
+        await absolute.expectNone(100);
     });
 
     it.each(["match", "match_exact", "match_urlpattern"])("treats * in %s as every topic", async (name) => {

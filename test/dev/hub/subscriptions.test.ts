@@ -57,6 +57,41 @@ describe("subscription events", () => {
         expect(json(ended[0]!)["id"]).toBe(exactTopic);
     });
 
+    it("are pretty-printed over several data: lines, as the reference hub writes them", async () => {
+        const hub = await startHub({ anonymous: true });
+        const observer = await observe(hub);
+        await subscribe(hub, [["match", "https://example.com/a"]], bearer(token(hub, [detail(["subscribe"], ["*"], { name: "<b>Ann & Ben</b>" })])));
+        const [event] = await observer.next(1);
+        const document = json(event!);
+        const lines = [
+            "{",
+            `  "id": "${document["id"] as string}",`,
+            '  "type": "subscription",',
+            `  "subscriber": "${document["subscriber"] as string}",`,
+            '  "match": "https://example.com/a",',
+            '  "match_type": "exact",',
+            '  "active": true,',
+            '  "payload": {',
+            '    "name": "\\u003cb\\u003eAnn \\u0026 Ben\\u003c/b\\u003e"',
+            "  }",
+            "}",
+        ];
+        expect(event!.data).toBe(lines.join("\n"));
+        expect(observer.raw).toContain(lines.map((line) => `data: ${line}\n`).join(""));
+        expect(document["payload"]).toEqual({ name: "<b>Ann & Ben</b>" });
+        // The subscription API indents its documents the same way.
+        const api = await fetch(`${hub.origin}${SUBS}`, { headers: bearer(observerToken(hub)) });
+        expect(await api.text()).toMatch(/^\{\n {2}"id": "\/\.well-known\/mercure\/subscriptions",\n {2}"type": "subscriptions",\n/);
+    });
+
+    it("omit a null payload, as the reference hub's omitempty does", async () => {
+        const hub = await startHub({ anonymous: true });
+        const observer = await observe(hub);
+        await subscribe(hub, [["match", "https://example.com/a"]], bearer(token(hub, [detail(["subscribe"], ["*"], null)])));
+        const [event] = await observer.next(1);
+        expect(Object.keys(json(event!))).toEqual(["id", "type", "subscriber", "match", "match_type", "active"]);
+    });
+
     it("give each connection its own subscriber id", async () => {
         const hub = await startHub({ anonymous: true });
         const observer = await observe(hub);
@@ -125,6 +160,13 @@ describe("subscription API", () => {
         const publishOnly = token(hub, [detail(["publish"], ["*"])]);
         expect((await fetch(`${hub.origin}${SUBS}/exact/a`, { headers: bearer(publishOnly) })).status).toBe(403);
         expect((await fetch(`${hub.origin}${SUBS}/regex/a`, { headers: bearer(observerToken(hub)) })).status).toBe(400);
+    });
+
+    it("resolves relative grants against http://mercure.invalid: an absolute grant naming the hub's host covers nothing", async () => {
+        const hub = await startHub({ anonymous: true });
+        const absolute = token(hub, [detail(["subscribe"], [{ match: `${hub.url}/subscriptions{/*}?`, match_type: "urlpattern" }])]);
+        expect((await fetch(`${hub.origin}${SUBS}`, { headers: bearer(absolute) })).status).toBe(403);
+        expect((await fetch(`${hub.origin}${SUBS}`, { headers: bearer(observerToken(hub)) })).status).toBe(200);
     });
 
     it("matches grants against the path as sent, percent-encoded and without the query", async () => {

@@ -34,9 +34,11 @@ async function start(options: Partial<BroadcastingAppOptions> = {}): Promise<{ a
 describe("auth request validation", () => {
     it.each([
         ["a missing list", undefined],
+        ["null", null],
         ["an empty list", []],
-        ["a string instead of a list", "news"],
-        ["an object instead of a list", { 0: "news" }],
+        ["an empty object", {}],
+        ["a number, cast to a list of one non-string", 5],
+        ["true, cast to a list of one non-string", true],
         ["a non-string entry", ["news", 1]],
         ["a null entry", ["news", null]],
         ["101 names, even if they are duplicates", Array.from({ length: 101 }, () => "news")],
@@ -46,6 +48,16 @@ describe("auth request validation", () => {
         expect(response.status).toBe(403);
         expect(response.setCookies).toEqual([]);
         expect(JSON.parse(response.body)).toHaveProperty("message");
+    });
+
+    it("casts a scalar or an object to a list, as PHP's (array) cast does", async () => {
+        const { url } = await start();
+        const scalar = await postAuth(url, "news", { Cookie: ANN });
+        expect(scalar.status).toBe(200);
+        expect(JSON.parse(scalar.body).channel_names).toEqual([{ name: "news" }]);
+        const object = await postAuth(url, { a: "news", b: "private-room.1", c: "news" }, { Cookie: ANN });
+        expect(object.status).toBe(200);
+        expect(JSON.parse(object.body).channel_names).toEqual([{ name: "news" }, { name: "private-room.1" }]);
     });
 
     it("accepts exactly 100 names", async () => {
@@ -191,7 +203,8 @@ describe("auth response", () => {
         expect(get.status).toBe(200);
         expect(JSON.parse(get.body).channel_names).toEqual([{ name: "news" }, { name: "presence-lobby" }]);
         const single = await send(`${url}/broadcasting/auth?channel_names=news`);
-        expect(single.status).toBe(403);
+        expect(single.status).toBe(200);
+        expect(JSON.parse(single.body).channel_names).toEqual([{ name: "news" }]);
     });
 
     it("records every auth request with its channel_names input and status", async () => {

@@ -45,6 +45,31 @@ describe("channel registry", () => {
         expect(await registry.authorize("presence-room.2", ann)).toEqual({ granted: true, result: { id: "2" } });
     });
 
+    it.each([
+        ["an empty array", []],
+        ["0", 0],
+        ["an empty string", ""],
+        ['"0"', "0"],
+        ["an empty object (an empty PHP array)", {}],
+        ["undefined", undefined],
+    ])("treats %s as no decision, as PHP's falsy results: the next match decides, else denied", async (_label, falsy) => {
+        const alone = new ChannelRegistry();
+        alone.add("room.{id}", () => falsy);
+        expect(await alone.authorize("private-room.1", ann)).toEqual({ granted: false });
+        const followed = new ChannelRegistry();
+        followed.add("room.{id}", () => falsy);
+        followed.add("room.{id}", () => ["member"]);
+        expect(await followed.authorize("presence-room.1", ann)).toEqual({ granted: true, result: ["member"] });
+    });
+
+    it("grants on PHP-truthy results", async () => {
+        for (const truthy of [1, -1, "a", "false", " ", [0], { id: 0 }, Number.NaN]) {
+            const registry = new ChannelRegistry();
+            registry.add("room.{id}", () => truthy);
+            expect(await registry.authorize("private-room.1", ann)).toEqual({ granted: true, result: truthy });
+        }
+    });
+
     it("awaits callbacks that return promises and passes the user", async () => {
         const registry = new ChannelRegistry();
         registry.add("user.{id}", async (user, { id }) => String(user.id) === id);

@@ -100,10 +100,27 @@ describe("cookie attributes", () => {
         expect(cookie).toBeUndefined();
     });
 
-    it("resolves a relative public URL against the request origin: no Domain, its path, scheme-driven Secure, absolute aud", async () => {
+    it("marks the cookie Secure for a relative public URL even over plain HTTP (no scheme is not http), with no Domain", async () => {
         const { cookie } = await authCookie({ publicUrl: "/.well-known/mercure" }, "app.test:8000");
-        expect(cookie).toMatch(/; Max-Age=300; path=\/\.well-known\/mercure; httponly; samesite=strict$/);
+        expect(cookie).toMatch(/; Max-Age=300; path=\/\.well-known\/mercure; secure; httponly; samesite=strict$/);
+        // aud is still the public URL made absolute from the request (PR #61629).
         expect(decodeJwt(cookieJwt(cookie as string)).claims["aud"]).toBe("http://app.test:8000/.well-known/mercure");
+    });
+
+    it("accepts a __Secure- cookie name with a relative public URL, as Laravel checks only an explicit http scheme", async () => {
+        const { status, cookie } = await authCookie({ publicUrl: "/.well-known/mercure", cookieName: "__Secure-mercure_access_token" }, "app.test");
+        expect(status).toBe(200);
+        expect(cookie).toMatch(/^__Secure-mercure_access_token=.*; secure; httponly; samesite=strict$/);
+    });
+
+    it("takes the path verbatim from the public URL, as parse_url does", () => {
+        const build = (publicUrl: string) =>
+            buildAuthCookie({ name: "n", value: "v", expiresIn: 60, now: NOW, publicUrl, requestHost: "hub.example" });
+        expect(build("https://hub.example/.well-known/mercure/")).toContain("; path=/.well-known/mercure/;");
+        expect(build("https://hub.example")).toContain("; path=/;");
+        expect(build("https://hub.example?x=1")).toContain("; path=/;");
+        expect(build("HTTP://hub.example/hub")).not.toContain("secure");
+        expect(build("//hub.example/hub")).toContain("; secure;");
     });
 
     it("resolves the public URL function at each request", async () => {

@@ -69,11 +69,23 @@ describe("dev broadcast route", () => {
         ]);
     });
 
+    it("takes the socket from the X-Socket-ID header for toOthers, as Laravel's toOthers() does, whatever its case", async () => {
+        const post = (body: unknown, headers: Record<string, string>) =>
+            send(`${server.url}/dev/broadcast`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
+        expect((await post({ channels: ["news"], event: "e", toOthers: true }, { "X-Socket-Id": "sock.1" })).status).toBe(200);
+        expect((await post({ channels: ["private-room.1"], event: "e", toOthers: true }, { "x-socket-id": "sock.2" })).status).toBe(200);
+        // Without toOthers() the header is ignored; without the header there is no socket to exclude.
+        expect((await post({ channels: ["news"], event: "e" }, { "X-SOCKET-ID": "sock.3" })).status).toBe(200);
+        expect((await post({ channels: ["news"], event: "e", toOthers: true }, {})).status).toBe(200);
+        expect(hub.requests.map((r) => JSON.parse(r.form.get("data") as string).socket)).toEqual(["sock.1", "sock.2", undefined, undefined]);
+    });
+
     it.each([
         ["a body that is not JSON", "{nope"],
         ["no event", JSON.stringify({ channels: ["news"] })],
         ["channels that are not a list of names", JSON.stringify({ channels: "news", event: "e" })],
-        ["a non-string socket", JSON.stringify({ channels: ["news"], event: "e", socket: 1 })],
+        ["a socket in the body (Laravel reads the X-Socket-ID header)", JSON.stringify({ channels: ["news"], event: "e", socket: "s" })],
+        ["a non-boolean toOthers", JSON.stringify({ channels: ["news"], event: "e", toOthers: "yes" })],
     ])("answers 422 for %s", async (_label, body) => {
         const response = await send(`${server.url}/dev/broadcast`, { method: "POST", body });
         expect(response.status).toBe(422);

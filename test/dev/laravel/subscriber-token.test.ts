@@ -1,6 +1,10 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
+import { compileMatcher } from "../../../src/dev/hub/matchers";
+import { FALLBACK_PATTERN_BASE } from "../../../src/dev/hub/options";
+import { subscriptionTopic } from "../../../src/dev/hub/subscriptions";
 import { verifyJwt } from "../../../src/dev/jwt/jwt";
+import { rawUrlEncode } from "../../../src/topic/encode";
 import { BroadcastingApp, type BroadcastingAppOptions } from "../../../src/dev/laravel";
 import { cookieJwt, decodeJwt, JWT_KEY, postAuth, serveApp, type Started } from "./helpers";
 
@@ -92,7 +96,28 @@ describe("subscriber JWT", () => {
         expect(claims["client_id"]).toBe("https://app.example");
         expect(claims["aud"]).toBe("http://127.0.0.1:3000/hub/");
         const details = claims["authorization_details"] as Array<{ topics: Array<{ match: string }> }>;
-        expect(details[0]?.topics[1]?.match).toMatch(/^\/hub\/subscriptions\/:match_type\//);
+        expect(details[0]?.topics[1]?.match).toMatch(/^\/hub\/\/subscriptions\/:match_type\//);
+    });
+
+    it.each([
+        ["the hub path", "http://127.0.0.1:3000/.well-known/mercure", "/.well-known/mercure/subscriptions/", true],
+        ["no path (the /.well-known/mercure fallback)", "http://127.0.0.1:3000", "/.well-known/mercure/subscriptions/", true],
+        ["a relative hub path", "/.well-known/mercure", "/.well-known/mercure/subscriptions/", true],
+        ["a trailing slash (kept verbatim)", "http://127.0.0.1:3000/.well-known/mercure/", "/.well-known/mercure//subscriptions/", false],
+        ["only a slash", "http://127.0.0.1:3000/", "//subscriptions/", false],
+    ])("builds the presence grant from parse_url(public_url, PATH) for %s", async (_label, publicUrl, prefix, coversHub) => {
+        const { claims } = await tokenFor(["presence-room.1"], { publicUrl });
+        const details = claims["authorization_details"] as Array<{ topics: Array<{ match: string }> }>;
+        const grant = details[0]!.topics[1]!.match;
+        const encoded = rawUrlEncode("https://laravel.alt/echo/channel/presence-room.1");
+        expect(grant).toBe(`${prefix}:match_type/${encoded}{/:subscriber}?`);
+        // The reference hub names subscription events and the snapshot under its fixed path: the grant covers
+        // them only when the public URL's path is that path, or absent. A client cannot repair a grant that
+        // misses them: its host must be the hub URL, and public_url must not end with a slash.
+        const matcher = compileMatcher("urlpattern", grant, FALLBACK_PATTERN_BASE)!;
+        const event = subscriptionTopic("/.well-known/mercure", "exact", "https://laravel.alt/echo/channel/presence-room.1", "urn:uuid:1");
+        expect(matcher.matches(event)).toBe(coversHub);
+        expect(matcher.matches(`/.well-known/mercure/subscriptions/exact/${encoded}`)).toBe(coversHub);
     });
 
     it("grants private and encrypted topics together, and whispers only on granted guarded channels", async () => {

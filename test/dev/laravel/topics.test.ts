@@ -24,8 +24,10 @@ describe("topics", () => {
             "/.well-known/mercure/subscriptions/:match_type/https%3A%2F%2Flaravel.alt%2Fecho%2Fchannel%2Fpresence-room.1{/:subscriber}?",
         );
         // The whole topic is encoded again, so URLPattern-special characters stay literal.
-        expect(presencePattern("/hub/", P, "presence-a*(b)")).toBe(
+        expect(presencePattern("/hub", P, "presence-a*(b)")).toBe(
             "/hub/subscriptions/:match_type/https%3A%2F%2Flaravel.alt%2Fecho%2Fchannel%2Fpresence-a%252A%2528b%2529{/:subscriber}?",
         );
+        // The path is taken verbatim, as Laravel's sprintf does: a trailing slash stays.
+        expect(presencePattern("/hub/", P, "presence-a")).toMatch(/^\/hub\/\/subscriptions\/:match_type\//);
     });
 });
