@@ -9,6 +9,13 @@
  * - `channel_limit`: the channel would exceed the 100 channels a connection may carry.
  * - `stream_error`: the hub's event stream reported an error or closed.
  * - `unsupported`: the feature is not available on this connector or channel.
+ * - `decrypt_failed`: an event on an encrypted channel could not be decrypted with that channel's key and
+ *   was dropped; the message is the same whatever the reason (kept as `cause`).
+ * - `crypto_unavailable`: WebCrypto (`crypto.subtle`) is missing (a plain-http page other than localhost).
+ * - `presence_snapshot_failed`: a presence channel's active-subscriptions snapshot could not be fetched or read.
+ * - `callback_failed`: a user callback (`here()`, `joining()`, `leaving()`, a listener) threw.
+ * - `whisper_disabled`: the server's `client_events` is off, so `whisper()` sent nothing.
+ * - `whisper_failed`: the hub refused a whisper publish, or it could not be sent.
  */
 export type MercureErrorCode =
     | "invalid_option"
@@ -18,7 +25,13 @@ export type MercureErrorCode =
     | "auth_failed"
     | "channel_limit"
     | "stream_error"
-    | "unsupported";
+    | "unsupported"
+    | "decrypt_failed"
+    | "crypto_unavailable"
+    | "presence_snapshot_failed"
+    | "callback_failed"
+    | "whisper_disabled"
+    | "whisper_failed";
 
 /**
  * The error for a feature a later version brings (presence, encryption, whispers): thrown, not swallowed.

@@ -1,7 +1,7 @@
 import { MercureError } from "../errors";
 
 /**
- * The error codes the crypto module reports (the integrator adds both to `MercureErrorCode`).
+ * The error codes the crypto module reports (both part of `MercureErrorCode`).
  *
  * - `decrypt_failed`: an event on an encrypted channel could not be decrypted with that channel's key
  *   (missing or malformed JWK, wrong key, tampered or malformed JWE, no broadcast envelope inside);
@@ -21,8 +21,7 @@ export function cryptoError(code: CryptoErrorCode, channel: string, cause?: unkn
         code === "decrypt_failed"
             ? `An event on encrypted channel "${channel}" could not be decrypted and was dropped; check that the server's broadcasting encryption_key is the one that issued this channel's key.`
             : `Encrypted channel "${channel}" needs WebCrypto (crypto.subtle), which browsers only provide in secure contexts; serve the app over HTTPS or open it on http://localhost.`;
-    // integrator: add "decrypt_failed" and "crypto_unavailable" to MercureErrorCode and drop the cast.
-    return new MercureError(code as never, message, cause === undefined ? { channel } : { channel, cause });
+    return new MercureError(code, message, cause === undefined ? { channel } : { channel, cause });
 }
 
 /**

@@ -18,8 +18,7 @@ export function presenceError(
     message: string,
     details: { status?: number; cause?: unknown } = {},
 ): MercureError {
-    // integrator: add "presence_snapshot_failed" and "callback_failed" to MercureErrorCode, then drop the cast.
-    return new MercureError(code as never, message, { channel, ...details });
+    return new MercureError(code, message, { channel, ...details });
 }
 
 /**
