@@ -103,7 +103,9 @@ export class WhisperPublisher {
      * Create the (idle) publisher of one connector; sends nothing until `whisper()`.
      */
     constructor(
+        /** The connector: where each channel stands, its re-auth, its channels' `error()` callbacks. */
         private readonly host: WhisperPublisherHost,
+        /** Socket id, crypto and deadlines. */
         private readonly options: WhisperPublisherOptions,
     ) {}
 

@@ -115,7 +115,9 @@ export class WhisperStreams {
      * Create the (empty) whisper streams of one connector; opens nothing.
      */
     constructor(
+        /** The connector: opens streams, delivers, reports, runs the shared re-auth. */
         private readonly host: WhisperStreamsHost,
+        /** Socket id and crypto. */
         private readonly options: WhisperStreamsOptions,
     ) {}
 
