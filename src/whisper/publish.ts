@@ -99,6 +99,12 @@ export class WhisperPublisher {
     /** Aborted and replaced by `clear()`: whispers made before it send nothing more. */
     private controller = new AbortController();
 
+    /** The deadline of one POST or seal. */
+    private readonly timeout: number;
+
+    /** The deadline of each wait for the connector. */
+    private readonly authWait: number;
+
     /**
      * Create the (idle) publisher of one connector; sends nothing until `whisper()`.
      */
@@ -107,7 +113,10 @@ export class WhisperPublisher {
         private readonly host: WhisperPublisherHost,
         /** Socket id, crypto and deadlines. */
         private readonly options: WhisperPublisherOptions,
-    ) {}
+    ) {
+        this.timeout = options.timeout ?? DEFAULT_PUBLISH_TIMEOUT;
+        this.authWait = options.authWait ?? DEFAULT_AUTH_WAIT;
+    }
 
     /**
      * Whisper `event` (sent as `client-<event>`) with `data` to the other members of `channel`.
@@ -205,15 +214,5 @@ export class WhisperPublisher {
     /** The cause of a missed deadline. */
     private late(): Error {
         return new Error(`timed out after ${this.timeout} ms`);
-    }
-
-    /** The deadline of one POST or seal. */
-    private get timeout(): number {
-        return this.options.timeout ?? DEFAULT_PUBLISH_TIMEOUT;
-    }
-
-    /** The deadline of one wait for the connector. */
-    private get authWait(): number {
-        return this.options.authWait ?? DEFAULT_AUTH_WAIT;
     }
 }
