@@ -26,41 +26,41 @@ export function whisperError(channel: string, failure: WhisperFailure, cause?: u
     switch (failure) {
         case "public":
             code = "unsupported";
-            message = `Public channel "${channel}" cannot whisper: whispers need a private, presence or encrypted private channel.`;
+            message = `Public channel "${channel}" cannot whisper: use a private, presence or encrypted private channel.`;
             break;
         case "disabled":
             code = "whisper_disabled";
             // [spec] laravel-mercure §7.1: the error names the server option.
-            message = `Whispers on channel "${channel}" are disabled by the server: set client_events to true for the mercure connection in config/broadcasting.php.`;
+            message = `Whispers on channel "${channel}" are off: set client_events to true in config/broadcasting.php.`;
             break;
         case "closed":
             code = "stream_error";
-            message = `The hub refused or closed the whisper stream of channel "${channel}"; re-authorizing and reopening it with backoff.`;
+            message = `The hub closed the whisper stream of channel "${channel}"; reconnecting with backoff.`;
             break;
         case "network":
-            message = on + "could not reach the hub (network or CORS error): check that the hub is reachable and that its cors_origins list this page's origin.";
+            message = on + "could not reach the hub (network or CORS error): check that the hub is up and that its cors_origins list this page.";
             break;
         case "timeout":
-            message = on + "got no answer in time: check that the hub is reachable.";
+            message = on + "got no answer from the hub in time.";
             break;
         case "seal":
-            message = on + "could not be encrypted with the channel's key and was not sent.";
+            message = on + "could not be encrypted and was not sent.";
             break;
         case 400: {
             // [spec] mercure-hub §3: a cookie-authenticated POST from an origin not in publish_origins gets 400.
             const origin = (globalThis as { location?: { origin?: unknown } }).location?.origin;
-            message = on + `was refused with HTTP 400: the page origin${typeof origin === "string" ? ` (${origin})` : ""} is probably missing from the hub's publish_origins; add it there.`;
+            message = on + `got HTTP 400: the page origin${typeof origin === "string" ? ` (${origin})` : ""} is probably missing from the hub's publish_origins.`;
             break;
         }
         case 401:
             // [spec] laravel-mercure §10 "Same key": the hub checks the subscriber cookie with its publisher key.
-            message = on + "was refused with HTTP 401 even after re-authorizing: the hub must verify the cookie with the key Laravel signs it with (one secret for publisher and subscriber).";
+            message = on + "got HTTP 401 after re-authorizing: the hub must verify cookies with Laravel's key (one secret for publisher and subscriber).";
             break;
         case 403:
-            message = on + "was refused with HTTP 403 (insufficient scope): check that client_events is true in config/broadcasting.php and that the user is authorized for the channel.";
+            message = on + "got HTTP 403 (insufficient scope): check client_events in config/broadcasting.php and the channel's authorization.";
             break;
         default:
-            message = on + `failed with HTTP ${failure}; check the hub's logs.`;
+            message = on + `got HTTP ${failure}; see the hub's log.`;
     }
     // integrator: add "whisper_disabled" and "whisper_failed" to MercureErrorCode and drop the cast.
     return new MercureError(code as never, message, { channel, status: typeof failure === "number" ? failure : undefined, cause });

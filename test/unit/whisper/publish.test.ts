@@ -185,7 +185,7 @@ describe("WhisperPublisher: when nothing is sent", () => {
         expect((thrown as MercureError).code).toBe("unsupported");
         expect((thrown as MercureError).channel).toBe("news");
         expect((thrown as MercureError).message).toBe(
-            'Public channel "news" cannot whisper: whispers need a private, presence or encrypted private channel.',
+            'Public channel "news" cannot whisper: use a private, presence or encrypted private channel.',
         );
         expect(() => assertCanWhisper("news")).toThrow(MercureError);
         for (const guarded of [CHAT, ROOM, "presence-lobby"]) expect(() => assertCanWhisper(guarded)).not.toThrow();
@@ -289,7 +289,7 @@ describe("WhisperPublisher: other failures go to the channel with what to fix", 
         const error = errors.list[0]!.error;
         expect([error.code, error.status, error.channel]).toEqual(["whisper_failed", 400, CHAT]);
         expect(error.message).toBe(
-            `The whisper on channel "${CHAT}" was refused with HTTP 400: the page origin (https://app.test) is probably missing from the hub's publish_origins; add it there.`,
+            `The whisper on channel "${CHAT}" got HTTP 400: the page origin (https://app.test) is probably missing from the hub's publish_origins.`,
         );
     });
 
@@ -300,6 +300,7 @@ describe("WhisperPublisher: other failures go to the channel with what to fix", 
         expect([error.code, error.status]).toEqual(["whisper_failed", 403]);
         expect(error.message).toContain("insufficient scope");
         expect(error.message).toContain("client_events");
+        expect(error.message).toContain("channel's authorization");
         expect(reauthorize).not.toHaveBeenCalled();
     });
 
@@ -317,7 +318,7 @@ describe("WhisperPublisher: other failures go to the channel with what to fix", 
         const error = errors.list[0]!.error;
         expect([error.code, error.status, error.cause]).toEqual(["whisper_failed", undefined, cause]);
         expect(error.message).toContain("CORS");
-        expect(error.message).toContain("reachable");
+        expect(error.message).toContain("hub is up");
     });
 
     it("keeps sending when a host callback throws", async () => {
@@ -348,7 +349,7 @@ describe("WhisperPublisher: deadlines and disconnect", () => {
         await vi.advanceTimersByTimeAsync(1);
         await expect(first).resolves.toMatchObject({ kind: "failed" });
         expect(errors.codes()).toEqual([`${CHAT}:whisper_failed`]);
-        expect(errors.list[0]!.error.message).toContain("no answer");
+        expect(errors.list[0]!.error.message).toContain("no answer from the hub");
         await expect(second).resolves.toEqual({ kind: "sent" });
     });
 
