@@ -6,6 +6,9 @@ import { loadCrypto, type CryptoModule } from "./load";
 /** The prefix of the channels whose broadcasts are encrypted (laravel-mercure §6). */
 const ENCRYPTED_PREFIX = "private-encrypted-";
 
+/** Why a channel without a key can neither decrypt nor seal (kept as a `cause`, never shown alone). */
+const NO_KEY = "No JWK is known for this channel.";
+
 /** Called with a decrypted broadcast, in order of arrival; never for the connection's own socket. */
 export type DeliverDecrypted = (event: string, payload: unknown, socket: string | null) => void;
 
@@ -143,6 +146,22 @@ export class EncryptedChannels {
     }
 
     /**
+     * Seal a plaintext for `channel` with its current key, as compact JWE with a fresh random IV (an
+     * encrypted whisper, laravel-mercure §7.2).
+     *
+     * Rejects with `crypto_unavailable` where WebCrypto is missing (without loading `jose`), and with a
+     * plain `Error` (the reason) when the channel has no key or its key could not be imported.
+     */
+    async seal(channel: string, plaintext: object): Promise<string> {
+        // [spec] browser-facts: no WebCrypto, no sealing, and no chunk download either.
+        if (!hasWebCrypto()) throw cryptoError("crypto_unavailable", channel);
+        const entry = this.keys.get(channel);
+        if (entry === undefined) throw new Error(NO_KEY);
+        const [key, module] = await Promise.all([entry.key, this.load()]);
+        return module.sealEnvelope(plaintext, key);
+    }
+
+    /**
      * Resolve once every event queued so far has been settled (for tests and orderly shutdown).
      */
     settled(): Promise<void> {
@@ -165,7 +184,7 @@ export class EncryptedChannels {
         if (!hasWebCrypto()) return { ok: false, error: cryptoError("crypto_unavailable", channel) };
         try {
             // [spec] §6.4: no JWK known for the channel fails like any other decryption failure.
-            if (entry === undefined) throw new Error("No JWK is known for this channel.");
+            if (entry === undefined) throw new Error(NO_KEY);
             const [key, module] = await Promise.all([entry.key, this.load()]);
             return { ok: true, envelope: await module.decryptEnvelope(jwe, key) };
         } catch (cause) {

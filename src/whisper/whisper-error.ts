@@ -1,0 +1,67 @@
+import { MercureError } from "../errors";
+
+/**
+ * What went wrong with a whisper on one channel: an HTTP status of the hub's answer to the POST, or
+ * one of these reasons.
+ *
+ * - `public`: `whisper()` on a public channel, which has no whisper topic (code `unsupported`).
+ * - `disabled`: the auth response's `client_events` is not `true` (code `whisper_disabled`).
+ * - `closed`: the hub refused or closed the channel's whisper stream (code `stream_error`).
+ * - `network`, `timeout`, `seal`: the POST could not be made or answered, or the whisper could not be
+ *   encrypted (code `whisper_failed`, as for every status).
+ */
+export type WhisperFailure = number | "public" | "disabled" | "closed" | "network" | "timeout" | "seal";
+
+/**
+ * The one place the whisper module builds its errors: a `MercureError` naming the channel, with one
+ * sentence per failure that says what to fix.
+ *
+ * New codes: `whisper_disabled` (the server has `client_events` off) and `whisper_failed` (a publish
+ * did not go through; `status` holds the hub's HTTP status when there was one).
+ */
+export function whisperError(channel: string, failure: WhisperFailure, cause?: unknown): MercureError {
+    const on = `The whisper on channel "${channel}" `;
+    let code = "whisper_failed";
+    let message: string;
+    switch (failure) {
+        case "public":
+            code = "unsupported";
+            message = `Public channel "${channel}" cannot whisper: use a private, presence or encrypted private channel.`;
+            break;
+        case "disabled":
+            code = "whisper_disabled";
+            // [spec] laravel-mercure §7.1: the error names the server option.
+            message = `Whispers on channel "${channel}" are off: set client_events to true in config/broadcasting.php.`;
+            break;
+        case "closed":
+            code = "stream_error";
+            message = `The hub closed the whisper stream of channel "${channel}"; reconnecting with backoff.`;
+            break;
+        case "network":
+            message = on + "could not reach the hub (network or CORS error): check that the hub is up and that its cors_origins list this page.";
+            break;
+        case "timeout":
+            message = on + "got no answer from the hub in time.";
+            break;
+        case "seal":
+            message = on + "could not be encrypted and was not sent.";
+            break;
+        case 400: {
+            // [spec] mercure-hub §3: a cookie-authenticated POST from an origin not in publish_origins gets 400.
+            const origin = (globalThis as { location?: { origin?: unknown } }).location?.origin;
+            message = on + `got HTTP 400: the page origin${typeof origin === "string" ? ` (${origin})` : ""} is probably missing from the hub's publish_origins.`;
+            break;
+        }
+        case 401:
+            // [spec] laravel-mercure §10 "Same key": the hub checks the subscriber cookie with its publisher key.
+            message = on + "got HTTP 401 after re-authorizing: the hub must verify cookies with Laravel's key (one secret for publisher and subscriber).";
+            break;
+        case 403:
+            message = on + "got HTTP 403 (insufficient scope): check client_events in config/broadcasting.php and the channel's authorization.";
+            break;
+        default:
+            message = on + `got HTTP ${failure}; see the hub's log.`;
+    }
+    // integrator: add "whisper_disabled" and "whisper_failed" to MercureErrorCode and drop the cast.
+    return new MercureError(code as never, message, { channel, status: typeof failure === "number" ? failure : undefined, cause });
+}

@@ -1,0 +1,251 @@
+import type { EncryptedChannels } from "../crypto/encrypted-channels";
+import type { MercureError } from "../errors";
+import { buildSubscribeUrl } from "../topic/subscribe-url";
+import { whisperTopic } from "../topic/topics";
+import { CLIENT_PREFIX, isGuarded, readWhisper } from "./envelope";
+import { whisperError } from "./whisper-error";
+
+/**
+ * What a whisper stream reports; shaped so that a `HubStreamHandlers` consumer (a `HubStream`) accepts it.
+ * The first argument (the stream) is ignored: each handler is bound to the stream it was made for.
+ */
+export interface WhisperStreamHandlers {
+    /** The stream opened. */
+    open(stream: unknown): void;
+    /** A message arrived (an event without `event:` field). */
+    message(stream: unknown, event: MessageEvent): void;
+    /** The stream reported an error; `closed` when it will not reconnect by itself (`readyState` CLOSED). */
+    error(stream: unknown, event: Event, closed: boolean): void;
+}
+
+/**
+ * One whisper stream as the module needs it: a `HubStream` fits.
+ */
+export interface WhisperStream {
+    /** Close the stream and silence its handlers. */
+    retire(): void;
+}
+
+/**
+ * Open one stream with credentials (`withCredentials: true`) on `url`, which subscribes to `topic`, the
+ * whisper topic of `channel` alone. The connector passes
+ * `(url, channel, topic, handlers) => new HubStream(EventSource, url, [channel], [topic], handlers)`.
+ * Handlers must not be called before the factory returned.
+ */
+export type WhisperStreamFactory = (url: string, channel: string, topic: string, handlers: WhisperStreamHandlers) => WhisperStream;
+
+/**
+ * What the whisper streams need from their connector; none of these may throw.
+ */
+export interface WhisperStreamsHost {
+    /** Open a stream (see {@link WhisperStreamFactory}). */
+    open: WhisperStreamFactory;
+    /** Hand an accepted client event (`client-…`) to the channel's listeners. */
+    deliver(channel: string, event: string, payload: unknown): void;
+    /** Report an error (`stream_error`, `decrypt_failed`, `crypto_unavailable`) on the channel's `error()` callbacks. */
+    report(channel: string, error: MercureError): void;
+    /**
+     * A whisper stream was refused or closed for good: run the connector's shared re-auth with backoff
+     * (the main stream, if healthy, need not reopen) and call {@link WhisperStreams.sync} after it.
+     * Called once until that `sync()`, however many streams fail.
+     */
+    failed(): void;
+}
+
+/**
+ * Options of {@link WhisperStreams}.
+ */
+export interface WhisperStreamsOptions {
+    /** This connection's socket id: our own whispers are dropped. */
+    socketId: () => string;
+    /** The connector's encrypted channels (created with the same socket id): decrypts sealed whispers in order. */
+    crypto: Pick<EncryptedChannels, "enqueue">;
+}
+
+/**
+ * What the latest successful auth response said, as whisper streams need it.
+ */
+export interface WhisperAuth {
+    /** The hub URL (the `host` option, resolved). */
+    hub: URL;
+    /** The response's `topic_prefix` (`null` for a legacy server). */
+    topicPrefix: string | null;
+    /** Whether the response's `client_events` was exactly `true`. */
+    clientEvents: boolean;
+    /** The joined channels it granted (not denied, not evicted). */
+    granted: Iterable<string>;
+}
+
+/** One channel that has whisper listeners. */
+interface Entry {
+    /** The stream carrying its whispers (opening or open), or null while it has none. */
+    stream: WhisperStream | null;
+    /** The hub URL and topic that stream subscribes to: a stream is reopened only when they change. */
+    target: string;
+    /** The last event id its stream saw, sent as `last_event_id` when the stream is reopened. */
+    cursor: string | null;
+}
+
+/**
+ * The whisper streams of one connector (laravel-mercure §7.3): one `EventSource` per guarded channel
+ * with whisper listeners, subscribed to that channel's whisper topic alone.
+ *
+ * Native EventSource does not say which topic a message came on, and anyone holding a channel's
+ * whisper grant can publish any envelope there; one stream per channel binds every message to its
+ * channel, so a member of channel A cannot inject into channel B. The main stream never subscribes to
+ * whisper topics, so a member can never forge a server event either.
+ *
+ * A stream is opened lazily (first whisper listener, once the channel is granted and `client_events`
+ * is on) and closed when its last listener goes, its channel is left, evicted or denied, or
+ * `client_events` turns off; it is not reopened when unrelated channels change. Each keeps its own
+ * cursor across reopens. A stream the hub refused or closed for good asks the connector for its shared
+ * re-auth and backoff, and reopens at the next {@link WhisperStreams.sync}.
+ */
+export class WhisperStreams {
+    /** Guarded channels with whisper listeners, by full name. */
+    private readonly entries = new Map<string, Entry>();
+
+    /** The latest auth, or null before the first one (or after `close()`): nothing opens without it. */
+    private auth: (Omit<WhisperAuth, "granted"> & { granted: Set<string> }) | null = null;
+
+    /** A terminal failure asked the host for a re-auth that has not come yet (one request for all streams). */
+    private failing = false;
+
+    /**
+     * Create the (empty) whisper streams of one connector; opens nothing.
+     */
+    constructor(
+        /** The connector: opens streams, delivers, reports, runs the shared re-auth. */
+        private readonly host: WhisperStreamsHost,
+        /** Socket id and crypto. */
+        private readonly options: WhisperStreamsOptions,
+    ) {}
+
+    /**
+     * The whisper streams that exist now, opening or open; each holds (or waits for) one HTTP/1.1 connection.
+     */
+    get size(): number {
+        let count = 0;
+        for (const entry of this.entries.values()) if (entry.stream !== null) count++;
+        return count;
+    }
+
+    /**
+     * Say whether `channel` has whisper listeners now (after every `listenForWhisper()` and
+     * `stopListeningForWhisper()`): the first opens its stream if it is granted, none closes it and
+     * forgets its cursor. Public channels are ignored (they have no whisper topic).
+     */
+    listening(channel: string, on: boolean): void {
+        if (!isGuarded(channel)) return;
+        if (!on) return this.forget(channel);
+        let entry = this.entries.get(channel);
+        if (entry === undefined) this.entries.set(channel, (entry = { stream: null, target: "", cursor: null }));
+        this.ensure(channel, entry);
+    }
+
+    /**
+     * Apply a successful auth response (after every one, including the re-auth after {@link WhisperStreamsHost.failed}):
+     * opens the missing streams of granted channels with their cursors, closes those of channels not
+     * granted, closes all and forgets every cursor when `client_events` is off, and leaves healthy
+     * streams alone.
+     */
+    sync(auth: WhisperAuth): void {
+        this.failing = false;
+        this.auth = { ...auth, granted: new Set(auth.granted) };
+        for (const [channel, entry] of this.entries) this.ensure(channel, entry);
+    }
+
+    /**
+     * Forget a channel that was left, evicted or denied: close its stream, forget its listeners and cursor.
+     */
+    drop(channel: string): void {
+        this.auth?.granted.delete(channel);
+        this.forget(channel);
+    }
+
+    /**
+     * Close every stream and forget every cursor (the connector disconnected); channels keep their
+     * listeners, and the next `sync()` reopens their streams.
+     */
+    close(): void {
+        this.auth = null;
+        this.failing = false;
+        for (const entry of this.entries.values()) this.reset(entry);
+    }
+
+    /** Open, keep or close one channel's stream according to the latest auth. */
+    private ensure(channel: string, entry: Entry): void {
+        const auth = this.auth;
+        if (auth === null) return;
+        // [spec] laravel-mercure §7.3: only while client_events is on and the channel is authorized;
+        // client_events turning off forgets the cursors.
+        if (!auth.clientEvents || !auth.granted.has(channel)) return this.reset(entry);
+        const topic = whisperTopic(auth.topicPrefix, channel);
+        const target = auth.hub.href + " " + topic;
+        // [spec] §7.3: a healthy stream is not reopened when unrelated channels change.
+        if (entry.stream !== null && entry.target === target) return;
+        this.shut(entry);
+        entry.target = target;
+        // [spec] §7.3: match=<this channel's whisper topic> alone, last_event_id=<this stream's cursor>.
+        const url = buildSubscribeUrl(auth.hub, { topics: [topic], lastEventId: entry.cursor });
+        const stream: WhisperStream = this.host.open(url, channel, topic, {
+            open() {},
+            message: (_, event) => {
+                if (entry.stream === stream) this.receive(channel, entry, stream, event);
+            },
+            error: (_, __, closed) => {
+                // A transient error: the EventSource reconnects by itself, with its Last-Event-ID.
+                if (!closed || entry.stream !== stream) return;
+                // [spec] §7.3: a CLOSED whisper stream triggers the shared re-auth; it reopens with its cursor.
+                this.shut(entry);
+                this.host.report(channel, whisperError(channel, "closed"));
+                if (!this.failing) {
+                    this.failing = true;
+                    this.host.failed();
+                }
+            },
+        });
+        entry.stream = stream;
+    }
+
+    /** Route one message of `channel`'s stream (laravel-mercure §7.3). */
+    private receive(channel: string, entry: Entry, stream: WhisperStream, event: MessageEvent): void {
+        // [spec] §7.3: every message moves this stream's own cursor, even one that is then dropped.
+        if (event.lastEventId !== "") entry.cursor = event.lastEventId;
+        const whisper = readWhisper(event.data, channel, this.options.socketId());
+        if (whisper === null) return;
+        if (whisper.kind === "plain") return this.host.deliver(channel, whisper.event, whisper.payload);
+        // [spec] §6.4, §7.3: only what decrypts under this channel's key, in order; the queue drops our own
+        // socket's; whisper mode drops anything but client events. A failure is reported like any other
+        // decryption failure (§6.4 makes no exception for whispers).
+        this.options.crypto.enqueue(
+            channel,
+            whisper.jwe,
+            (name, payload) => {
+                if (entry.stream === stream && name.startsWith(CLIENT_PREFIX)) this.host.deliver(channel, name, payload);
+            },
+            (error) => {
+                if (entry.stream === stream) this.host.report(channel, error);
+            },
+        );
+    }
+
+    /** Close a channel's stream and forget the channel. */
+    private forget(channel: string): void {
+        const entry = this.entries.get(channel);
+        if (entry !== undefined) this.shut(entry);
+        this.entries.delete(channel);
+    }
+
+    /** Close a channel's stream and forget its cursor. */
+    private reset(entry: Entry): void {
+        this.shut(entry);
+        entry.cursor = null;
+    }
+
+    /** Close a channel's stream, keeping its cursor. */
+    private shut(entry: Entry): void {
+        entry.stream?.retire();
+        entry.stream = null;
+    }
+}
