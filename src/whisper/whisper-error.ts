@@ -1,4 +1,4 @@
-import { MercureError } from "../errors";
+import { MercureError, type MercureErrorCode } from "../errors";
 
 /**
  * What went wrong with a whisper on one channel: an HTTP status of the hub's answer to the POST, or
@@ -21,7 +21,7 @@ export type WhisperFailure = number | "public" | "disabled" | "closed" | "networ
  */
 export function whisperError(channel: string, failure: WhisperFailure, cause?: unknown): MercureError {
     const on = `The whisper on channel "${channel}" `;
-    let code = "whisper_failed";
+    let code: MercureErrorCode = "whisper_failed";
     let message: string;
     switch (failure) {
         case "public":
@@ -62,6 +62,5 @@ export function whisperError(channel: string, failure: WhisperFailure, cause?: u
         default:
             message = on + `got HTTP ${failure}; see the hub's log.`;
     }
-    // integrator: add "whisper_disabled" and "whisper_failed" to MercureErrorCode and drop the cast.
-    return new MercureError(code as never, message, { channel, status: typeof failure === "number" ? failure : undefined, cause });
+    return new MercureError(code, message, { channel, status: typeof failure === "number" ? failure : undefined, cause });
 }
