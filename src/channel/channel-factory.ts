@@ -6,7 +6,8 @@ import { MercurePrivateChannel } from "./mercure-private-channel";
 
 /**
  * Create the channel object for a full channel name, of the class its kind needs; every way of joining
- * a channel ends here. Throws a `MercureError` (`unsupported`) for kinds this version cannot carry.
+ * a channel ends here. An encrypted channel is a private channel whose broadcasts the connector decrypts
+ * before delivering them. Throws a `MercureError` (`unsupported`) for kinds this version cannot carry.
  */
 export function createChannel(fullName: string, options: Channel["options"]): MercureChannel {
     switch (channelKind(fullName)) {
@@ -15,7 +16,7 @@ export function createChannel(fullName: string, options: Channel["options"]): Me
         case "private":
             return new MercurePrivateChannel(fullName, options);
         case "encrypted":
-            throw unsupported("An encrypted private channel", fullName);
+            return new MercurePrivateChannel(fullName, options);
         case "presence":
             throw unsupported("A presence channel", fullName);
     }

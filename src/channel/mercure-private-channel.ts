@@ -3,6 +3,8 @@ import { MercureChannel } from "./mercure-channel";
 
 /**
  * A private Mercure channel (`private-…`): authorized by the batch auth request, delivered as private updates.
+ * Encrypted private channels (`private-encrypted-…`) are of this class too: the connector decrypts their
+ * broadcasts before `deliver()` and reports decryption failures on `error()`.
  */
 export class MercurePrivateChannel extends MercureChannel {
     /**

@@ -6,6 +6,7 @@ import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
 import type { MercurePrivateChannel } from "../channel/mercure-private-channel";
+import { EncryptedChannels } from "../crypto";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
 import type { MercureError } from "../errors";
@@ -45,6 +46,9 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** The socket id, the cursor and the once-per-channel ledger of the main stream's messages. */
     private readonly dispatcher = new Dispatcher();
+
+    /** The keys of the `private-encrypted-*` channels and their ordered decryption queue (laravel-mercure §6). */
+    private readonly encrypted = new EncryptedChannels({ socketId: () => this.dispatcher.socketId });
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
     private generation = 0;
@@ -128,9 +132,12 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         return this.join("private-" + name) as MercurePrivateChannel;
     }
 
-    /** Encrypted private channels are not available in this version; throws a `MercureError` (`unsupported`). */
-    encryptedPrivateChannel(name: string): never {
-        return this.join("private-encrypted-" + name) as never;
+    /**
+     * Get an end-to-end encrypted private channel by name (without the `private-encrypted-` prefix), joining it
+     * if needed; its broadcasts are decrypted with the key the auth response grants (laravel-mercure §6).
+     */
+    encryptedPrivateChannel(name: string): MercurePrivateChannel {
+        return this.join("private-encrypted-" + name) as MercurePrivateChannel;
     }
 
     /** Presence channels are not available in this version; throws a `MercureError` (`unsupported`). */
@@ -145,7 +152,9 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Leave one channel by its full name; leaving the last one closes the stream. */
     leaveChannel(name: string): void {
-        if (this.registry.remove(name) !== undefined) this.scheduleRefresh();
+        if (this.registry.remove(name) === undefined) return;
+        this.encrypted.drop(name);
+        this.scheduleRefresh();
     }
 
     /** This connection's socket id, sent by Echo's interceptors as `X-Socket-Id` for `toOthers()`. */
@@ -177,6 +186,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             this.platform = null;
             this.refresher.reset();
             this.dispatcher.reset();
+            this.encrypted.clear();
             this.windDown();
         });
     }
@@ -265,6 +275,12 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 for (const name of outcome.denied) this.evict(name, failures.authDenied(name));
                 this.granted = new Set(outcome.granted);
                 this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
+                // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
+                // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
+                this.encrypted.setKeys(
+                    outcome.granted.map((name) => [name, outcome.response.channels.get(name)?.jwk ?? null] as const),
+                    (name, error) => this.reportEach([name], () => error),
+                );
                 if (outcome.granted.length === 0) this.windDown();
                 else this.openStream(outcome.granted, outcome.response.topicPrefix, platform);
                 return;
@@ -351,13 +367,31 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private dispatch(stream: HubStream, event: MessageEvent): void {
         const { id, route } = this.dispatcher.receive(event, (name) => stream.channels.has(name) && this.registry.has(name));
         if (id !== null) this.streams.delivered(stream, id);
-        // No channel of this version holds a key: an encrypted update has no channel to reach.
-        if (route === null || route.kind === "encrypted") return;
+        if (route === null) return;
+        if (route.kind === "encrypted") {
+            // [spec] laravel-mercure §4.4 step 3: the ledger claimed (id, channel) above, before decryption starts.
+            for (const name of route.channels) this.decrypt(name, route.data);
+            return;
+        }
         const generation = this.generation;
         for (const name of route.channels) {
             if (generation !== this.generation) return; // A listener disconnected.
             this.registry.get(name)?.deliver(route.event, route.payload);
         }
+    }
+
+    /**
+     * Queue one channel's JWE for decryption; it settles in order of arrival, after the events before it: the
+     * plaintext goes to the channel's listeners, a failure to its `error()` callbacks (laravel-mercure §6.4).
+     */
+    private decrypt(name: string, jwe: string): void {
+        this.encrypted.enqueue(
+            name,
+            jwe,
+            // A left channel or a disconnect silences its queued events, so the channel found now is the one joined.
+            (event, payload) => this.registry.get(name)?.deliver(event, payload),
+            (error) => this.settle(() => this.reportEach([name], () => error)),
+        );
     }
 
     /** A stream error: report it; a stream that gave up is replaced with backoff. */
@@ -427,6 +461,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Remove a channel from the registry and tell its `error()` callbacks why. */
     private evict(name: string, error: MercureError): void {
         const channel = this.registry.remove(name);
+        this.encrypted.drop(name);
         if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error));
     }
 

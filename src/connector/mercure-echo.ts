@@ -67,9 +67,10 @@ export class MercureEcho extends EchoWithCustomConnector {
     }
 
     /**
-     * Encrypted private channels are not available in this version; throws a `MercureError` (`unsupported`).
+     * Get an end-to-end encrypted private channel by name (without the `private-encrypted-` prefix): its
+     * broadcasts arrive decrypted, and decryption failures on its `error()` callbacks.
      */
-    encryptedPrivate(name: string): never {
+    encryptedPrivate(name: string): MercurePrivateChannel {
         return this.connector.encryptedPrivateChannel(name);
     }
 
@@ -82,13 +83,16 @@ export class MercureEcho extends EchoWithCustomConnector {
 }
 
 /**
- * Join an encrypted private channel through stock Echo, whose own `encryptedPrivate()` only knows Pusher.
- *
- * Not available in this version: throws a `MercureError` (`unsupported`).
+ * Get an end-to-end encrypted private channel by name (without the `private-encrypted-` prefix) from any Echo
+ * instance whose connector is a `MercureConnector`: stock Echo 2.5.0's own `encryptedPrivate()` refuses
+ * connectors it does not know. Throws a `MercureError` (`invalid_option`) for another connector.
  */
-export function encryptedPrivate(echo: { connector: unknown }, name: string): never {
+export function encryptedPrivate(echo: { connector: unknown }, name: string): MercurePrivateChannel {
     if (!(echo.connector instanceof MercureConnector)) {
-        throw new MercureError("invalid_option", "encryptedPrivate() needs an Echo instance created with the MercureConnector broadcaster.");
+        throw new MercureError(
+            "invalid_option",
+            `encryptedPrivate(echo, "${name}") needs an Echo instance created with the MercureConnector broadcaster; create Echo with \`broadcaster: MercureConnector\`.`,
+        );
     }
     return echo.connector.encryptedPrivateChannel(name);
 }

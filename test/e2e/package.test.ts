@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 
 /** Run a snippet in a fresh Node.js process at the package root (package self-reference resolves our exports). */
@@ -48,6 +48,20 @@ describe("the published package", () => {
              console.log(typeof dev.startDevHub, typeof dev.startDevServer, require.resolve("laravel-echo-mercure/iife").endsWith("dist/laravel-echo-mercure.iife.js"), require("laravel-echo-mercure/package.json").name);`,
         );
         expect(out).toBe("function function true laravel-echo-mercure");
+    });
+
+    it("keeps jose and the JWE code out of dist/index.js: one chunk, reached only through import()", () => {
+        const core = readFileSync("dist/index.js", "utf8");
+        const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
+        expect(chunks).toHaveLength(1);
+        const chunk = readFileSync(`dist/chunks/${chunks[0]}`, "utf8");
+        // The core's only module edges: laravel-echo statically, the chunk dynamically.
+        expect([...core.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1])).toEqual(["laravel-echo"]);
+        expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1])).toEqual([`./chunks/${chunks[0]}`]);
+        for (const jweCode of ["compactDecrypt", "CompactEncrypt", "subtle.importKey", "maxDecompressedLength"]) expect(core).not.toContain(jweCode);
+        // The chunk imports jose and nothing of the core.
+        expect([...chunk.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1])).toEqual(["jose"]);
+        expect(chunk).toContain("compactDecrypt");
     });
 
     it("packs only dist, the README, the licence and package.json", () => {

@@ -1,7 +1,8 @@
+import { randomBytes } from "node:crypto";
 import type { DevServer, DevServerOptions } from "../server";
 import { startDevServer } from "../server";
 import type { DevUser } from "../laravel/options";
-import { demoPage } from "./page";
+import { DEMO_ENCRYPTED_CHANNEL, demoPage } from "./page";
 
 /** The demo's users: log in as one per browser tab or profile. */
 export const DEMO_USERS: DevUser[] = [
@@ -12,15 +13,18 @@ export const DEMO_USERS: DevUser[] = [
 
 /**
  * Start the dev stack with the demo page at `/`: a public feed, a private channel per user
- * (`App.Models.User.{id}`), and controls that broadcast from the "server".
+ * (`App.Models.User.{id}`), an end-to-end encrypted channel every user may join (its key derived from an
+ * `encryption_key` drawn at each start), and controls that broadcast from the "server".
  */
 export function startDemo(options: Pick<DevServerOptions, "port" | "host"> = {}): Promise<DevServer> {
     return startDevServer({
         ...options,
-        app: { users: DEMO_USERS },
+        app: { users: DEMO_USERS, encryptionKey: randomBytes(32).toString("base64") },
         channels: {
-            // routes/channels.php of the demo: each user may only listen to their own channel.
+            // routes/channels.php of the demo: each user may only listen to their own channel...
             "App.Models.User.{id}": (user, params) => String(user.id) === params["id"],
+            // ...and every user may join the encrypted chat.
+            [DEMO_ENCRYPTED_CHANNEL.slice("private-encrypted-".length)]: () => true,
         },
         pages: { "/": demoPage() },
     });

@@ -1,5 +1,14 @@
+/** The demo's end-to-end encrypted channel, open to every demo user. */
+export const DEMO_ENCRYPTED_CHANNEL = "private-encrypted-chat";
+
 /**
  * The demo page: plain HTML and a script that uses the browser build (`window.EchoMercure`).
+ *
+ * Next to each message of the encrypted channel it shows what the hub carried for it: the page hands Echo an
+ * `EventSource` that records every envelope the hub sends before the connector reads it. The connector
+ * settles the encrypted channel's events one by one in order of arrival (delivered, or reported on
+ * `error()`), and drops the copies a stream reopen delivers twice, so the n-th distinct envelope recorded
+ * is the one behind the n-th message or error.
  */
 export function demoPage(): string {
     return `<!doctype html>
@@ -24,6 +33,9 @@ export function demoPage(): string {
   form { display: flex; gap: 8px; flex-wrap: wrap; margin-top: 8px; }
   input, select, button { font: inherit; padding: 4px 8px; }
   .error { color: #cf222e; }
+  #encrypted { max-height: 420px; }
+  .carried { color: #57606a; font-size: 11px; overflow-wrap: anywhere; white-space: normal; }
+  .carried b { color: #1f2328; font-weight: 600; }
   code { background: #eaeef2; padding: 0 4px; border-radius: 4px; }
   header code { background: #32383f; color: #fff; }
 </style>
@@ -47,6 +59,11 @@ export function demoPage(): string {
     <form id="notify"><select id="notify-user"><option value="1">to Ann</option><option value="2">to Ben</option><option value="3">to Cho</option></select><input id="notify-text" value="Your order shipped" size="20"><button>Send notification</button></form>
   </section>
   <section>
+    <h2>Encrypted channel <code>${DEMO_ENCRYPTED_CHANNEL}</code> · decrypted by Echo, next to what the hub carried</h2>
+    <ol id="encrypted"></ol>
+    <form id="secret"><input id="secret-text" value="Only our browsers can read this" size="28"><button>Send encrypted</button></form>
+  </section>
+  <section>
     <h2>Errors and status changes</h2>
     <ol id="log"></ol>
     <form id="trespass"><button>Listen to another user's private channel</button> <small>(denied: see the error)</small></form>
@@ -63,7 +80,35 @@ export function demoPage(): string {
 
   async function main() {
     await fetch("/dev/login?user=" + encodeURIComponent(userId), { method: "POST", credentials: "include" });
-    const echo = new MercureEcho({ host: "/.well-known/mercure" });
+    // Records each envelope the hub sends, before the connector reads it: what the hub carried.
+    const carried = [];
+    const seen = new Set();
+    class RecordingEventSource extends EventSource {
+      set onmessage(handler) {
+        super.onmessage = handler === null ? null : (event) => { record(event); handler.call(this, event); };
+      }
+      get onmessage() { return super.onmessage; }
+    }
+    const record = (event) => {
+      let envelope = null;
+      try { envelope = JSON.parse(event.data); } catch {}
+      // As the connector routes (laravel-mercure §4.4): a string data is an encrypted update; an id delivered twice (a reopen) counts once.
+      if (!envelope || typeof envelope.data !== "string" || !Array.isArray(envelope.channels) || !envelope.channels.includes(${JSON.stringify(DEMO_ENCRYPTED_CHANNEL)})) return;
+      if (event.lastEventId !== "" && seen.has(event.lastEventId)) return;
+      seen.add(event.lastEventId);
+      carried.push({ id: event.lastEventId, data: event.data });
+    };
+    const showEncrypted = (text, cls) => {
+      const hub = carried.shift();
+      add("encrypted", text, cls);
+      const detail = document.createElement("div");
+      detail.className = "carried";
+      const label = document.createElement("b");
+      label.textContent = "hub carried " + (hub ? hub.id : "?") + ": ";
+      detail.append(label, hub ? hub.data : "(nothing recorded)");
+      $("encrypted").firstChild.append(detail);
+    };
+    const echo = new MercureEcho({ host: "/.well-known/mercure", eventSource: RecordingEventSource });
     window.echo = echo;
     $("socket").textContent = echo.socketId();
     echo.connector.onConnectionChange((status) => {
@@ -79,6 +124,13 @@ export function demoPage(): string {
       .subscribed(() => add("log", "subscribed to private-" + privateName))
       .error((error) => add("log", error.code + ": " + error.message, "error"));
 
+    echo.encryptedPrivate(${JSON.stringify(DEMO_ENCRYPTED_CHANNEL.slice("private-encrypted-".length))})
+      .listen("SecretMessage", (e) => showEncrypted(e.author + ": " + e.text))
+      .error((error) => {
+        if (error.code === "decrypt_failed") showEncrypted(error.code + ": " + error.message, "error");
+        add("log", error.code + ": " + error.message, "error");
+      });
+
     $("trespass").onsubmit = (event) => {
       event.preventDefault();
       const other = userId === "1" ? "2" : "1";
@@ -92,6 +144,10 @@ export function demoPage(): string {
     $("post").onsubmit = (event) => {
       event.preventDefault();
       broadcast({ channels: ["feed"], event: "App\\\\Events\\\\PostPublished", payload: { author: "user " + userId, text: $("post-text").value }, toOthers: $("to-others").checked });
+    };
+    $("secret").onsubmit = (event) => {
+      event.preventDefault();
+      broadcast({ channels: [${JSON.stringify(DEMO_ENCRYPTED_CHANNEL)}], event: "App\\\\Events\\\\SecretMessage", payload: { author: "user " + userId, text: $("secret-text").value } });
     };
     $("notify").onsubmit = (event) => {
       event.preventDefault();

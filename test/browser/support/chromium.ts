@@ -62,8 +62,11 @@ export function shouldRunBrowserTests(availability: ChromiumAvailability = findC
     return false;
 }
 
-/** Launch headless Chromium; throws the install instruction when it is missing (the CI case). */
-export async function launchChromium(availability: ChromiumAvailability = findChromium()): Promise<Browser> {
+/**
+ * Launch headless Chromium, with `extraArgs` after the default flags (for example a host-resolver rule);
+ * throws the install instruction when it is missing (the CI case).
+ */
+export async function launchChromium(availability: ChromiumAvailability = findChromium(), extraArgs: readonly string[] = []): Promise<Browser> {
     if (!availability.available) {
         throw new Error(
             availability.ci
@@ -71,5 +74,5 @@ export async function launchChromium(availability: ChromiumAvailability = findCh
                 : `Chromium was not found at ${availability.path}: ${INSTALL_HINT}, or set CHROMIUM_PATH.`,
         );
     }
-    return chromium.launch({ executablePath: availability.path, args: LAUNCH_ARGS });
+    return chromium.launch({ executablePath: availability.path, args: [...LAUNCH_ARGS, ...extraArgs] });
 }

@@ -4,9 +4,9 @@ import { waitUntil, type WaitOptions } from "./wait";
 
 /** A channel to join from the page, with the event names to record. */
 export interface ChannelSpec {
-    /** `public` → `echo.channel(name)`, `private` → `echo.private(name)`. */
-    kind: "public" | "private";
-    /** The name as passed to Echo (without `private-`). */
+    /** `public` → `echo.channel(name)`, `private` → `echo.private(name)`, `encrypted` → `echo.encryptedPrivate(name)`. */
+    kind: "public" | "private" | "encrypted";
+    /** The name as passed to Echo (without `private-` or `private-encrypted-`). */
     name: string;
     /** Event names passed to `listen()` as written (`"OrderShipped"`, `".order.shipped"`). */
     events?: string[];

@@ -45,7 +45,9 @@ const HARNESS_SCRIPT = String.raw`
         join: function (specs) {
             var self = this;
             specs.forEach(function (spec) {
-                var channel = spec.kind === "private" ? self.echo.private(spec.name) : self.echo.channel(spec.name);
+                var channel = spec.kind === "private" ? self.echo.private(spec.name)
+                    : spec.kind === "encrypted" ? self.echo.encryptedPrivate(spec.name)
+                    : self.echo.channel(spec.name);
                 var full = channel.name;
                 (spec.events || []).forEach(function (event) {
                     channel.listen(event, function (payload) {

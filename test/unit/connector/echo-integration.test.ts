@@ -49,6 +49,31 @@ describe("stock laravel-echo 2.5.0 with MercureConnector", () => {
         expect(auth.requests).toHaveLength(2);
     });
 
+    it("joins an encrypted channel through encryptedPrivate(echo, name), which stock Echo's own encryptedPrivate() refuses", async () => {
+        const EventSource = createFakeEventSource();
+        const auth = new FakeAuthServer();
+        const echo = new Echo({ broadcaster: MercureConnector, host: HUB, eventSource: EventSource, fetch: auth.fetch, withoutInterceptors: true });
+        expect(() => echo.encryptedPrivate("orders.1")).toThrow(/does not support encrypted private channels/);
+        const channel = encryptedPrivate(echo, "orders.1");
+        expect(channel).toBeInstanceOf(MercurePrivateChannel);
+        expect(channel.name).toBe("private-encrypted-orders.1");
+        expect(echo.private("encrypted-orders.1")).toBe(channel);
+        await vi.advanceTimersByTimeAsync(0);
+        expect(auth.lastNames()).toEqual(["private-encrypted-orders.1"]);
+
+        const other = new Echo({ broadcaster: "null", withoutInterceptors: true });
+        let refused: unknown;
+        try {
+            encryptedPrivate(other, "orders.1");
+        } catch (error) {
+            refused = error;
+        }
+        expect(refused).toBeInstanceOf(MercureError);
+        expect((refused as MercureError).code).toBe("invalid_option");
+        expect((refused as MercureError).message).toContain("MercureConnector");
+        expect(() => encryptedPrivate({ connector: {} }, "x")).toThrow(MercureError);
+    });
+
     it("sends X-Socket-Id through Echo's axios interceptor for toOthers()", () => {
         const interceptors: Array<(config: { headers: Record<string, string> }) => unknown> = [];
         vi.stubGlobal("axios", Object.assign(() => undefined, { interceptors: { request: { use: (fn: never) => interceptors.push(fn) } } }));
@@ -76,17 +101,19 @@ describe("channel names", () => {
             }
             return "joined";
         };
-        expect(code(() => echo.private("encrypted-x"))).toBe("unsupported private-encrypted-x");
-        expect(code(() => echo.channel("private-encrypted-y"))).toBe("unsupported private-encrypted-y");
-        expect(code(() => echo.connector.encryptedPrivateChannel("z"))).toBe("unsupported private-encrypted-z");
         expect(code(() => echo.channel("presence-room"))).toBe("unsupported presence-room");
         expect(code(() => echo.join("lobby"))).toBe("unsupported presence-lobby");
         expect(echo.channel("private-orders.1")).toBeInstanceOf(MercurePrivateChannel);
         expect(echo.channel("private-orders.1")).toBe(echo.private("orders.1"));
         expect(echo.channel("news")).not.toBeInstanceOf(MercurePrivateChannel);
+        const encrypted = echo.private("encrypted-x");
+        expect(encrypted.name).toBe("private-encrypted-x");
+        expect(echo.channel("private-encrypted-x")).toBe(encrypted);
+        expect(echo.encryptedPrivate("x")).toBe(encrypted);
+        expect(encryptedPrivate(echo, "x")).toBe(encrypted);
         await vi.advanceTimersByTimeAsync(0);
-        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "news"]]);
-        expect(Object.keys(echo.connector.channels)).toEqual(["private-orders.1", "news"]);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "news", "private-encrypted-x"]]);
+        expect(Object.keys(echo.connector.channels)).toEqual(["private-orders.1", "news", "private-encrypted-x"]);
     });
 });
 
@@ -108,7 +135,7 @@ describe("MercureEcho", () => {
         expect(() => new MercureEcho({ broadcaster: "pusher" as never })).toThrow(/only supports the `broadcaster` option "mercure"/);
     });
 
-    it("says clearly that presence, encryption and whispers are not in this version", () => {
+    it("says clearly that presence and whispers are not in this version", () => {
         const echo = new MercureEcho({ host: HUB, eventSource: createFakeEventSource(), fetch: new FakeAuthServer().fetch });
         const unsupported = (run: () => unknown) => {
             try {
@@ -119,9 +146,6 @@ describe("MercureEcho", () => {
             return "no error";
         };
         expect(unsupported(() => echo.join("room"))).toBe("unsupported");
-        expect(unsupported(() => echo.encryptedPrivate("x"))).toBe("unsupported");
-        expect(unsupported(() => encryptedPrivate(echo, "x"))).toBe("unsupported");
         expect(unsupported(() => echo.private("x").whisper("typing", {}))).toBe("unsupported");
-        expect(unsupported(() => encryptedPrivate({ connector: {} }, "x"))).toBe("invalid_option");
     });
 });

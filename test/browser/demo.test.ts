@@ -1,0 +1,71 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDemo } from "../../src/dev/demo/demo";
+import { DEMO_ENCRYPTED_CHANNEL } from "../../src/dev/demo/page";
+import type { DevServer } from "../../src/dev/server";
+import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
+import { waitUntil } from "./support/wait";
+
+const BUNDLE = fileURLToPath(new URL("../../dist/laravel-echo-mercure.iife.js", import.meta.url));
+
+/** A plaintext no ciphertext can contain by chance (base64url has no spaces). */
+const MARKER = "demo secret that must never reach the hub in clear";
+
+const chromium = findChromium();
+
+describe.skipIf(!shouldRunBrowserTests(chromium))("the demo page in Chromium", () => {
+    let browser: Browser | undefined;
+    let demo: DevServer | undefined;
+
+    beforeAll(async () => {
+        if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` before the browser tests.`);
+        browser = await launchChromium(chromium);
+        demo = await startDemo({ port: 0 });
+    });
+
+    afterAll(async () => {
+        await Promise.allSettled([browser?.close(), demo?.close()]);
+    });
+
+    it("shows each message of the encrypted channel decrypted, next to the ciphertext envelope the hub carried for it", async () => {
+        if (browser === undefined || demo === undefined) throw new Error("setup failed");
+        const context = await browser.newContext();
+        try {
+            const page = await context.newPage();
+            const pageErrors: string[] = [];
+            page.on("pageerror", (error) => pageErrors.push(error.message));
+            await page.goto(`${demo.url}/?user=2`);
+            await waitUntil("the demo to connect", () => page.evaluate(() => document.getElementById("status")?.textContent === "connected"));
+            // The stream carries the channel once the hub has it: a broadcast before could reach nobody.
+            await waitUntil("the stream to carry the encrypted channel", () =>
+                demo!.hub.stats.subscribeConnections.some((connection) => connection.query.includes("private-encrypted-chat")),
+            );
+
+            const [id] = await demo.broadcast({ channels: [DEMO_ENCRYPTED_CHANNEL], event: "App\\Events\\SecretMessage", payload: { author: "Ann", text: MARKER } });
+            await page.fill("#secret-text", "sent from the form");
+            await page.click("#secret button");
+            const rows = await waitUntil("two encrypted messages", async () => {
+                const texts = await page.$$eval("#encrypted li", (items) =>
+                    items.map((item) => ({ all: item.textContent ?? "", carried: item.querySelector(".carried")?.textContent ?? "" })),
+                );
+                return texts.length === 2 ? texts.reverse() : null; // newest first on the page
+            });
+
+            expect(rows[0]!.all).toContain(`Ann: ${MARKER}`);
+            expect(rows[0]!.carried).toContain(`hub carried ${id}:`);
+            const envelope = JSON.parse(rows[0]!.carried.slice(rows[0]!.carried.indexOf("{"))) as { channels: string[]; data: string };
+            expect(Object.keys(envelope)).toEqual(["channels", "data"]);
+            expect(envelope.channels).toEqual([DEMO_ENCRYPTED_CHANNEL]);
+            expect(envelope.data.split(".")).toHaveLength(5);
+            expect(rows[0]!.carried).not.toContain(MARKER);
+            expect(rows[1]!.all).toContain("user 2: sent from the form");
+            expect(rows[1]!.carried).not.toContain("sent from the form");
+            expect(rows[1]!.carried).not.toBe(rows[0]!.carried);
+            expect(pageErrors).toEqual([]);
+        } finally {
+            await context.close();
+        }
+    });
+});

@@ -1,0 +1,316 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { deriveChannelKey, sealJwe } from "../../src/dev/laravel/encrypter";
+import { DEFAULT_ISSUER, DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
+import { signPublisherToken } from "../../src/dev/laravel/publisher-token";
+import { channelTopic } from "../../src/dev/laravel/topics";
+import { startDevServer, type DevServer } from "../../src/dev/server";
+import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
+import { PageHarness, payloadsOf, type HarnessSnapshot } from "./support/harness";
+import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { sleep, waitUntil } from "./support/wait";
+
+// Encrypted channels in Chromium against the dev stack: the IIFE bundle (jose inlined) on the harness page,
+// the ESM build with an import map for the lazy chunk, and a plain-http origin that is not localhost.
+
+const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
+const NODE_MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
+
+/** The §6.5 master key, sha256("mercure-e2e-test-key"), as Laravel's `encryption_key`. */
+const MASTER = createHash("sha256").update("mercure-e2e-test-key").digest();
+const ENCRYPTION_KEY = "base64:" + MASTER.toString("base64");
+const JWT_KEY = "a-browser-test-jwt-key-of-32-bytes-or-more";
+const ORDERS = "private-encrypted-orders.1";
+const ANN = 1;
+const USERS = [{ id: ANN, name: "Ann" }];
+const CHANNELS = {
+    "orders.{id}": (user: { id: string | number }, params: Record<string, string>) => user.id === ANN && params["id"] === "1",
+    "side.{n}": () => true,
+};
+
+/** The ESM page: `dist/index.js` as a module, `laravel-echo` and `jose` through an import map. */
+const ESM_PAGE = "/esm.html";
+
+/**
+ * A page of an app that bundles nothing: the ESM build from `/dist/`, its bare imports mapped to
+ * `/esm/…` (served by the test from node_modules). It joins a public channel, and the encrypted channel
+ * `orders.1` only with `?encrypted=1`, recording into `window.received`.
+ */
+function esmPage(): string {
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>ESM build</title>
+<script type="importmap">{"imports":{"laravel-echo":"/esm/laravel-echo/echo.js","jose":"/esm/jose/index.js"}}</script>
+<script type="module">
+import { MercureEcho } from "/dist/index.js";
+window.received = [];
+await fetch("/dev/login?user=${ANN}", { method: "POST", credentials: "same-origin" });
+const echo = new MercureEcho({ host: "/.well-known/mercure" });
+window.echo = echo;
+echo.channel("lazy.news").listen(".ping", (payload) => window.received.push(["lazy.news", payload]));
+if (new URLSearchParams(location.search).get("encrypted") === "1") {
+    echo.encryptedPrivate("orders.1")
+        .listen(".ping", (payload) => window.received.push(["${ORDERS}", payload]))
+        .error((error) => window.received.push(["error", error.code]));
+}
+</script>
+</head>
+<body><p>ESM build</p></body>
+</html>
+`;
+}
+
+const chromium = findChromium();
+
+describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels in Chromium", () => {
+    let browser: Browser | undefined;
+    let server: DevServer | undefined;
+    let opened: PageHarness[] = [];
+    /** Contexts of other pages (the ESM page) opened by the running test, and their uncaught exceptions. */
+    let contexts: BrowserContext[] = [];
+    const otherPageErrors: string[] = [];
+
+    beforeAll(async () => {
+        if (!existsSync(DIST_DIR + "laravel-echo-mercure.iife.js")) {
+            throw new Error(`${DIST_DIR} is missing the build: run \`npm run build\` before the browser tests.`);
+        }
+        browser = await launchChromium(chromium);
+        server = await startDevServer({
+            jwtKey: JWT_KEY,
+            // No replay: a stream gap during a reopen would lose updates for good, so the tests see it.
+            hub: { history: false },
+            app: { users: USERS, encryptionKey: ENCRYPTION_KEY },
+            channels: CHANNELS,
+            pages: { [HARNESS_PAGE]: harnessPage(), [ESM_PAGE]: esmPage() },
+            distDir: DIST_DIR,
+        });
+    });
+
+    afterEach(async () => {
+        const pages = opened;
+        opened = [];
+        const others = contexts;
+        contexts = [];
+        const errors = [...pages.flatMap((page) => page.pageErrors), ...otherPageErrors.splice(0)];
+        await Promise.allSettled([...pages.map((page) => page.close()), ...others.map((context) => context.close())]);
+        expect(errors, "uncaught exceptions in the pages").toEqual([]);
+    });
+
+    afterAll(async () => {
+        await Promise.allSettled([browser?.close(), server?.close()]);
+    });
+
+    function dev(): DevServer {
+        if (server === undefined) throw new Error("The dev server did not start.");
+        return server;
+    }
+
+    /** Ann on the harness page, Echo created, `channels` joined and subscribed. */
+    async function annWith(...channels: Parameters<PageHarness["join"]>): Promise<PageHarness> {
+        if (browser === undefined) throw new Error("Chromium did not start.");
+        const harness = await PageHarness.open(browser, dev().url, ANN);
+        opened.push(harness);
+        await harness.create();
+        await harness.join(...channels);
+        return harness;
+    }
+
+    /** Publish a raw update straight at the hub with a publisher token (not through the app, which encrypts). */
+    async function publishAtHub(channel: string, data: unknown): Promise<void> {
+        const token = signPublisherToken({ issuer: DEFAULT_ISSUER, audience: dev().hubUrl, now: Date.now() }, JWT_KEY);
+        const form = new URLSearchParams({ topic: channelTopic(DEFAULT_TOPIC_PREFIX, channel), data: JSON.stringify(data), private: "on" });
+        const response = await fetch(dev().hubUrl, {
+            method: "POST",
+            headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/x-www-form-urlencoded" },
+            body: form.toString(),
+        });
+        expect(response.status).toBe(200);
+    }
+
+    it("receives the server's encrypted broadcasts decrypted on listen(), on the same stream as a public channel", async () => {
+        const connectionsBefore = dev().hub.stats.subscribeConnections.length;
+        const ann = await annWith(
+            { kind: "encrypted", name: "orders.1", events: ["OrderShipped"] },
+            { kind: "public", name: "plain.news", events: [".headline"] },
+        );
+        await ann.waitForSubscribed([ORDERS, "plain.news"]);
+        expect(dev().hub.stats.subscribeConnections.length - connectionsBefore).toBe(1);
+        await dev().broadcast({ channels: [ORDERS], event: "App\\Events\\OrderShipped", payload: { id: 1, note: "for Ann only" } });
+        await dev().broadcast({ channels: [ORDERS], event: "App\\Events\\OrderShipped", payload: { id: 2 } });
+        await dev().broadcast({ channels: ["plain.news"], event: "headline", payload: { title: "plain" } });
+        const seen = await ann.waitFor("three events", (s) => s.events.length === 3);
+        expect(payloadsOf(seen, ORDERS, "OrderShipped")).toEqual([{ id: 1, note: "for Ann only" }, { id: 2 }]);
+        expect(payloadsOf(seen, "plain.news")).toEqual([{ title: "plain" }]);
+        expect(seen.errors).toEqual([]);
+    });
+
+    it("does not deliver a plaintext envelope injected at the hub into the encrypted channel's topic", async () => {
+        const ann = await annWith({ kind: "encrypted", name: "orders.1", events: ["OrderShipped"] });
+        await ann.waitForSubscribed([ORDERS]);
+        await publishAtHub(ORDERS, { channels: [ORDERS], event: "App\\Events\\OrderShipped", payload: { forged: true } });
+        await dev().broadcast({ channels: [ORDERS], event: "App\\Events\\OrderShipped", payload: { sentinel: true } });
+        // The hub delivers in order, so the forgery had its turn before the sentinel.
+        const seen = await ann.waitFor("the sentinel", (s) => s.events.length >= 1);
+        expect(payloadsOf(seen, ORDERS)).toEqual([{ sentinel: true }]);
+        expect(seen.errors).toEqual([]);
+    });
+
+    it("reports decrypt_failed for a JWE under another channel's key and delivers nothing of it", async () => {
+        const ann = await annWith({ kind: "encrypted", name: "orders.1", events: ["OrderShipped"] });
+        await ann.waitForSubscribed([ORDERS]);
+        const otherKey = deriveChannelKey(MASTER, "private-encrypted-orders.2");
+        const jwe = sealJwe(otherKey, JSON.stringify({ event: "App\\Events\\OrderShipped", payload: { forged: true } }));
+        await publishAtHub(ORDERS, { channels: [ORDERS], data: jwe });
+        await dev().broadcast({ channels: [ORDERS], event: "App\\Events\\OrderShipped", payload: { sentinel: true } });
+        // Decryptions settle in order of arrival, so the failure is reported before the sentinel arrives.
+        const seen = await ann.waitFor("the sentinel", (s) => s.events.length >= 1);
+        expect(payloadsOf(seen, ORDERS)).toEqual([{ sentinel: true }]);
+        expect(seen.errors).toEqual([expect.objectContaining({ channel: ORDERS, code: "decrypt_failed" })]);
+        expect(seen.errors[0]!.message).not.toContain("forged");
+    });
+
+    it("delivers 300 encrypted events exactly once and in order while channels are joined and left (no history)", async () => {
+        const ann = await annWith({ kind: "encrypted", name: "orders.1", events: [".tick"] });
+        await ann.waitForSubscribed([ORDERS]);
+        const total = 300;
+        const connectionsBefore = dev().hub.stats.subscribeConnections.length;
+        let producing = true;
+        const producer = (async () => {
+            try {
+                for (let n = 0; n < total; n++) {
+                    await dev().broadcast({ channels: [ORDERS], event: "tick", payload: { n } });
+                    await sleep(15);
+                }
+            } finally {
+                producing = false;
+            }
+        })();
+
+        let cycles = 0;
+        try {
+            await sleep(100);
+            while (producing && cycles < 24) {
+                // Public and encrypted side channels: each join is a new auth (new keys) and a make-before-break reopen.
+                const spec = cycles % 2 === 0 ? ({ kind: "public", name: `side.${cycles}` } as const) : ({ kind: "encrypted", name: `side.${cycles}` } as const);
+                const full = spec.kind === "public" ? spec.name : `private-encrypted-${spec.name}`;
+                await ann.join(spec);
+                await ann.waitForSubscribed([full]);
+                await ann.page.evaluate((name) => (window as unknown as { harness: { leaveChannel(name: string): void } }).harness.leaveChannel(name), full);
+                const expected = connectionsBefore + 2 * (cycles + 1);
+                await waitUntil("the reopen after leaving", () => dev().hub.stats.subscribeConnections.length >= expected, {
+                    describe: () => ({ connections: dev().hub.stats.subscribeConnections.length, expected }),
+                });
+                cycles++;
+                await sleep(50);
+            }
+        } finally {
+            await producer;
+        }
+
+        await ann.waitFor(`tick ${total - 1}`, (s) => s.events.some((e) => (e.payload as { n: number }).n === total - 1), { timeout: 10_000 });
+        await waitUntil("the replaced streams to close", () => dev().hub.stats.openConnections === 1, {
+            describe: () => dev().hub.stats.openConnections,
+        });
+        await sleep(200);
+        const final = await ann.snapshot();
+        expect(cycles, "join/leave cycles completed while the stream ran").toBeGreaterThanOrEqual(4);
+        expect(dev().hub.stats.subscribeConnections.length - connectionsBefore).toBe(2 * cycles);
+        expect(payloadsOf(final, ORDERS).map((payload) => (payload as { n: number }).n)).toEqual(Array.from({ length: total }, (_, n) => n));
+        expect(final.errors).toEqual([]);
+    }, 90_000);
+
+    describe("the ESM build", () => {
+        /** Open the ESM page; the import map's `/esm/…` are served from node_modules; every request URL is recorded. */
+        async function openEsm(query: string): Promise<{ page: Page; requests: string[] }> {
+            if (browser === undefined) throw new Error("Chromium did not start.");
+            const context = await browser.newContext();
+            contexts.push(context);
+            const page = await context.newPage();
+            page.on("pageerror", (error) => otherPageErrors.push(error.message));
+            await context.route("**/esm/**", (route) => {
+                const path = new URL(route.request().url()).pathname;
+                const file = path.startsWith("/esm/laravel-echo/")
+                    ? NODE_MODULES + "laravel-echo/dist/" + path.slice("/esm/laravel-echo/".length)
+                    : NODE_MODULES + "jose/dist/webapi/" + path.slice("/esm/jose/".length);
+                return route.fulfill({ path: file, contentType: "text/javascript; charset=utf-8" });
+            });
+            const requests: string[] = [];
+            page.on("request", (request) => requests.push(new URL(request.url()).pathname));
+            await page.goto(dev().url + ESM_PAGE + query);
+            type EsmWindow = { echo?: { connectionStatus(): string } };
+            await waitUntil("the ESM page to connect", () =>
+                page.evaluate(() => (window as unknown as EsmWindow).echo?.connectionStatus() === "connected"),
+            );
+            return { page, requests };
+        }
+
+        const received = (page: Page) => page.evaluate(() => (window as unknown as { received: unknown[] }).received);
+
+        it("does not download the crypto chunk or jose on a page that never joins an encrypted channel", async () => {
+            const { page, requests } = await openEsm("");
+            await dev().broadcast({ channels: ["lazy.news"], event: "ping", payload: { n: 1 } });
+            await waitUntil("the public event", async () => (await received(page)).length === 1);
+            expect(await received(page)).toEqual([["lazy.news", { n: 1 }]]);
+            expect(requests).toContain("/dist/index.js");
+            expect(requests).toContain("/esm/laravel-echo/echo.js");
+            expect(requests.filter((path) => path.startsWith("/dist/chunks/") || path.startsWith("/esm/jose/"))).toEqual([]);
+        });
+
+        it("downloads them when the page joins an encrypted channel, and decrypts", async () => {
+            const { page, requests } = await openEsm("?encrypted=1");
+            await dev().broadcast({ channels: [ORDERS], event: "ping", payload: { n: 2 } });
+            await waitUntil("the encrypted event", async () => (await received(page)).length === 1);
+            expect(await received(page)).toEqual([[ORDERS, { n: 2 }]]);
+            expect(requests.filter((path) => path.startsWith("/dist/chunks/"))).toHaveLength(1);
+            expect(requests).toContain("/esm/jose/index.js");
+        });
+    });
+});
+
+describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels on a plain-http origin other than localhost", () => {
+    let browser: Browser | undefined;
+    let server: DevServer | undefined;
+    let harness: PageHarness | undefined;
+
+    beforeAll(async () => {
+        // app.test resolves to 127.0.0.1 for this browser only: http://app.test:<port>/ is not a secure context.
+        browser = await launchChromium(chromium, ["--host-resolver-rules=MAP app.test 127.0.0.1"]);
+        server = await startDevServer({
+            // A relative public URL gives the Secure cookie Laravel sets there, which Chromium refuses on plain
+            // http; an anonymous hub still carries public updates, as on a Herd or Valet site before `secure`.
+            hub: { anonymous: true },
+            app: { users: USERS, encryptionKey: ENCRYPTION_KEY, publicUrl: "/.well-known/mercure" },
+            channels: CHANNELS,
+            pages: { [HARNESS_PAGE]: harnessPage() },
+            distDir: DIST_DIR,
+        });
+    });
+
+    afterAll(async () => {
+        await Promise.allSettled([harness?.close(), browser?.close(), server?.close()]);
+    });
+
+    it("reports crypto_unavailable naming HTTPS and localhost when the channel is joined, and a public channel on the page still works", async () => {
+        if (browser === undefined || server === undefined) throw new Error("setup failed");
+        harness = await PageHarness.open(browser, `http://app.test:${server.port}`, ANN);
+        expect(await harness.page.evaluate(() => [window.isSecureContext, typeof crypto.subtle])).toEqual([false, "undefined"]);
+        await harness.create();
+        await harness.join({ kind: "encrypted", name: "orders.1", events: ["OrderShipped"] }, { kind: "public", name: "plain.news", events: [".headline"] });
+        // At join time: the auth answer granted the key, and no event was broadcast on the channel yet.
+        const joined = await harness.waitFor("the crypto_unavailable error", (s) => s.errors.length > 0);
+        expect(joined.errors).toEqual([expect.objectContaining({ channel: ORDERS, code: "crypto_unavailable" })]);
+        expect(joined.errors[0]!.message).toMatch(/HTTPS/);
+        expect(joined.errors[0]!.message).toMatch(/localhost/);
+
+        await harness.waitForSubscribed(["plain.news"]);
+        await server.broadcast({ channels: ["plain.news"], event: "headline", payload: { title: "still here" } });
+        const seen: HarnessSnapshot = await harness.waitFor("the public event", (s) => s.events.length === 1);
+        expect(payloadsOf(seen, "plain.news")).toEqual([{ title: "still here" }]);
+        expect(harness.pageErrors).toEqual([]);
+    });
+});
