@@ -2,6 +2,7 @@ import type { Channel } from "laravel-echo";
 import { unsupported } from "../errors";
 import { channelKind } from "./channel-kind";
 import { MercureChannel } from "./mercure-channel";
+import { MercurePresenceChannel } from "./mercure-presence-channel";
 import { MercurePrivateChannel } from "./mercure-private-channel";
 
 /**
@@ -17,6 +18,6 @@ export function createChannel(fullName: string, options: Channel["options"]): Me
         case "encrypted":
             throw unsupported("An encrypted private channel", fullName);
         case "presence":
-            throw unsupported("A presence channel", fullName);
+            return new MercurePresenceChannel(fullName, options);
     }
 }

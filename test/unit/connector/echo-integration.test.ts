@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
 import { MercureEcho, encryptedPrivate } from "../../../src/connector/mercure-echo";
 import { MercureChannel } from "../../../src/channel/mercure-channel";
+import { MercurePresenceChannel } from "../../../src/channel/mercure-presence-channel";
 import { MercurePrivateChannel } from "../../../src/channel/mercure-private-channel";
 import { MercureError } from "../../../src/errors";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
@@ -79,14 +80,14 @@ describe("channel names", () => {
         expect(code(() => echo.private("encrypted-x"))).toBe("unsupported private-encrypted-x");
         expect(code(() => echo.channel("private-encrypted-y"))).toBe("unsupported private-encrypted-y");
         expect(code(() => echo.connector.encryptedPrivateChannel("z"))).toBe("unsupported private-encrypted-z");
-        expect(code(() => echo.channel("presence-room"))).toBe("unsupported presence-room");
-        expect(code(() => echo.join("lobby"))).toBe("unsupported presence-lobby");
+        expect(echo.channel("presence-room")).toBeInstanceOf(MercurePresenceChannel);
+        expect(echo.join("lobby")).toBe(echo.channel("presence-lobby"));
         expect(echo.channel("private-orders.1")).toBeInstanceOf(MercurePrivateChannel);
         expect(echo.channel("private-orders.1")).toBe(echo.private("orders.1"));
         expect(echo.channel("news")).not.toBeInstanceOf(MercurePrivateChannel);
         await vi.advanceTimersByTimeAsync(0);
-        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "news"]]);
-        expect(Object.keys(echo.connector.channels)).toEqual(["private-orders.1", "news"]);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["presence-room", "presence-lobby", "private-orders.1", "news"]]);
+        expect(Object.keys(echo.connector.channels)).toEqual(["presence-room", "presence-lobby", "private-orders.1", "news"]);
     });
 });
 
@@ -108,7 +109,7 @@ describe("MercureEcho", () => {
         expect(() => new MercureEcho({ broadcaster: "pusher" as never })).toThrow(/only supports the `broadcaster` option "mercure"/);
     });
 
-    it("says clearly that presence, encryption and whispers are not in this version", () => {
+    it("says clearly that encryption and whispers are not in this version", () => {
         const echo = new MercureEcho({ host: HUB, eventSource: createFakeEventSource(), fetch: new FakeAuthServer().fetch });
         const unsupported = (run: () => unknown) => {
             try {
@@ -118,7 +119,6 @@ describe("MercureEcho", () => {
             }
             return "no error";
         };
-        expect(unsupported(() => echo.join("room"))).toBe("unsupported");
         expect(unsupported(() => echo.encryptedPrivate("x"))).toBe("unsupported");
         expect(unsupported(() => encryptedPrivate(echo, "x"))).toBe("unsupported");
         expect(unsupported(() => echo.private("x").whisper("typing", {}))).toBe("unsupported");
