@@ -12,7 +12,8 @@ export const DEMO_USERS: DevUser[] = [
 
 /**
  * Start the dev stack with the demo page at `/`: a public feed, a private channel per user
- * (`App.Models.User.{id}`), and controls that broadcast from the "server".
+ * (`App.Models.User.{id}`), who is online in a presence room (`lobby`), and controls that broadcast from
+ * the "server".
  */
 export function startDemo(options: Pick<DevServerOptions, "port" | "host"> = {}): Promise<DevServer> {
     return startDevServer({
@@ -21,6 +22,8 @@ export function startDemo(options: Pick<DevServerOptions, "port" | "host"> = {})
         channels: {
             // routes/channels.php of the demo: each user may only listen to their own channel.
             "App.Models.User.{id}": (user, params) => String(user.id) === params["id"],
+            // Everyone may enter the lobby; what the callback returns is what the others see of them.
+            lobby: (user) => ({ id: user.id, name: user.name }),
         },
         pages: { "/": demoPage() },
     });
