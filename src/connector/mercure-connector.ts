@@ -34,7 +34,9 @@ import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeout
  *
  * State changes first, user callbacks after: every entry point (a public method, a stream event, a
  * timer, an auth answer) runs its state change inside {@link MercureConnector.settle}, which then runs
- * the `error()`, `subscribed()` and `onConnectionChange()` callbacks the change produced.
+ * the `error()`, `subscribed()` and `onConnectionChange()` callbacks the change produced. Presence
+ * callbacks run from the subscription event or the snapshot answer that caused them, once the connector's
+ * own state has moved (cursor, drains); one that calls `leave()` or `disconnect()` silences what follows.
  */
 export class MercureConnector extends Connector<"null", MercureChannel, MercurePrivateChannel, MercurePresenceChannel> {
     /** Joined channels by full name, in join order (the order of the auth batch). */
