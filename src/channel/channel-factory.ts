@@ -1,13 +1,13 @@
 import type { Channel } from "laravel-echo";
-import { unsupported } from "../errors";
 import { channelKind } from "./channel-kind";
 import { MercureChannel } from "./mercure-channel";
+import { MercurePresenceChannel } from "./mercure-presence-channel";
 import { MercurePrivateChannel } from "./mercure-private-channel";
 
 /**
  * Create the channel object for a full channel name, of the class its kind needs; every way of joining
  * a channel ends here. An encrypted channel is a private channel whose broadcasts the connector decrypts
- * before delivering them. Throws a `MercureError` (`unsupported`) for kinds this version cannot carry.
+ * before delivering them.
  */
 export function createChannel(fullName: string, options: Channel["options"]): MercureChannel {
     switch (channelKind(fullName)) {
@@ -18,6 +18,6 @@ export function createChannel(fullName: string, options: Channel["options"]): Me
         case "encrypted":
             return new MercurePrivateChannel(fullName, options);
         case "presence":
-            throw unsupported("A presence channel", fullName);
+            return new MercurePresenceChannel(fullName, options);
     }
 }

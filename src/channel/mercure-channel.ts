@@ -1,5 +1,5 @@
 import { Channel, EventFormatter } from "laravel-echo";
-import type { MercureError } from "../errors";
+import { MercureError } from "../errors";
 
 /** A listener for one event: receives the broadcast payload. */
 export type EventCallback = (payload: unknown) => void;
@@ -121,7 +121,7 @@ export class MercureChannel extends Channel {
      */
     deliver(event: string, payload: unknown): void {
         for (const callback of this.listeners.get(event) ?? []) {
-            this.invoke(`listener for "${event}"`, () => callback(payload));
+            this.invoke(`listen("${event}")`, () => callback(payload));
         }
         if (this.anyListeners.length === 0) return;
         const name = this.eventNameForListenToAll(event);
@@ -157,10 +157,19 @@ export class MercureChannel extends Channel {
      */
     reportError(error: MercureError): void {
         if (this.errorCallbacks.length === 0) {
-            console.warn(`laravel-echo-mercure: ${error.message}`);
+            // A throwing callback is logged with its own error, for the stack.
+            if (error.code === "callback_failed") console.error(`laravel-echo-mercure: ${error.message}`, error.cause);
+            else console.warn(`laravel-echo-mercure: ${error.message}`);
             return;
         }
-        for (const callback of [...this.errorCallbacks]) this.invoke("error()", () => callback(error));
+        for (const callback of [...this.errorCallbacks]) {
+            try {
+                callback(error);
+            } catch (thrown) {
+                // Reported on error() again, a throwing error() callback would loop: logged instead.
+                console.error(`laravel-echo-mercure: an error() callback on channel "${this.name}" threw.`, thrown);
+            }
+        }
     }
 
     /** Turn a raw event name into the form `listen()` takes, as Echo's Pusher channel does for listenToAll. */
@@ -169,12 +178,22 @@ export class MercureChannel extends Channel {
         return namespace !== "" && event.startsWith(namespace + "\\") ? event.slice(namespace.length + 1) : "." + event;
     }
 
-    /** Run a user callback so that a throw cannot break the other callbacks or the connection. */
-    private invoke(what: string, run: () => void): void {
+    /**
+     * Run a user callback (`what` names it, e.g. `subscribed()`) so that a throw cannot break the other
+     * callbacks or the connection: the throw goes to `error()` as `callback_failed`.
+     */
+    protected invoke(what: string, run: () => void): void {
         try {
             run();
-        } catch (error) {
-            console.error(`laravel-echo-mercure: a ${what} callback on channel "${this.name}" threw.`, error);
+        } catch (cause) {
+            const reason = cause instanceof Error ? cause.message : String(cause);
+            this.reportError(
+                new MercureError(
+                    "callback_failed",
+                    `A ${what} callback on channel "${this.name}" threw (${reason}); fix the callback, the other callbacks still ran.`,
+                    { channel: this.name, cause },
+                ),
+            );
         }
     }
 }

@@ -1,5 +1,4 @@
 import type { Channel, PresenceChannel } from "laravel-echo";
-import { describeCause, presenceError } from "../presence/presence-error";
 import { createRoster, type PresenceEvent, type Roster } from "../presence/roster";
 import { MercurePrivateChannel } from "./mercure-private-channel";
 
@@ -27,7 +26,7 @@ export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateCha
         super(name, options);
         // A copy of the list, so that a callback may register more without them hearing this change.
         this.roster = createRoster<TMember>((kind: PresenceEvent, value: unknown) => {
-            for (const callback of [...this.presenceCallbacks[kind]]) this.call(kind, callback, value);
+            for (const callback of [...this.presenceCallbacks[kind]]) this.invoke(`${kind}()`, () => callback(value as never));
         });
     }
 
@@ -37,7 +36,7 @@ export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateCha
      */
     here(callback: (members: TMember[]) => void): this {
         const members = this.roster.members();
-        if (members !== null) this.call("here", callback, members);
+        if (members !== null) this.invoke("here()", () => callback(members));
         return this.register("here", callback);
     }
 
@@ -59,21 +58,5 @@ export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateCha
     private register(kind: PresenceEvent, callback: (value: never) => void): this {
         this.presenceCallbacks[kind].push(callback);
         return this;
-    }
-
-    /** Run one user callback; a throw goes to `error()` and never reaches the other callbacks or the connector. */
-    private call(kind: PresenceEvent, callback: (value: never) => void, value: unknown): void {
-        try {
-            callback(value as never);
-        } catch (cause) {
-            this.reportError(
-                presenceError(
-                    "callback_failed",
-                    this.name,
-                    `A ${kind}() callback on channel "${this.name}" threw (${describeCause(cause)}); fix the callback, the other callbacks still ran.`,
-                    { cause },
-                ),
-            );
-        }
     }
 }

@@ -1,15 +1,18 @@
-import { Connector, type ConnectionStatus, type PresenceChannel } from "laravel-echo";
+import { Connector, type ConnectionStatus } from "laravel-echo";
 import { requestAuthorization, type AuthResult } from "../auth/auth-client";
 import { interpretBatch } from "../auth/batch-outcome";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
+import { MercurePresenceChannel } from "../channel/mercure-presence-channel";
 import type { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
 import type { MercureError } from "../errors";
+import { createPresenceRooms } from "../presence/presence-rooms";
+import { fetchSnapshot } from "../presence/snapshot";
 import { ReconnectTimer } from "../status/reconnect-timer";
 import { StatusStore } from "../status/status-store";
 import { WakeSignals } from "../status/wake-signals";
@@ -28,13 +31,15 @@ import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeout
  * Usable as `new Echo({ broadcaster: MercureConnector, host })`. The connector orchestrates; the auth
  * request and the cookie renewal live in `auth/`, channel kinds and classes in `channel/`, topics and
  * URLs in `topic/`, the stream in `transport/`, routing in `dispatch/`, status, backoff and wake-up
- * signals in `status/`.
+ * signals in `status/`, presence members in `presence/`.
  *
  * State changes first, user callbacks after: every entry point (a public method, a stream event, a
  * timer, an auth answer) runs its state change inside {@link MercureConnector.settle}, which then runs
- * the `error()`, `subscribed()` and `onConnectionChange()` callbacks the change produced.
+ * the `error()`, `subscribed()` and `onConnectionChange()` callbacks the change produced. Presence
+ * callbacks run from the subscription event or the snapshot answer that caused them, once the connector's
+ * own state has moved (cursor, drains); one that calls `leave()` or `disconnect()` silences what follows.
  */
-export class MercureConnector extends Connector<"null", MercureChannel, MercurePrivateChannel, PresenceChannel> {
+export class MercureConnector extends Connector<"null", MercureChannel, MercurePrivateChannel, MercurePresenceChannel> {
     /** Joined channels by full name, in join order (the order of the auth batch). */
     private readonly registry = new ChannelRegistry();
 
@@ -49,6 +54,9 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** The keys of the `private-encrypted-*` channels and their ordered decryption queue (laravel-mercure §6). */
     private readonly encrypted = new EncryptedChannels({ socketId: () => this.dispatcher.socketId });
+
+    /** The joined presence channels' members, seeded from snapshots and kept by subscription events. */
+    private readonly presence = createPresenceRooms();
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
     private generation = 0;
@@ -140,9 +148,9 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         return this.join("private-encrypted-" + name) as MercurePrivateChannel;
     }
 
-    /** Presence channels are not available in this version; throws a `MercureError` (`unsupported`). */
-    presenceChannel(name: string): never {
-        return this.join("presence-" + name) as never;
+    /** Get a presence channel by name (without the `presence-` prefix), joining it if needed. */
+    presenceChannel<TMember = unknown>(name: string): MercurePresenceChannel<TMember> {
+        return this.join("presence-" + name) as MercurePresenceChannel<TMember>;
     }
 
     /** Leave a channel and its private, encrypted and presence variants. */
@@ -152,6 +160,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Leave one channel by its full name; leaving the last one closes the stream. */
     leaveChannel(name: string): void {
+        this.presence.remove(name);
         if (this.registry.remove(name) === undefined) return;
         this.encrypted.drop(name);
         this.scheduleRefresh();
@@ -196,6 +205,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const existing = this.registry.get(name);
         if (existing !== undefined) return existing;
         const channel = this.registry.add(name, this.options);
+        if (channel instanceof MercurePresenceChannel) this.presence.add(channel);
         this.paused = false;
         this.scheduleRefresh();
         return channel;
@@ -312,11 +322,15 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const live = this.streams.latest();
         if (!reopen && live !== null && sameList(live.topics, topics)) {
             // [spec] laravel-mercure §9 item 19: a channel left and joined again fires subscribed() again.
-            if (live === this.streams.current && live.isOpen()) this.announceSubscribed(live);
+            if (live === this.streams.current && live.isOpen()) {
+                this.announceSubscribed(live);
+                this.seedPresence(live); // [spec] §5.4 step 4: a failed snapshot is retried on the next refresh.
+            }
             return;
         }
-        // [spec] laravel-mercure §4.1: match per channel, last_event_id when reopening.
-        const url = buildSubscribeUrl(platform.hub, { topics, lastEventId: this.dispatcher.cursor });
+        // [spec] laravel-mercure §4.1: match per channel, match_urlpattern per presence channel, last_event_id when reopening.
+        const patterns = this.presence.patterns(platform.hub, granted, topics);
+        const url = buildSubscribeUrl(platform.hub, { topics, patterns, lastEventId: this.dispatcher.cursor });
         this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers));
         // [spec] mercure-hub §1.5: replace this stream before the hub may end it.
         const generation = this.generation;
@@ -331,6 +345,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private readonly streamHandlers: HubStreamHandlers = {
         open: (stream) => this.settle(() => this.handleOpen(stream)),
         message: (stream, event) => this.dispatch(stream, event),
+        subscription: (stream, event) => this.handleSubscription(stream, event),
         error: (stream, event, closed) => this.settle(() => this.handleStreamError(stream, event, closed)),
     };
 
@@ -347,6 +362,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.everConnected = true;
         this.status.set("connected");
         this.announceSubscribed(stream);
+        this.seedPresence(stream);
         this.reconnect.connected(() => stream === this.streams.current && stream.isOpen());
         this.cookieRefresh.check(); // The renewal timer may be late (a throttled tab).
     }
@@ -361,6 +377,24 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 this.registry.get(name)?.markSubscribed();
             }
         });
+    }
+
+    /** [spec] laravel-mercure §5.4 step 3: seed the presence channels the open `stream` carries from their snapshots. */
+    private seedPresence(stream: HubStream): void {
+        const { platform, abortController } = this;
+        const { signal } = abortController;
+        if (platform !== null) this.presence.streamOpened(stream.channels, (url) => fetchSnapshot(url, platform.fetch, signal));
+    }
+
+    /** A subscription event (`event: mercure`) from any stream, for the presence channels (laravel-mercure §5.4 step 6). */
+    private handleSubscription(stream: HubStream, event: MessageEvent): void {
+        const id = event.lastEventId;
+        if (id !== "") {
+            // [spec] §5.4 step 6 and §8: it moves the main cursor too (state first, user callbacks after).
+            this.dispatcher.cursor = id;
+            this.streams.delivered(stream, id);
+        }
+        this.presence.handleEvent(event.data, id);
     }
 
     /** Deliver one main-stream message to its channels (laravel-mercure §4.4). */
@@ -400,6 +434,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         if (failure === "ignored") return;
         if (failure !== "replacement_refused") {
             this.registry.markUnsubscribed(stream.channels);
+            this.presence.streamLost(stream.channels);
             this.status.set("reconnecting");
         }
         this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
@@ -424,14 +459,15 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /**
      * Renew the cookie and replace the stream make-before-break. When the cookie `expired` before this
-     * ran, the current stream is no longer relied on: its channels count as unsubscribed until the
-     * replacement opens.
+     * ran, the current stream is no longer relied on: its channels count as unsubscribed, and their
+     * presence members out of sync, until the replacement opens.
      */
     private renew(expired: boolean): void {
         this.cookieRefresh.cancel();
         const stale = this.streams.current;
         if (expired && stale !== null) {
             this.registry.markUnsubscribed(stale.channels);
+            this.presence.streamLost(stale.channels);
             this.status.set("reconnecting");
         }
         this.scheduleRefresh(true);
@@ -460,6 +496,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Remove a channel from the registry and tell its `error()` callbacks why. */
     private evict(name: string, error: MercureError): void {
+        this.presence.remove(name);
         const channel = this.registry.remove(name);
         this.encrypted.drop(name);
         if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error));
@@ -474,6 +511,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.reopenRequested = false;
         this.everConnected = false;
         this.registry.markUnsubscribed();
+        this.presence.streamLost();
         this.status.set("disconnected");
     }
 }

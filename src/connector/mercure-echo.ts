@@ -1,5 +1,6 @@
 import Echo from "laravel-echo";
 import type { MercureChannel } from "../channel/mercure-channel";
+import type { MercurePresenceChannel } from "../channel/mercure-presence-channel";
 import type { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { MercureError } from "../errors";
 import { MercureConnector } from "./mercure-connector";
@@ -60,10 +61,11 @@ export class MercureEcho extends EchoWithCustomConnector {
     }
 
     /**
-     * Presence channels are not available in this version; throws a `MercureError` (`unsupported`).
+     * Get a presence channel by name (without the `presence-` prefix); `TMember` is what the server's channel
+     * callback returns for a user.
      */
-    join(name: string): never {
-        return this.connector.presenceChannel(name);
+    join<TMember = unknown>(name: string): MercurePresenceChannel<TMember> {
+        return this.connector.presenceChannel<TMember>(name);
     }
 
     /**

@@ -1,13 +1,12 @@
 import { MercureError } from "../errors";
 
 /**
- * The error codes presence adds to {@link MercureError}:
- *
- * - `presence_snapshot_failed`: the active-subscriptions snapshot of a presence channel could not be
- *   fetched or read; the channel stays unseeded (no `here()`) and is retried on the next refresh.
- * - `callback_failed`: a `here()`, `joining()` or `leaving()` callback threw; the others still ran.
+ * The error code presence adds to {@link MercureError}: `presence_snapshot_failed`, the active-subscriptions
+ * snapshot of a presence channel could not be fetched or read; the channel stays unseeded (no `here()`) and
+ * is retried on the next refresh. (A throwing `here()`, `joining()` or `leaving()` callback is reported by
+ * the channel itself, as `callback_failed`, like any other callback.)
  */
-export type PresenceErrorCode = "presence_snapshot_failed" | "callback_failed";
+export type PresenceErrorCode = "presence_snapshot_failed";
 
 /**
  * Create a presence {@link MercureError} for `channel`; the one place presence builds its errors.

@@ -13,7 +13,10 @@ export const SEEN_EVENT_IDS = 1024;
 export interface PresenceRooms {
     /** Track a joined presence channel (out of sync until a stream carrying it opens). */
     add(channel: PresenceTarget): void;
-    /** Stop tracking a channel that was left or evicted; a snapshot on its way is dropped. */
+    /**
+     * Stop tracking a channel that was left or evicted: a snapshot on its way is dropped, and its
+     * callbacks hear nothing more (not even the rest of a change a callback left it during).
+     */
     remove(name: string): void;
     /**
      * The `match_urlpattern` values for a stream about to open with `names` on `topics` (same order):
@@ -61,11 +64,11 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
 
     return {
         add(channel) {
-            lose([channel.name]);
+            rooms.get(channel.name)?.sync.close();
             rooms.set(channel.name, { sync: createPresenceSync(channel, leaveGrace) });
         },
         remove(name) {
-            lose([name]);
+            rooms.get(name)?.sync.close();
             rooms.delete(name);
         },
         patterns(hub, names, topics) {

@@ -31,8 +31,10 @@ export interface PresenceSync {
     begin(load: () => Promise<SnapshotResult>): void;
     /** Handle a live event for this channel; returns false when it was ignored (out of sync). */
     event(event: Subscription): boolean;
-    /** The stream was lost or the channel left: drop the buffer and any snapshot on its way. */
+    /** The stream was lost: drop the buffer and any snapshot on its way. */
     lost(): void;
+    /** The channel was left: as {@link PresenceSync.lost}, and its roster reports nothing more. */
+    close(): void;
 }
 
 /** Default time a user missing from a re-seed's snapshot has to reconnect before `leaving` fires. */
@@ -86,6 +88,13 @@ export function createPresenceSync(target: PresenceTarget, leaveGrace = LEAVE_GR
         }
     };
 
+    const lost = (): void => {
+        clearTimeout(expiry);
+        generation++;
+        synced = false;
+        buffer = null;
+    };
+
     return {
         begin(load) {
             if (synced || buffer !== null) return;
@@ -104,11 +113,10 @@ export function createPresenceSync(target: PresenceTarget, leaveGrace = LEAVE_GR
             else return false;
             return true;
         },
-        lost() {
-            clearTimeout(expiry);
-            generation++;
-            synced = false;
-            buffer = null;
+        lost,
+        close() {
+            lost();
+            target.roster.close();
         },
     };
 }

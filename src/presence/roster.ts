@@ -29,6 +29,8 @@ export interface Roster<TMember> {
     expire(keys: readonly string[]): void;
     /** Apply one live subscription event. */
     apply(event: Subscription): void;
+    /** Report nothing more, not even the rest of a change being reported (the channel was left). */
+    close(): void;
 }
 
 /** One member and how many live subscriptions it holds (0: lingering after a re-seed). */
@@ -47,6 +49,13 @@ export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMe
     let members = new Map<string, Member>();
     /** Whether a snapshot seeded the roster (and `here()` was called). */
     let seeded = false;
+    /** Set by `close()`: nothing is reported any more. */
+    let closed = false;
+
+    /** Report one change to `emit`, unless closed (a callback may have left the channel meanwhile). */
+    const report = (kind: PresenceEvent, value: unknown): void => {
+        if (!closed) (emit as (kind: PresenceEvent, value: unknown) => void)(kind, value);
+    };
 
     /** Count `subscriber` for its user; returns the member when this is the user's first subscription. */
     const add = (subscriber: string, payload: unknown): Member | null => {
@@ -77,7 +86,7 @@ export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMe
             seeded = true;
             const lingering: string[] = [];
             if (!wasSeeded) {
-                emit("here", list());
+                report("here", list());
                 return lingering;
             }
             // A re-seed reports the difference only: nobody who stayed appears to leave and rejoin. Users
@@ -90,7 +99,7 @@ export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMe
                 after.set(key, { info: member.info, count: 0 });
                 lingering.push(key);
             }
-            for (const [, member] of joined) emit("joining", member.info as TMember);
+            for (const [, member] of joined) report("joining", member.info);
             return lingering;
         },
         expire(keys) {
@@ -98,15 +107,18 @@ export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMe
                 const member = members.get(key);
                 if (member?.count !== 0) continue;
                 members.delete(key);
-                emit("leaving", member.info as TMember);
+                report("leaving", member.info);
             }
+        },
+        close() {
+            closed = true;
         },
         apply({ subscriber, active, payload }) {
             // [spec] laravel-mercure §5.5: joining on a user's first subscription only (a lingering user
             // coming back is no news).
             if (active) {
                 const joined = add(subscriber, payload);
-                if (joined !== null) emit("joining", joined.info as TMember);
+                if (joined !== null) report("joining", joined.info);
                 return;
             }
             // [spec] §5.5: a leave of a subscriber never seen (replayed, phantom) is ignored.
@@ -117,7 +129,7 @@ export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMe
             // [spec] §5.5: leaving, with the stored info, on the user's last subscription.
             if (member !== undefined && --member.count === 0) {
                 members.delete(key);
-                emit("leaving", member.info as TMember);
+                report("leaving", member.info);
             }
         },
     };

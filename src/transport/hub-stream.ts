@@ -8,6 +8,8 @@ export interface HubStreamHandlers {
     open(stream: HubStream): void;
     /** A broadcast update arrived (an event without `event:` field). */
     message(stream: HubStream, event: MessageEvent): void;
+    /** A subscription event arrived (`event: mercure`, laravel-mercure §4.2): presence. Streams without it ignore them. */
+    subscription?(stream: HubStream, event: MessageEvent): void;
     /** The stream reported an error; `closed` is true when it will not reconnect by itself. */
     error(stream: HubStream, event: Event, closed: boolean): void;
 }
@@ -57,6 +59,13 @@ export class HubStream {
         this.source.onerror = (event: Event) => {
             if (!this.retired) handlers.error(this, event, this.isClosed());
         };
+        // [spec] laravel-mercure §4.2: subscription events never reach onmessage.
+        const subscription = handlers.subscription;
+        if (subscription !== undefined) {
+            this.source.addEventListener("mercure", (event) => {
+                if (!this.retired) subscription(this, event);
+            });
+        }
     }
 
     /**

@@ -13,6 +13,8 @@ export interface EventSourceLike {
     onmessage: ((event: MessageEvent) => unknown) | null;
     /** Called on every error, transient or terminal. */
     onerror: ((event: Event) => unknown) | null;
+    /** Listen for events of a named type (`event: mercure` subscription events). */
+    addEventListener(type: string, listener: (event: MessageEvent) => unknown): void;
     /** Close the stream for good. */
     close(): void;
 }

@@ -11,6 +11,10 @@ export interface FakeEventSource extends EventSourceLike {
     param(name: string): string | null;
     emitOpen(): void;
     emitMessage(data: unknown, id?: string): void;
+    /** Deliver an `event: mercure` subscription event to the `addEventListener("mercure")` listeners, even once closed. */
+    emitSubscription(data: unknown, id?: string): void;
+    /** The `match_urlpattern` parameters of the URL, in order. */
+    patterns(): string[];
     /** Report an error; `closed` makes it terminal (readyState CLOSED), otherwise CONNECTING. */
     emitError(closed?: boolean): void;
 }
@@ -45,6 +49,7 @@ export function createFakeEventSource(): FakeEventSourceClass {
         onmessage: ((event: MessageEvent) => unknown) | null = null;
         onerror: ((event: Event) => unknown) | null = null;
         readonly withCredentials: boolean;
+        private readonly listeners = new Map<string, Array<(event: MessageEvent) => unknown>>();
 
         constructor(
             readonly url: string,
@@ -56,6 +61,14 @@ export function createFakeEventSource(): FakeEventSourceClass {
 
         matches(): string[] {
             return new URL(this.url).searchParams.getAll("match");
+        }
+
+        patterns(): string[] {
+            return new URL(this.url).searchParams.getAll("match_urlpattern");
+        }
+
+        addEventListener(type: string, listener: (event: MessageEvent) => unknown): void {
+            this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
         }
 
         param(name: string): string | null {
@@ -75,6 +88,10 @@ export function createFakeEventSource(): FakeEventSourceClass {
 
         emitMessage(data: unknown, id = ""): void {
             this.onmessage?.(message("message", data, id));
+        }
+
+        emitSubscription(data: unknown, id = ""): void {
+            for (const listener of this.listeners.get("mercure") ?? []) listener(message("mercure", data, id));
         }
 
         emitError(closed = false): void {

@@ -14,7 +14,8 @@ export const DEMO_USERS: DevUser[] = [
 /**
  * Start the dev stack with the demo page at `/`: a public feed, a private channel per user
  * (`App.Models.User.{id}`), an end-to-end encrypted channel every user may join (its key derived from an
- * `encryption_key` drawn at each start), and controls that broadcast from the "server".
+ * `encryption_key` drawn at each start), who is online in a presence room (`lobby`), and controls that
+ * broadcast from the "server".
  */
 export function startDemo(options: Pick<DevServerOptions, "port" | "host"> = {}): Promise<DevServer> {
     return startDevServer({
@@ -25,6 +26,8 @@ export function startDemo(options: Pick<DevServerOptions, "port" | "host"> = {})
             "App.Models.User.{id}": (user, params) => String(user.id) === params["id"],
             // ...and every user may join the encrypted chat.
             [DEMO_ENCRYPTED_CHANNEL.slice("private-encrypted-".length)]: () => true,
+            // Everyone may enter the lobby; what the callback returns is what the others see of them.
+            lobby: (user) => ({ id: user.id, name: user.name }),
         },
         pages: { "/": demoPage() },
     });

@@ -37,6 +37,9 @@ export function demoPage(): string {
   .carried { color: #57606a; font-size: 11px; overflow-wrap: anywhere; white-space: normal; }
   .carried b { color: #1f2328; font-weight: 600; }
   code { background: #eaeef2; padding: 0 4px; border-radius: 4px; }
+  ul.online { margin: 0 0 8px; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 6px; min-height: 28px; }
+  ul.online li { border: 1px solid #1a7f37; color: #1a7f37; border-radius: 14px; padding: 2px 10px; }
+  ul.online li::before { content: "● "; }
   header code { background: #32383f; color: #fff; }
 </style>
 </head>
@@ -62,6 +65,10 @@ export function demoPage(): string {
     <h2>Encrypted channel <code>${DEMO_ENCRYPTED_CHANNEL}</code> · decrypted by Echo, next to what the hub carried</h2>
     <ol id="encrypted"></ol>
     <form id="secret"><input id="secret-text" value="Only our browsers can read this" size="28"><button>Send encrypted</button></form>
+    <h2>Presence channel <code>presence-lobby</code> · who is online</h2>
+    <ul class="online" id="online"></ul>
+    <ol id="presence"></ol>
+    <form id="lobby"><button id="lobby-button">Leave the lobby</button> <small>(open <code>?user=2</code> in another window, or a second tab)</small></form>
   </section>
   <section>
     <h2>Errors and status changes</h2>
@@ -130,6 +137,31 @@ export function demoPage(): string {
         if (error.code === "decrypt_failed") showEncrypted(error.code + ": " + error.message, "error");
         add("log", error.code + ": " + error.message, "error");
       });
+    // Who is online: here() gives everyone once the room is known, then joining()/leaving() one user at a time
+    // (one entry per user, however many tabs they have open).
+    const online = new Map();
+    const showOnline = () => $("online").replaceChildren(...[...online.values()].map((member) => {
+      const li = document.createElement("li");
+      li.textContent = member.name + (String(member.id) === userId ? " (you)" : "");
+      return li;
+    }));
+    const enterLobby = () => echo.join("lobby")
+      .here((members) => { online.clear(); members.forEach((m) => online.set(m.id, m)); showOnline(); add("presence", "here: " + members.map((m) => m.name).join(", ")); })
+      .joining((member) => { online.set(member.id, member); showOnline(); add("presence", member.name + " joined"); })
+      .leaving((member) => { online.delete(member.id); showOnline(); add("presence", member.name + " left"); })
+      .error((error) => add("log", error.code + ": " + error.message, "error"));
+    enterLobby();
+    $("lobby").onsubmit = (event) => {
+      event.preventDefault();
+      if (echo.connector.channels["presence-lobby"]) {
+        echo.leave("lobby");
+        online.clear(); showOnline(); add("presence", "you left the lobby");
+        $("lobby-button").textContent = "Enter the lobby";
+      } else {
+        enterLobby();
+        $("lobby-button").textContent = "Leave the lobby";
+      }
+    };
 
     $("trespass").onsubmit = (event) => {
       event.preventDefault();

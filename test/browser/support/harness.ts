@@ -4,9 +4,9 @@ import { waitUntil, type WaitOptions } from "./wait";
 
 /** A channel to join from the page, with the event names to record. */
 export interface ChannelSpec {
-    /** `public` → `echo.channel(name)`, `private` → `echo.private(name)`, `encrypted` → `echo.encryptedPrivate(name)`. */
-    kind: "public" | "private" | "encrypted";
-    /** The name as passed to Echo (without `private-` or `private-encrypted-`). */
+    /** `public` → `echo.channel(name)`, `private` → `echo.private(name)`, `encrypted` → `echo.encryptedPrivate(name)`, `presence` → `echo.join(name)` (here/joining/leaving recorded). */
+    kind: "public" | "private" | "encrypted" | "presence";
+    /** The name as passed to Echo (without `private-`, `private-encrypted-` or `presence-`). */
     name: string;
     /** Event names passed to `listen()` as written (`"OrderShipped"`, `".order.shipped"`). */
     events?: string[];
@@ -44,6 +44,8 @@ export interface HarnessSnapshot {
     statuses: string[];
     /** `echo.connectionStatus()` now, or null before `create()`. */
     status: string | null;
+    /** Presence callbacks in order: `here Ann,Bob`, `joining Bob`, `leaving Ann` (member names), by full channel name. */
+    presence: Array<{ channel: string; line: string }>;
 }
 
 /** The in-page object that `pages.ts` installs as `window.harness`. */
@@ -53,6 +55,7 @@ interface InPageHarness {
     leave(name: string): void;
     leaveChannel(name: string): void;
     snapshot(): HarnessSnapshot;
+    members(name: string): string[] | null;
     login(id: number): Promise<number>;
 }
 
@@ -97,6 +100,28 @@ export class PageHarness {
             await context.close();
             throw error;
         }
+    }
+
+    /**
+     * Open another tab of the same user: a second page in this context (same cookies), with the harness page
+     * at `path` loaded.
+     */
+    async openTab(path: string = HARNESS_PAGE): Promise<PageHarness> {
+        const page = await this.context.newPage();
+        const tab = new PageHarness(this.context, page);
+        const response = await page.goto(new URL(path, this.page.url()).href);
+        if (response?.status() !== 200) throw new Error(`The harness page answered ${response?.status()} in a new tab.`);
+        return tab;
+    }
+
+    /** Close this tab only; the context and its other tabs stay. */
+    closeTab(): Promise<void> {
+        return this.page.close();
+    }
+
+    /** The member names of the joined presence channel `name` (without `presence-`) now; null before its first here(). */
+    members(name: string): Promise<string[] | null> {
+        return this.page.evaluate((channel) => (window as unknown as HarnessWindow).harness.members(channel), name);
     }
 
     /** Create `MercureEcho` in the page; resolves with its socket id. */
@@ -150,6 +175,11 @@ export class PageHarness {
     async close(): Promise<void> {
         await this.context.close();
     }
+}
+
+/** The presence callback lines of one channel (`here Ann,Bob`, `joining Bob`, ...), in order. */
+export function presenceOf(snapshot: HarnessSnapshot, channel: string): string[] {
+    return snapshot.presence.filter((entry) => entry.channel === channel).map((entry) => entry.line);
 }
 
 /** The events of one channel and listener, as their payloads, in arrival order. */

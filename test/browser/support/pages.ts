@@ -28,6 +28,7 @@ const HARNESS_SCRIPT = String.raw`
         errors: [],
         subscribed: [],
         statuses: [],
+        presence: [],
 
         /** Create the Echo instance; returns its socket id. */
         create: function (options) {
@@ -47,8 +48,18 @@ const HARNESS_SCRIPT = String.raw`
             specs.forEach(function (spec) {
                 var channel = spec.kind === "private" ? self.echo.private(spec.name)
                     : spec.kind === "encrypted" ? self.echo.encryptedPrivate(spec.name)
+                    : spec.kind === "presence" ? self.echo.join(spec.name)
                     : self.echo.channel(spec.name);
                 var full = channel.name;
+                if (spec.kind === "presence") {
+                    var record = function (kind) {
+                        return function (value) {
+                            var names = (Array.isArray(value) ? value : [value]).map(function (member) { return member.name; });
+                            self.presence.push({ channel: full, line: kind + " " + names.join(",") });
+                        };
+                    };
+                    channel.here(record("here")).joining(record("joining")).leaving(record("leaving"));
+                }
                 (spec.events || []).forEach(function (event) {
                     channel.listen(event, function (payload) {
                         self.events.push({ channel: full, listener: event, payload: payload });
@@ -83,8 +94,16 @@ const HARNESS_SCRIPT = String.raw`
                 errors: this.errors,
                 subscribed: this.subscribed,
                 statuses: this.statuses,
+                presence: this.presence,
                 status: this.echo === null ? null : this.echo.connectionStatus(),
             }));
+        },
+
+        /** The member names of a joined presence channel now (null before its first here()). */
+        members: function (name) {
+            var names = null;
+            this.echo.join(name).here(function (members) { names = members.map(function (member) { return member.name; }); });
+            return names;
         },
 
         /** Log in as a dev user (sets the httpOnly dev_user cookie); resolves with the HTTP status. */

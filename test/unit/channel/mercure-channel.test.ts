@@ -42,6 +42,60 @@ describe("MercureChannel", () => {
         warn.mockRestore();
     });
 
+    it("reports a throwing callback of any kind on error() as callback_failed, and still runs the others", () => {
+        const channel = new MercureChannel("news", options());
+        const calls: string[] = [];
+        const errors: MercureError[] = [];
+        channel.error((error: MercureError) => errors.push(error));
+        channel
+            .listen(".tick", () => {
+                throw new Error("listener broke");
+            })
+            .listen(".tick", () => calls.push("listener"))
+            .listenToAll(() => {
+                throw "any broke";
+            })
+            .listenToAll(() => calls.push("any"))
+            .subscribed(() => {
+                throw new Error("subscribed broke");
+            })
+            .subscribed(() => calls.push("subscribed"));
+        channel.deliver("tick", {});
+        channel.markSubscribed();
+        expect(calls).toEqual(["listener", "any", "subscribed"]);
+        expect(errors.map((error) => [error.code, error.channel, error.message])).toEqual([
+            ["callback_failed", "news", 'A listen("tick") callback on channel "news" threw (listener broke); fix the callback, the other callbacks still ran.'],
+            ["callback_failed", "news", 'A listenToAll() callback on channel "news" threw (any broke); fix the callback, the other callbacks still ran.'],
+            ["callback_failed", "news", 'A subscribed() callback on channel "news" threw (subscribed broke); fix the callback, the other callbacks still ran.'],
+        ]);
+        expect(errors[0]).toBeInstanceOf(MercureError);
+        expect((errors[0]?.cause as Error).message).toBe("listener broke");
+    });
+
+    it("logs a throwing callback with its error when nobody listens on error(), and never reports a throwing error() callback again", () => {
+        const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+        const channel = new MercureChannel("news", options());
+        const thrown = new Error("listener broke");
+        channel.listen(".tick", () => {
+            throw thrown;
+        });
+        channel.deliver("tick", {});
+        expect(logged.mock.calls).toEqual([
+            ['laravel-echo-mercure: A listen("tick") callback on channel "news" threw (listener broke); fix the callback, the other callbacks still ran.', thrown],
+        ]);
+        const seen: string[] = [];
+        const broken = new Error("error() broke");
+        channel.error(() => {
+            seen.push("first");
+            throw broken;
+        });
+        channel.error(() => seen.push("second"));
+        expect(() => channel.deliver("tick", {})).not.toThrow();
+        expect(seen).toEqual(["first", "second"]);
+        expect(logged.mock.calls.slice(1)).toEqual([['laravel-echo-mercure: an error() callback on channel "news" threw.', broken]]);
+        logged.mockRestore();
+    });
+
     it("names events for listenToAll() like Echo's Pusher channel, without its namespace:false bug", () => {
         const got: string[] = [];
         const namespaced = new MercureChannel("a", options()).listenToAll((event) => got.push(event));

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
 import { MercureEcho, encryptedPrivate } from "../../../src/connector/mercure-echo";
 import { MercureChannel } from "../../../src/channel/mercure-channel";
+import { MercurePresenceChannel } from "../../../src/channel/mercure-presence-channel";
 import { MercurePrivateChannel } from "../../../src/channel/mercure-private-channel";
 import { MercureError } from "../../../src/errors";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
@@ -93,16 +94,8 @@ describe("channel names", () => {
         const EventSource = createFakeEventSource();
         const auth = new FakeAuthServer();
         const echo = new MercureEcho({ host: HUB, eventSource: EventSource, fetch: auth.fetch });
-        const code = (run: () => unknown) => {
-            try {
-                run();
-            } catch (error) {
-                return error instanceof MercureError ? `${error.code} ${error.channel}` : "other";
-            }
-            return "joined";
-        };
-        expect(code(() => echo.channel("presence-room"))).toBe("unsupported presence-room");
-        expect(code(() => echo.join("lobby"))).toBe("unsupported presence-lobby");
+        expect(echo.channel("presence-room")).toBeInstanceOf(MercurePresenceChannel);
+        expect(echo.join("lobby")).toBe(echo.channel("presence-lobby"));
         expect(echo.channel("private-orders.1")).toBeInstanceOf(MercurePrivateChannel);
         expect(echo.channel("private-orders.1")).toBe(echo.private("orders.1"));
         expect(echo.channel("news")).not.toBeInstanceOf(MercurePrivateChannel);
@@ -112,8 +105,8 @@ describe("channel names", () => {
         expect(echo.encryptedPrivate("x")).toBe(encrypted);
         expect(encryptedPrivate(echo, "x")).toBe(encrypted);
         await vi.advanceTimersByTimeAsync(0);
-        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "news", "private-encrypted-x"]]);
-        expect(Object.keys(echo.connector.channels)).toEqual(["private-orders.1", "news", "private-encrypted-x"]);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["presence-room", "presence-lobby", "private-orders.1", "news", "private-encrypted-x"]]);
+        expect(Object.keys(echo.connector.channels)).toEqual(["presence-room", "presence-lobby", "private-orders.1", "news", "private-encrypted-x"]);
     });
 });
 
@@ -135,7 +128,7 @@ describe("MercureEcho", () => {
         expect(() => new MercureEcho({ broadcaster: "pusher" as never })).toThrow(/only supports the `broadcaster` option "mercure"/);
     });
 
-    it("says clearly that presence and whispers are not in this version", () => {
+    it("says clearly that whispers are not in this version", () => {
         const echo = new MercureEcho({ host: HUB, eventSource: createFakeEventSource(), fetch: new FakeAuthServer().fetch });
         const unsupported = (run: () => unknown) => {
             try {
@@ -145,7 +138,6 @@ describe("MercureEcho", () => {
             }
             return "no error";
         };
-        expect(unsupported(() => echo.join("room"))).toBe("unsupported");
         expect(unsupported(() => echo.private("x").whisper("typing", {}))).toBe("unsupported");
     });
 });

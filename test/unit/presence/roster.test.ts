@@ -21,6 +21,19 @@ function recorded() {
 }
 
 describe("roster", () => {
+    it("reports nothing once closed, not even the rest of a change a callback closed it during", () => {
+        const log: string[] = [];
+        const roster = createRoster<{ name: string }>((kind: PresenceEvent, value: unknown) => {
+            log.push(`${kind} ${(value as { name?: string }).name ?? ""}`);
+            if (kind === "joining") roster.close();
+        });
+        roster.seed([join("s1", user("ann"))]);
+        roster.seed([join("s2", user("ann")), join("s3", user("bob")), join("s4", user("cid"))]);
+        roster.apply(join("s5", user("dan")));
+        roster.expire(["ann"]);
+        expect(log).toEqual(["here ", "joining BOB"]);
+    });
+
     it("has no members before the first seed, then calls here() once with one entry per user in first-seen order", () => {
         const { roster, log } = recorded();
         expect(roster.members()).toBeNull();

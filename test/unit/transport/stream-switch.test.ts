@@ -4,7 +4,7 @@ import { DRAIN_MS, StreamSwitch } from "../../../src/transport/stream-switch";
 import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 
 let EventSource: FakeEventSourceClass;
-const handlers = { open: () => undefined, message: () => undefined, error: () => undefined };
+const handlers = { open: () => undefined, message: () => undefined, subscription: () => undefined, error: () => undefined };
 const stream = (name: string) => new HubStream(EventSource, `https://hub.test/?match=${name}`, [name], [name], handlers);
 
 beforeEach(() => {
