@@ -102,7 +102,8 @@ const HARNESS_SCRIPT = String.raw`
         /** The member names of a joined presence channel now (null before its first here()). */
         members: function (name) {
             var names = null;
-            this.echo.join(name).here(function (members) { names = members.map(function (member) { return member.name; }); });
+            // Sorted: who is in the room is the fact; the order depends on which snapshot or event came first.
+            this.echo.join(name).here(function (members) { names = members.map(function (member) { return member.name; }).sort(); });
             return names;
         },
 
