@@ -4,7 +4,9 @@
 //   dist/index.cjs + dist/chunks/*.cjs    the connector (CJS), laravel-echo's base classes inside (see below)
 //   dist/index.d.ts + dist/index.d.cts    bundled types for ESM and CJS consumers
 //   dist/laravel-echo-mercure.iife.js     self-contained browser build, laravel-echo inside: window.EchoMercure
-//   dist/dev/index.js + .d.ts, cli.js     the Node-only dev stack (hub, Laravel-compatible server, CLI)
+//   dist/dev/index.js + .d.ts, cli.js     the Node-only dev stack (hub, Laravel-compatible server, CLI),
+//                                         urlpattern-polyfill inside
+// Every .js has a .map that names the src/ files without embedding them.
 import nodeResolve from "@rollup/plugin-node-resolve";
 import typescript from "@rollup/plugin-typescript";
 import { builtinModules } from "node:module";
@@ -18,14 +20,35 @@ import { dts } from "rollup-plugin-dts";
 const esmExternal = (id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/");
 const chunkFileNames = (extension) => `chunks/[name]-[hash].${extension}`;
 const ts = () => typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: true });
-const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "urlpattern-polyfill" || id.startsWith("urlpattern-polyfill/") || id === "laravel-echo";
+const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "laravel-echo";
+
+// Source maps map to the files in src/ by name and line, without embedding those files (sourcesContent),
+// which would more than double the unpacked package.
+const sourcemap = true;
+const sourcemapExcludeSources = true;
+
+// urlpattern-polyfill (a devDependency) is bundled into the dev build, the only code that uses it (the dev
+// hub's match_urlpattern on Node.js < 23.8), so that installing the package for a browser app carries no
+// dependency it never runs. Its MIT licence asks that the notice travel with the copy.
+const URLPATTERN_NOTICE = `/*! urlpattern-polyfill 10.1.0 (bundled into the dev hub) | Copyright 2020 Intel Corporation | MIT licence:
+ * Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated
+ * documentation files (the "Software"), to deal in the Software without restriction, including without limitation
+ * the rights to use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of the Software, and
+ * to permit persons to whom the Software is furnished to do so, subject to the following conditions: The above
+ * copyright notice and this permission notice shall be included in all copies or substantial portions of the
+ * Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT
+ * LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT
+ * SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION
+ * OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
+ * DEALINGS IN THE SOFTWARE. */`;
+const urlpatternBanner = (chunk) => (chunk.moduleIds.some((id) => id.includes("/node_modules/urlpattern-polyfill/")) ? URLPATTERN_NOTICE : "");
 
 export default [
     {
         input: "src/index.ts",
         external: esmExternal,
         plugins: [ts()],
-        output: { dir: "dist", format: "es", sourcemap: true, entryFileNames: "index.js", chunkFileNames: chunkFileNames("js") },
+        output: { dir: "dist", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "index.js", chunkFileNames: chunkFileNames("js") },
     },
     {
         // laravel-echo 2.5.0's own `require` entry is a .js file inside a "type": "module" package, which
@@ -37,19 +60,19 @@ export default [
         // needs it. A bundler that follows `require` inlines that chunk; bundlers use the ESM build.
         input: "src/index.ts",
         plugins: [nodeResolve(), ts()],
-        output: { dir: "dist", format: "cjs", sourcemap: true, exports: "named", entryFileNames: "index.cjs", chunkFileNames: chunkFileNames("cjs") },
+        output: { dir: "dist", format: "cjs", sourcemap, sourcemapExcludeSources, exports: "named", entryFileNames: "index.cjs", chunkFileNames: chunkFileNames("cjs") },
     },
     {
         input: "src/iife.ts",
         plugins: [nodeResolve({ browser: true }), ts()],
         // One file for a <script> tag: the lazy JWE code and jose are inlined (an IIFE cannot load chunks).
-        output: { file: "dist/laravel-echo-mercure.iife.js", format: "iife", name: "EchoMercure", sourcemap: true, inlineDynamicImports: true },
+        output: { file: "dist/laravel-echo-mercure.iife.js", format: "iife", name: "EchoMercure", sourcemap, sourcemapExcludeSources, inlineDynamicImports: true },
     },
     {
         input: { index: "src/dev/index.ts", cli: "src/dev/cli.ts" },
         external: nodeExternal,
-        plugins: [ts()],
-        output: { dir: "dist/dev", format: "es", sourcemap: true, entryFileNames: "[name].js", chunkFileNames: "shared.js" },
+        plugins: [nodeResolve({ exportConditions: ["node"] }), ts()],
+        output: { dir: "dist/dev", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "[name].js", chunkFileNames: "shared.js", banner: urlpatternBanner },
     },
     {
         input: "src/index.ts",

@@ -6,11 +6,14 @@ import { MercureError } from "./errors";
  * names the channel, endpoint or status involved and says what happens next or what to do.
  */
 
-/** The server denied one channel of the batch (laravel-mercure §2.4). */
+/**
+ * The server denied one channel of the batch (laravel-mercure §2.4). Laravel denies every guarded channel
+ * when nobody is logged in, so the message names both causes.
+ */
 export function authDenied(name: string): MercureError {
     return new MercureError(
         "auth_denied",
-        `The broadcasting auth request denied access to channel "${name}": check its authorization callback in routes/channels.php.`,
+        `The broadcasting auth request denied access to channel "${name}": check that a user is logged in (the auth request carries the session cookie or the \`bearerToken\`) and that the channel's callback in routes/channels.php returns true for that user.`,
         { channel: name },
     );
 }
@@ -55,15 +58,27 @@ export function channelLimit(name: string, max: number): MercureError {
 /** Why a hub stream failed, as {@link streamError} words it. */
 export type StreamFailure = "closed" | "interrupted" | "replacement_refused";
 
-/** The hub stream carrying `channels` failed; `cause` is the EventSource's error event. */
+/**
+ * The hub stream carrying `channels` failed; `cause` is the EventSource's error event, whose `code` is the
+ * HTTP status when the implementation reports one (the `eventsource` package does; browsers never do).
+ */
 export function streamError(name: string, failure: StreamFailure, channels: Iterable<string>, cause: Event): MercureError {
+    const status = eventStatus(cause);
     const message =
-        failure === "closed"
-            ? "The hub refused or closed the event stream; re-authorizing and reconnecting with backoff." + tokenSizeHint(channels)
-            : failure === "interrupted"
-              ? "The hub event stream was interrupted; the EventSource is reconnecting by itself."
-              : "The replacement hub stream was refused; retrying with backoff.";
-    return new MercureError("stream_error", `${message} (channel "${name}")`, { channel: name, cause });
+        status === 401
+            ? "The hub refused the event stream with HTTP 401: the subscriber cookie from the auth request was missing or not accepted (outside a browser, pass a `fetch` that keeps cookies and an EventSource that takes `{ fetch }`, such as the eventsource package's); re-authorizing and reconnecting with backoff."
+            : failure === "closed"
+              ? `The hub ${status === undefined ? "refused or closed the event stream" : `refused the event stream with HTTP ${status}`}; re-authorizing and reconnecting with backoff.` + tokenSizeHint(channels)
+              : failure === "interrupted"
+                ? "The hub event stream was interrupted; the EventSource is reconnecting by itself."
+                : "The replacement hub stream was refused; retrying with backoff.";
+    return new MercureError("stream_error", `${message} (channel "${name}")`, { channel: name, status, cause });
+}
+
+/** The HTTP status an EventSource error event carries as `code` (the `eventsource` package's), if any. */
+function eventStatus(event: Event): number | undefined {
+    const code: unknown = (event as { code?: unknown }).code;
+    return typeof code === "number" && Number.isInteger(code) && code >= 100 && code <= 599 ? code : undefined;
 }
 
 /** Something threw where nothing should (a broken EventSource polyfill, a fetch wrapper that throws). */

@@ -1,7 +1,7 @@
 export { MercureConnector } from "./connector/mercure-connector";
 export { MercureEcho, encryptedPrivate, type MercureEchoOptions } from "./connector/mercure-echo";
 export type { MercureConnectorOptions } from "./connector/options";
-export { MercureChannel, type AnyEventCallback, type ErrorCallback, type EventCallback, type SubscribedCallback } from "./channel/mercure-channel";
+export { MercureChannel, type AnyEventCallback, type BroadcastNotification, type ErrorCallback, type EventCallback, type SubscribedCallback } from "./channel/mercure-channel";
 export { MercurePrivateChannel } from "./channel/mercure-private-channel";
 export { MercurePresenceChannel } from "./channel/mercure-presence-channel";
 export { MercureError, type MercureErrorCode } from "./errors";

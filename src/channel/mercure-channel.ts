@@ -14,6 +14,19 @@ export type SubscribedCallback = () => void;
 export type ErrorCallback = (error: MercureError) => void;
 
 /**
+ * What `notification()` callbacks receive: the array a Laravel notification's `toBroadcast()` (or
+ * `toArray()`) returns, plus the notification's `id` and `type` (its class name).
+ */
+export interface BroadcastNotification {
+    /** The notification's id (a UUID). */
+    id: string;
+    /** The notification's class name, e.g. `App\\Notifications\\InvoicePaid`. */
+    type: string;
+    /** The notification's own data. */
+    [key: string]: unknown;
+}
+
+/**
  * A public Mercure channel: listeners keyed by formatted event name, fed by the connector.
  *
  * The connector owns the transport; a channel only keeps callbacks and hands events to them.
@@ -55,9 +68,9 @@ export class MercureChannel extends Channel {
     }
 
     /**
-     * Listen for an event on the channel.
+     * Listen for an event on the channel; `T` is the payload's type (`unknown` unless given or annotated).
      */
-    listen(event: string, callback: CallableFunction): this {
+    listen<T = unknown>(event: string, callback: (payload: T) => void): this {
         const key = this.formatter.format(event);
         const callbacks = this.listeners.get(key) ?? [];
         callbacks.push(callback as EventCallback);
@@ -100,18 +113,33 @@ export class MercureChannel extends Channel {
     /**
      * Register a callback for when the hub stream carrying this channel is open; called at once when it already is.
      */
-    subscribed(callback: CallableFunction): this {
-        this.subscribedCallbacks.push(callback as SubscribedCallback);
-        if (this.isSubscribed) this.invoke("subscribed()", () => (callback as SubscribedCallback)());
+    subscribed(callback: SubscribedCallback): this {
+        this.subscribedCallbacks.push(callback);
+        if (this.isSubscribed) this.invoke("subscribed()", () => callback());
         return this;
     }
 
     /**
      * Register a callback for errors concerning this channel (auth denials, stream failures, ...).
      */
-    error(callback: CallableFunction): this {
-        this.errorCallbacks.push(callback as ErrorCallback);
+    error(callback: ErrorCallback): this {
+        this.errorCallbacks.push(callback);
         return this;
+    }
+
+    /**
+     * Listen for Laravel notifications broadcast to this channel (usually `private("App.Models.User." + id)`);
+     * `T` is the notification's shape.
+     */
+    override notification<T = BroadcastNotification>(callback: (notification: T) => void): this {
+        return this.listen<T>(this.notificationCreatedEvent, callback);
+    }
+
+    /**
+     * Listen for a client event (a whisper) of the other members; `T` is its data's type.
+     */
+    override listenForWhisper<T = unknown>(event: string, callback: (data: T) => void): this {
+        return this.listen<T>(".client-" + event, callback);
     }
 
     /**

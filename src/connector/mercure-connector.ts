@@ -125,8 +125,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         return this.registry.snapshot();
     }
 
-    /** Listen for an event on a public channel. */
-    listen(name: string, event: string, callback: CallableFunction): MercureChannel {
+    /** Listen for an event on a public channel; `T` is the payload's type. */
+    listen<T = unknown>(name: string, event: string, callback: (payload: T) => void): MercureChannel {
         return this.channel(name).listen(event, callback);
     }
 

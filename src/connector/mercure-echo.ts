@@ -16,11 +16,14 @@ export interface MercureEchoOptions extends MercureConnectorOptions {
     withoutInterceptors?: boolean;
 }
 
-/** Echo's members that MercureEcho keeps as they are. */
-type EchoBase = Omit<Echo<"null">, "connector" | "channel" | "private" | "join" | "encryptedPrivate" | "listen" | "options">;
-
-/** Echo's constructor, typed for subclassing with a connector of our own (Echo types custom connectors as `never`). */
-const EchoWithCustomConnector = Echo as unknown as new (options: MercureConnectorOptions) => EchoBase;
+/**
+ * Echo's constructor, typed for subclassing with a connector of our own. Echo types a custom connector's
+ * `connector` as `never` and its channels as `any`; `Echo<any>` is the one instantiation a custom connector
+ * fits, and the one apps declare (`window.Echo: Echo<any>`). Extending it makes a MercureEcho an `Echo`
+ * (Echo's private member is inherited), and every member whose type depends on the broadcaster is
+ * overridden below with the Mercure type, so no `any` reaches MercureEcho's own members.
+ */
+const EchoWithCustomConnector = Echo as unknown as new (options: MercureConnectorOptions) => Echo<any>;
 
 /**
  * Laravel Echo with the Mercure connector built in and typed: `new MercureEcho({ host })`.
@@ -49,14 +52,14 @@ export class MercureEcho extends EchoWithCustomConnector {
     /**
      * Get a public channel by name.
      */
-    channel(name: string): MercureChannel {
+    override channel(name: string): MercureChannel {
         return this.connector.channel(name);
     }
 
     /**
      * Get a private channel by name (without the `private-` prefix).
      */
-    private(name: string): MercurePrivateChannel {
+    override private(name: string): MercurePrivateChannel {
         return this.connector.privateChannel(name);
     }
 
@@ -64,7 +67,7 @@ export class MercureEcho extends EchoWithCustomConnector {
      * Get a presence channel by name (without the `presence-` prefix); `TMember` is what the server's channel
      * callback returns for a user.
      */
-    join<TMember = unknown>(name: string): MercurePresenceChannel<TMember> {
+    override join<TMember = unknown>(name: string): MercurePresenceChannel<TMember> {
         return this.connector.presenceChannel<TMember>(name);
     }
 
@@ -72,14 +75,14 @@ export class MercureEcho extends EchoWithCustomConnector {
      * Get an end-to-end encrypted private channel by name (without the `private-encrypted-` prefix): its
      * broadcasts arrive decrypted, and decryption failures on its `error()` callbacks.
      */
-    encryptedPrivate(name: string): MercurePrivateChannel {
+    override encryptedPrivate(name: string): MercurePrivateChannel {
         return this.connector.encryptedPrivateChannel(name);
     }
 
     /**
-     * Listen for an event on a public channel.
+     * Listen for an event on a public channel; `T` is the payload's type.
      */
-    listen(channel: string, event: string, callback: CallableFunction): MercureChannel {
+    override listen<T = unknown>(channel: string, event: string, callback: (payload: T) => void): MercureChannel {
         return this.connector.listen(channel, event, callback);
     }
 }

@@ -1,10 +1,22 @@
 import type { DevHubOptions } from "./hub/server";
+import type { AccessTokenInput } from "./jwt/access-token";
 
 /** What the command line asked for. */
 export type CliCommand =
-    | { command: "hub"; options: DevHubOptions }
+    | { command: "hub"; options: DevHubOptions; verbose: boolean; warnings: string[] }
+    | { command: "token"; token: Omit<AccessTokenInput, "now"> }
     | { command: "demo"; port: number }
-    | { command: "help"; text: string };
+    | { command: "help"; text: string }
+    | { command: "version" };
+
+/** The shortest HS256 key Laravel's mercure driver accepts, in bytes (HS384: 48, HS512: 64). */
+export const MIN_HS256_KEY_BYTES = 32;
+
+/** The hub URL a `token` is minted for by default: the `hub` command's default port, reached as 127.0.0.1. */
+export const DEFAULT_TOKEN_RESOURCE = "http://127.0.0.1:3000/.well-known/mercure";
+
+/** A `token`'s default lifetime in seconds. */
+export const DEFAULT_TOKEN_TTL = 3600;
 
 /** A command-line mistake: printed with the usage hint, exit code 2. */
 export class CliUsageError extends Error {
@@ -16,8 +28,11 @@ export const USAGE = `laravel-echo-mercure: development tools for the Laravel Ec
 
 Usage:
   laravel-echo-mercure hub --jwt-key <secret> --issuer <iss> [options]   run a Mercure 1.0 development hub
+  laravel-echo-mercure token --jwt-key <secret> --issuer <iss> [--publish <topic>] [--subscribe <topic>] [options]
+                                                          print an access token for curl and scripts
   laravel-echo-mercure demo [--port <port>]               run the demo (hub + Laravel-compatible server + page)
   laravel-echo-mercure --help                             show this text
+  laravel-echo-mercure --version                          print the package version
 
 hub options:
   --port <port>             port on 127.0.0.1 (default 3000; 0 picks a free one)
@@ -33,6 +48,16 @@ hub options:
   --no-history              keep no history, like "transport local": reconnects replay nothing
   --dispatch-timeout <ms>   end each stream this long before its deadline (default 5000, the reference hub's)
   --write-timeout <ms>      end every stream within 80-100 % of this, token or not (default 600000; 0: no cap)
+  --verbose                 print why each refused request was refused (which token check failed) on stderr
+
+token options (the token goes to stdout; HS256, typ "at+jwt", as the hub requires):
+  --jwt-key <secret>        the hub's --jwt-key (required)
+  --issuer <iss>            iss, one of the hub's --issuer values (required)
+  --resource <aud>          aud: the hub URL exactly as you reach it, or the hub's --resource
+                            (default ${DEFAULT_TOKEN_RESOURCE})
+  --publish <topic>         grant publishing to <topic>; * for every topic (repeatable)
+  --subscribe <topic>       grant subscribing to <topic>, private updates included; * for every topic (repeatable)
+  --ttl <seconds>           lifetime (default ${DEFAULT_TOKEN_TTL})
 
 The hub is served at http://127.0.0.1:<port>/.well-known/mercure. It is a development and test tool,
 not a production hub: state is in memory and it listens on 127.0.0.1 only.
@@ -44,13 +69,51 @@ not a production hub: state is in memory and it listens on 127.0.0.1 only.
 export function parseCliArgs(argv: readonly string[]): CliCommand {
     const [command, ...rest] = argv;
     if (command === undefined || command === "--help" || command === "-h" || command === "help") return { command: "help", text: USAGE };
+    if (command === "--version" || command === "-v" || command === "version") return { command: "version" };
     if (rest.includes("--help") || rest.includes("-h")) return { command: "help", text: USAGE };
-    if (command === "hub") return { command: "hub", options: parseHubFlags(rest) };
+    if (command === "hub") {
+        const verbose = rest.includes("--verbose");
+        const options = parseHubFlags(rest.filter((arg) => arg !== "--verbose"));
+        return { command: "hub", options, verbose, warnings: keyWarnings(options.jwtKey) };
+    }
+    if (command === "token") return { command: "token", token: parseTokenFlags(rest) };
     if (command === "demo") {
         const flags = readFlags(rest, new Set(["--port"]), new Set());
         return { command: "demo", port: flags.port ?? 8000 };
     }
-    throw new CliUsageError(`Unknown command "${command}": use "hub" or "demo".`);
+    throw new CliUsageError(`Unknown command "${command}": use "hub", "token" or "demo".`);
+}
+
+/** A warning for a key Laravel would refuse: HS256 needs at least 32 bytes. */
+function keyWarnings(jwtKey: string): string[] {
+    const bytes = Buffer.byteLength(jwtKey, "utf8");
+    return bytes >= MIN_HS256_KEY_BYTES
+        ? []
+        : [
+              `--jwt-key is ${bytes} bytes long: Laravel's mercure driver refuses HS256 keys shorter than ${MIN_HS256_KEY_BYTES} bytes, so use the MERCURE_JWT_SECRET your app signs with (openssl rand -base64 32 makes one).`,
+          ];
+}
+
+function parseTokenFlags(args: readonly string[]): Omit<AccessTokenInput, "now"> {
+    const flags = readFlags(args, new Set(["--jwt-key", "--issuer", "--resource", "--publish", "--subscribe", "--ttl"]), new Set());
+    const jwtKey = flags.values.get("--jwt-key")?.at(-1);
+    if (jwtKey === undefined || jwtKey === "") throw new CliUsageError("Missing --jwt-key <secret>: the hub's --jwt-key.");
+    const issuer = flags.values.get("--issuer")?.at(-1);
+    if (issuer === undefined || issuer === "") throw new CliUsageError("Missing --issuer <iss>: one of the hub's --issuer values.");
+    const resource = flags.values.get("--resource")?.at(-1) ?? DEFAULT_TOKEN_RESOURCE;
+    if (!/^https?:\/\/[^/?#\s]+/.test(resource)) {
+        throw new CliUsageError(`--resource "${resource}" is not a URL such as ${DEFAULT_TOKEN_RESOURCE}.`);
+    }
+    const publish = flags.values.get("--publish") ?? [];
+    const subscribe = flags.values.get("--subscribe") ?? [];
+    if (publish.length + subscribe.length === 0) throw new CliUsageError("Pass --publish <topic> or --subscribe <topic> (* for every topic): a token without grants can do nothing.");
+    if ([...publish, ...subscribe].includes("")) throw new CliUsageError("--publish and --subscribe need a topic, or * for every topic.");
+    const rawTtl = flags.values.get("--ttl")?.at(-1);
+    const ttl = rawTtl === undefined ? DEFAULT_TOKEN_TTL : Number(rawTtl);
+    if (rawTtl !== undefined && (!/^\d+$/.test(rawTtl) || ttl < 1 || !Number.isSafeInteger(ttl))) {
+        throw new CliUsageError(`--ttl "${rawTtl}" is not a positive whole number of seconds.`);
+    }
+    return { jwtKey, issuer, resource, publish, subscribe, ttl };
 }
 
 function parseHubFlags(args: readonly string[]): DevHubOptions {

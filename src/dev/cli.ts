@@ -1,8 +1,16 @@
 #!/usr/bin/env node
 // The `laravel-echo-mercure` command: a development hub, or the demo.
+import { readFileSync } from "node:fs";
 import { CliUsageError, parseCliArgs, type CliCommand } from "./cli-args";
 import { startDemo } from "./demo/demo";
 import { startDevHub } from "./hub/server";
+import { mintAccessToken } from "./jwt/access-token";
+
+/** The package's version, from the package.json two levels above this file (dist/dev/ or src/dev/). */
+function packageVersion(): string {
+    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+    return String(manifest.version);
+}
 
 async function main(): Promise<void> {
     let parsed: CliCommand;
@@ -16,6 +24,18 @@ async function main(): Promise<void> {
     if (parsed.command === "help") {
         process.stdout.write(parsed.text);
         return;
+    }
+    if (parsed.command === "version") {
+        process.stdout.write(`laravel-echo-mercure ${packageVersion()}\n`);
+        return;
+    }
+    if (parsed.command === "token") {
+        process.stdout.write(mintAccessToken({ ...parsed.token, now: Date.now() }) + "\n");
+        return;
+    }
+    if (parsed.command === "hub") {
+        for (const warning of parsed.warnings) process.stderr.write(`laravel-echo-mercure: warning: ${warning}\n`);
+        if (parsed.verbose) parsed.options.onRefusal = (message) => process.stderr.write(`laravel-echo-mercure hub: ${message}\n`);
     }
     const running =
         parsed.command === "hub"

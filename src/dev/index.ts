@@ -7,3 +7,4 @@ export { MercureHub, startDevHub, type DevHub, type DevHubOptions, type HubStats
 export { BroadcastingApp, deriveChannelKey, openJwe, sealJwe, type BroadcastInput, type BroadcastingAppOptions, type ChannelCallback, type DevUser } from "./laravel";
 export { startDevServer, type DevServer, type DevServerOptions } from "./server";
 export { startDemo, DEMO_USERS } from "./demo/demo";
+export { cookieJarFetch, type CookieJarFetch } from "./cookie-jar";

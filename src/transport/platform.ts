@@ -20,10 +20,28 @@ export interface EventSourceLike {
 }
 
 /**
- * An `EventSource` constructor: `new (url, { withCredentials })`.
+ * The `fetch` an `EventSource` implementation may take in its init dict to make its requests (the
+ * `eventsource` package's `{ fetch }`): it is called with a `URL` and must resolve with a full `Response`.
+ */
+export type StreamFetch = (url: string | URL, init: RequestInit) => Promise<Response>;
+
+/**
+ * What the connector passes to an `EventSource` constructor: `withCredentials` (always true), and the
+ * `fetch` option when one was given, for implementations that make their requests with it (native
+ * `EventSource` ignores it).
+ */
+export interface EventSourceInitLike {
+    /** Send cookies (the hub's subscriber cookie). */
+    withCredentials?: boolean;
+    /** The `fetch` the stream requests go through, so that they carry the same cookies as the auth request. */
+    fetch?: StreamFetch;
+}
+
+/**
+ * An `EventSource` constructor: `new (url, { withCredentials, fetch? })`.
  */
 export interface EventSourceConstructor {
-    new (url: string, init?: { withCredentials?: boolean }): EventSourceLike;
+    new (url: string, init?: EventSourceInitLike): EventSourceLike;
     /** The `CLOSED` readyState constant (2 when absent). */
     readonly CLOSED?: number;
 }
@@ -97,6 +115,23 @@ export function resolveEventSource(option: EventSourceConstructor | undefined): 
 }
 
 /**
+ * The `EventSource` to open streams with: `Impl` itself, or, when the `fetch` option was given, `Impl`
+ * receiving that `fetch` in its init dict, so that an implementation that makes its requests with it (the
+ * `eventsource` package) sends the cookie the auth request stored. The `fetch` option is typed for the auth
+ * request; one used for the stream must resolve with a full `Response` (the global `fetch` or a wrapper of
+ * it does). An implementation that sets its own `fetch` (a subclass passing `{ ...init, fetch }`) keeps it.
+ */
+export function withStreamFetch(Impl: EventSourceConstructor, fetch: FetchLike | undefined): EventSourceConstructor {
+    if (fetch === undefined) return Impl;
+    const streamFetch: StreamFetch = (url, init) => fetch(String(url), init) as Promise<Response>;
+    return class extends Impl {
+        constructor(url: string, init?: EventSourceInitLike) {
+            super(url, { ...init, fetch: streamFetch });
+        }
+    };
+}
+
+/**
  * Pick the `fetch` implementation: the `fetch` option, else `globalThis.fetch`.
  */
 export function resolveFetch(option: FetchLike | undefined): FetchLike {
@@ -145,7 +180,7 @@ export function resolvePlatform(options: {
     return {
         hub,
         authEndpoint: resolveAuthEndpoint(options.authEndpoint, hub),
-        EventSource: resolveEventSource(options.eventSource),
+        EventSource: withStreamFetch(resolveEventSource(options.eventSource), options.fetch),
         fetch: resolveFetch(options.fetch),
     };
 }

@@ -64,6 +64,43 @@ describe("the published package", () => {
         expect(chunk).toContain("compactDecrypt");
     });
 
+    it("requires the dev stack from CommonJS (Node.js >= 20.19 loads its ESM through the default condition)", () => {
+        const out = node(
+            [],
+            `const dev = require("laravel-echo-mercure/dev");
+             console.log(typeof dev.startDevHub, typeof dev.startDevServer, typeof dev.startDemo);`,
+        );
+        expect(out).toBe("function function function");
+    });
+
+    it("depends at run time only on what the browser build runs: the dev build carries urlpattern-polyfill inside", () => {
+        const manifest = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
+        // jose is imported by the lazily loaded JWE chunk of encrypted channels.
+        expect(Object.keys(manifest.dependencies ?? {})).toEqual(["jose"]);
+        expect(manifest.optionalDependencies).toBeUndefined();
+        const bareImports = (file: string) =>
+            [...readFileSync(file, "utf8").matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"'./][^"']*)["']/g)].map((match) => match[1]!);
+        for (const file of ["dist/dev/index.js", "dist/dev/cli.js", "dist/dev/shared.js"]) {
+            expect(bareImports(file).filter((id) => !id.startsWith("node:"))).toEqual([]);
+        }
+        expect(readFileSync("dist/dev/shared.js", "utf8")).toContain("urlpattern-polyfill 10.1.0 (bundled into the dev hub) | Copyright 2020 Intel Corporation | MIT");
+        for (const file of ["dist/index.js", "dist/index.cjs"]) {
+            expect(bareImports(file).every((id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/"))).toBe(true);
+        }
+    });
+
+    it("ships source maps that name the sources without embedding them", () => {
+        const maps = readdirSync("dist", { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".map"));
+        expect(maps.length).toBeGreaterThanOrEqual(5);
+        const sources = new Set<string>();
+        for (const file of maps) {
+            const map = JSON.parse(readFileSync(`dist/${file}`, "utf8")) as { sources: string[]; sourcesContent?: unknown };
+            for (const source of map.sources) sources.add(source);
+            expect(map.sourcesContent, file).toBeUndefined();
+        }
+        expect([...sources]).toContain("../src/connector/mercure-connector.ts");
+    });
+
     it("packs only dist, the README, the licence and package.json", () => {
         const [pack] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { encoding: "utf8" })) as Array<{ files: Array<{ path: string }> }>;
         const paths = pack!.files.map((file) => file.path);

@@ -17,6 +17,7 @@ export function demoPage(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>laravel-echo-mercure demo</title>
+<link rel="icon" href="data:,">
 <style>
   body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1f2328; background: #f6f8fa; }
   header { background: #1f2328; color: #fff; padding: 14px 24px; display: flex; gap: 16px; align-items: center; flex-wrap: wrap; }

@@ -69,28 +69,60 @@ export interface TokenRequirements {
     readonly base: string;
 }
 
+/** Why a token is refused, in words for the hub's refusal log (never sent to the client). */
+export type TokenCheck = { readonly ok: true; readonly token: ValidatedToken } | { readonly ok: false; readonly reason: string };
+
 /** Validate a compact JWS as a Mercure 1.0 access token; `null` means invalid_token. */
 export function validateToken(token: string, requirements: TokenRequirements, now = Date.now()): ValidatedToken | null {
+    const checked = checkToken(token, requirements, now);
+    return checked.ok ? checked.token : null;
+}
+
+/** Validate a compact JWS as a Mercure 1.0 access token, saying which check failed when it is invalid. */
+export function checkToken(token: string, requirements: TokenRequirements, now = Date.now()): TokenCheck {
+    const refuse = (reason: string): TokenCheck => ({ ok: false, reason });
     // [spec] §2.2: HS256/384/512 from our allowlist only (never `none`); the key comes from configuration.
     const verified = verifyJwt(token, requirements.key, ["HS256", "HS384", "HS512"]);
-    if (!verified.ok) return null;
+    if (!verified.ok) {
+        return refuse(
+            verified.reason === "malformed"
+                ? "it is not a compact JWS (three base64url parts, JSON header and claims)"
+                : verified.reason === "algorithm"
+                  ? "its alg is not HS256, HS384 or HS512"
+                  : "its signature does not verify with the hub's key (--jwt-key)",
+        );
+    }
     const { header, claims } = verified.jwt;
     const typ = header["typ"];
-    if (typeof typ !== "string" || !["at+jwt", "application/at+jwt"].includes(typ.toLowerCase())) return null;
+    if (typeof typ !== "string" || !["at+jwt", "application/at+jwt"].includes(typ.toLowerCase())) {
+        return refuse(`its header's typ is ${JSON.stringify(typ ?? null)}, not "at+jwt"`);
+    }
     const iss = claims["iss"];
-    if (typeof iss !== "string" || iss === "") return null;
     // [spec] §2.2: `iss` must exactly equal a trusted issuer.
-    if (!requirements.issuers.includes(iss)) return null;
+    if (typeof iss !== "string" || iss === "" || !requirements.issuers.includes(iss)) {
+        return refuse(`its iss ${JSON.stringify(iss ?? null)} is not a trusted issuer (${requirements.issuers.map((i) => JSON.stringify(i)).join(", ")}; --issuer)`);
+    }
     const aud = claims["aud"];
     const audiences = typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud : [];
-    if (!audiences.includes(requirements.resource)) return null;
+    if (!audiences.includes(requirements.resource)) {
+        return refuse(
+            `its aud ${JSON.stringify(aud ?? null)} does not contain this hub's resource identifier "${requirements.resource}" (mint the token for the URL clients reach the hub at, or start the hub with --resource)`,
+        );
+    }
     const exp = claims["exp"];
-    if (typeof exp !== "number" || !Number.isFinite(exp) || exp * 1000 <= now) return null;
+    if (typeof exp !== "number" || !Number.isFinite(exp)) return refuse("it has no numeric exp claim");
+    if (exp * 1000 <= now) return refuse(`it expired at ${new Date(exp * 1000).toISOString()}`);
     const nbf = claims["nbf"];
-    if (nbf !== undefined && (typeof nbf !== "number" || !Number.isFinite(nbf) || nbf * 1000 > now)) return null;
+    if (nbf !== undefined && (typeof nbf !== "number" || !Number.isFinite(nbf) || nbf * 1000 > now)) {
+        return refuse(`its nbf ${JSON.stringify(nbf)} is in the future or not a number`);
+    }
     const grants = parseAuthorizationDetails(claims["authorization_details"], requirements.base);
-    if (grants === null) return null;
-    return { grants, expiresAt: exp * 1000 };
+    if (grants === null) {
+        return refuse(
+            'its authorization_details are invalid (each Mercure detail needs non-empty "actions" and "topics" of {match, match_type?}, at most 100 topic entries)',
+        );
+    }
+    return { ok: true, token: { grants, expiresAt: exp * 1000 } };
 }
 
 /**
@@ -101,24 +133,33 @@ export function validateToken(token: string, requirements: TokenRequirements, no
 export function authenticate(
     req: IncomingMessage,
     context: RequestContext,
-    options: Pick<ResolvedHubOptions, "cookieName" | "publisherJwtKey" | "subscriberJwtKey" | "issuers" | "patternBase">,
+    options: Pick<ResolvedHubOptions, "cookieName" | "publisherJwtKey" | "subscriberJwtKey" | "issuers" | "patternBase" | "onRefusal">,
     role: "publisher" | "subscriber",
     optional = false,
 ): AuthenticationResult {
+    const refused = (why: string): void => options.onRefusal?.(`${req.method ?? "GET"} ${context.rawPath} refused (${role}): ${why}.`);
     const presented = extractToken(req, options.cookieName);
-    if (presented.kind === "malformed") return { ok: false, status: 400, error: "invalid_request" };
-    if (presented.kind === "none") {
-        return optional ? { ok: true, token: null, source: null } : { ok: false, status: 401, error: null };
+    if (presented.kind === "malformed") {
+        refused("the Authorization header is not one `Bearer <token>`");
+        return { ok: false, status: 400, error: "invalid_request" };
     }
-    const token = validateToken(presented.token, {
+    if (presented.kind === "none") {
+        if (optional) return { ok: true, token: null, source: null };
+        refused(`no token, neither in an Authorization: Bearer header nor in the "${options.cookieName}" cookie`);
+        return { ok: false, status: 401, error: null };
+    }
+    const checked = checkToken(presented.token, {
         key: role === "publisher" ? options.publisherJwtKey : options.subscriberJwtKey,
         resource: context.resource,
         issuers: options.issuers,
         base: options.patternBase,
     });
     // [spec] §1.5: an invalid token is never downgraded to anonymous.
-    if (token === null) return { ok: false, status: 401, error: "invalid_token" };
-    return { ok: true, token, source: presented.source };
+    if (!checked.ok) {
+        refused(`the token from the ${presented.source === "header" ? "Authorization header" : `"${options.cookieName}" cookie`} is invalid: ${checked.reason}`);
+        return { ok: false, status: 401, error: "invalid_token" };
+    }
+    return { ok: true, token: checked.token, source: presented.source };
 }
 
 /** Build the `WWW-Authenticate` value of an RFC 6750 challenge with the RFC 9728 metadata URL. */

@@ -59,6 +59,12 @@ export interface MercureHubOptions {
      * `Math.random`, as the reference hub; tests pass a constant to make stream ends deterministic.
      */
     lifetimeFraction?: () => number;
+    /**
+     * Called with one line saying why a request was refused: which token check failed (`typ`, `iss`, `aud`,
+     * `exp`, signature, grants) or which grant was missing. The client only gets the RFC 6750 error, as from
+     * the reference hub; the CLI's `--verbose` prints these lines. Default: none.
+     */
+    onRefusal?: (message: string) => void;
 }
 
 /** {@link MercureHubOptions} with every default applied. */
@@ -97,6 +103,8 @@ export interface ResolvedHubOptions {
     writeTimeout: number;
     /** See {@link MercureHubOptions.lifetimeFraction}. */
     lifetimeFraction: () => number;
+    /** See {@link MercureHubOptions.onRefusal}. */
+    onRefusal: ((message: string) => void) | null;
 }
 
 /** The default hub path, as discovery expects it. */
@@ -169,6 +177,7 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
         dispatchTimeout,
         writeTimeout,
         lifetimeFraction,
+        onRefusal: options.onRefusal ?? null,
     };
 }
 

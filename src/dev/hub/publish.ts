@@ -27,6 +27,9 @@ export async function handlePublish(
     // origin included.
     const presented = extractToken(req, options.cookieName);
     if (presented.kind === "token" && presented.source === "cookie" && !isAllowedOrigin(req, options.publishOrigins)) {
+        options.onRefusal?.(
+            `POST ${context.rawPath} refused (publisher): a cookie-authenticated publish from origin ${JSON.stringify(req.headers.origin ?? req.headers.referer ?? null)}, which is not in the publish origins (--publish-origin).`,
+        );
         return sendChallenge(res, context, 400, "invalid_request");
     }
     // [spec] §3: publishing always needs a token.
@@ -50,6 +53,7 @@ export async function handlePublish(
 
     // [spec] §3: every topic needs a publish grant, else 403 and nothing is dispatched.
     if (!canPublishAll(auth.token?.grants ?? [], update.update.topics)) {
+        options.onRefusal?.(`POST ${context.rawPath} refused (publisher): the token has no publish grant for every topic of ${JSON.stringify(update.update.topics)}.`);
         return sendChallenge(res, context, 403, "insufficient_scope");
     }
     runtime.dispatch(update.update);

@@ -1,0 +1,69 @@
+import { EventSource } from "eventsource";
+import { afterEach, describe, expect, it } from "vitest";
+import { MercureEcho } from "../../src/connector/mercure-echo";
+import { cookieJarFetch } from "../../src/dev/cookie-jar";
+import type { DevServer } from "../../src/dev/server";
+import type { MercureError } from "../../src/errors";
+import type { EventSourceInitLike } from "../../src/transport/platform";
+import { startStack } from "./support/stack";
+import { waitFor } from "./support/wait";
+
+let server: DevServer | null = null;
+const echos: MercureEcho[] = [];
+
+afterEach(async () => {
+    for (const echo of echos.splice(0)) echo.disconnect();
+    await server?.close();
+    server = null;
+});
+
+/** A MercureEcho on the `eventsource` package and a cookie-keeping fetch, as README's "In Node.js" section has it. */
+async function client(login: number | null, eventSource: typeof EventSource = EventSource) {
+    server = await startStack();
+    const fetch = cookieJarFetch();
+    if (login !== null) expect((await fetch(`${server.url}/dev/login?user=${login}`, { method: "POST" })).status).toBe(200);
+    const echo = new MercureEcho({ host: server.hubUrl, eventSource, fetch });
+    echos.push(echo);
+    const errors: MercureError[] = [];
+    const received: unknown[] = [];
+    const channel = echo
+        .private("orders.1")
+        .listen("OrderShipped", (payload) => received.push(payload))
+        .error((error) => errors.push(error));
+    return { server, echo, channel, errors, received };
+}
+
+describe("the connector in Node.js with the eventsource package", () => {
+    it("receives a private broadcast: the stream carries the cookie the auth request stored, through the fetch option", async () => {
+        const { server, channel, errors, received } = await client(1);
+        let subscribed = false;
+        channel.subscribed(() => (subscribed = true));
+        await waitFor(() => subscribed || errors.length > 0, "the channel to be subscribed", 15_000);
+        expect(errors).toEqual([]);
+        await server.broadcast({ channels: ["private-orders.1"], event: "App\\Events\\OrderShipped", payload: { id: 7 } });
+        await waitFor(() => received.length > 0, "the broadcast", 15_000);
+        expect(received).toEqual([{ id: 7 }]);
+    });
+
+    it("reports the hub's 401 with its status and a cookie hint when the EventSource does not use that fetch", async () => {
+        /** An EventSource that makes its requests with the global fetch, which keeps no cookies. */
+        class CookielessEventSource extends EventSource {
+            constructor(url: string | URL, init?: EventSourceInitLike) {
+                super(url, { withCredentials: init?.withCredentials ?? false });
+            }
+        }
+        const { errors } = await client(1, CookielessEventSource);
+        await waitFor(() => errors.length > 0, "a stream error", 15_000);
+        expect(errors[0]!.code).toBe("stream_error");
+        expect(errors[0]!.status).toBe(401);
+        expect(errors[0]!.message).toContain("cookie");
+    });
+
+    it("names both causes of a denial when nobody logged in", async () => {
+        const { errors } = await client(null);
+        await waitFor(() => errors.length > 0, "the denial", 15_000);
+        expect(errors[0]!.code).toBe("auth_denied");
+        expect(errors[0]!.message).toContain("a user is logged in");
+        expect(errors[0]!.message).toContain("routes/channels.php");
+    });
+});
