@@ -36,8 +36,9 @@ export function fakeFetch(route: (call: FakeCall) => FakeAnswer | Error | Promis
     const calls: FakeCall[] = [];
     const responses: FakeResponse[] = [];
     const fetch: FetchLike = async (url, init) => {
+        // Read as given: a DOM Headers object would drop what browsers forbid scripts to set (Origin, Cookie).
         const headers: Record<string, string> = {};
-        new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+        for (const [name, value] of Object.entries((init.headers ?? {}) as Record<string, string>)) headers[name.toLowerCase()] = value;
         const call = { url, init, headers };
         calls.push(call);
         const answer = await route(call);
