@@ -59,6 +59,13 @@ export interface MercureHubOptions {
      * `Math.random`, as the reference hub; tests pass a constant to make stream ends deterministic.
      */
     lifetimeFraction?: () => number;
+    /**
+     * Answer like a Mercure 0.x hub, to test how clients and diagnostics react to one: a subscribe request
+     * needs the `topic` parameter (400 `Missing "topic" parameter.` without it; `match…` parameters are
+     * ignored), challenges carry no `WWW-Authenticate`, and no metadata document is served. Tokens are still
+     * checked as 1.0 tokens. Default false.
+     */
+    legacyProtocol?: boolean;
 }
 
 /** {@link MercureHubOptions} with every default applied. */
@@ -97,6 +104,8 @@ export interface ResolvedHubOptions {
     writeTimeout: number;
     /** See {@link MercureHubOptions.lifetimeFraction}. */
     lifetimeFraction: () => number;
+    /** See {@link MercureHubOptions.legacyProtocol}. */
+    legacyProtocol: boolean;
 }
 
 /** The default hub path, as discovery expects it. */
@@ -169,6 +178,7 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
         dispatchTimeout,
         writeTimeout,
         lifetimeFraction,
+        legacyProtocol: options.legacyProtocol ?? false,
     };
 }
 
