@@ -17,6 +17,7 @@ export const USAGE = `laravel-echo-mercure: development tools for the Laravel Ec
 Usage:
   laravel-echo-mercure hub --jwt-key <secret> --issuer <iss> [options]   run a Mercure 1.0 development hub
   laravel-echo-mercure demo [--port <port>]               run the demo (hub + Laravel-compatible server + page)
+  laravel-echo-mercure doctor <app-url> [options]         check a live deployment (doctor --help for its options)
   laravel-echo-mercure --help                             show this text
 
 hub options:

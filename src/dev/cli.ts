@@ -2,9 +2,12 @@
 // The `laravel-echo-mercure` command: a development hub, or the demo.
 import { CliUsageError, parseCliArgs, type CliCommand } from "./cli-args";
 import { startDemo } from "./demo/demo";
+import { doctorCommand } from "./doctor";
 import { startDevHub } from "./hub/server";
 
 async function main(): Promise<void> {
+    // `doctor` parses its own arguments (src/dev/doctor/args.ts).
+    if (process.argv[2] === "doctor") return void (process.exitCode = await doctorCommand(process.argv.slice(3)));
     let parsed: CliCommand;
     try {
         parsed = parseCliArgs(process.argv.slice(2));

@@ -40,6 +40,8 @@ export type ProbeOutcome =
           readonly status: number;
           readonly challenge: BearerChallenge | null;
           readonly body: string;
+          /** The `Content-Type` (an accepted stream's is `text/event-stream`), when readable. */
+          readonly contentType: string | null;
           readonly cors: CorsOutcome;
           /**
            * True when a browser read a cross-origin answer: it shows only CORS-safelisted and exposed
@@ -145,6 +147,7 @@ export async function probe(request: ProbeRequest): Promise<ProbeOutcome> {
                 status: response.status,
                 challenge: bearerChallenge(readHeader(response, "www-authenticate")),
                 body,
+                contentType: readHeader(response, "content-type"),
                 cors: corsOutcome(response, request),
                 headersHidden: responseType(response) === "cors",
             };

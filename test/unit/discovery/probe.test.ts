@@ -24,13 +24,18 @@ describe("probeUrl() and countMatchers()", () => {
 
 describe("probe()", () => {
     it("sends credentials and reads the status, the challenge and the error body of a same-origin answer", async () => {
-        const hub = fakeFetch(() => ({ status: 401, headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' }, body: "The access token is invalid.\n" }));
+        const hub = fakeFetch(() => ({
+            status: 401,
+            headers: { "WWW-Authenticate": 'Bearer error="invalid_token"', "Content-Type": "text/plain; charset=utf-8" },
+            body: "The access token is invalid.\n",
+        }));
         const outcome = await probe({ url: probeUrl(HUB), fetch: hub.fetch, pageOrigin: "https://hub.example.com" });
         expect(outcome).toEqual({
             kind: "answered",
             status: 401,
             challenge: { error: "invalid_token", errorDescription: null, resourceMetadata: null, scope: null },
             body: "The access token is invalid.\n",
+            contentType: "text/plain; charset=utf-8",
             cors: "same_origin",
             headersHidden: false,
         });
@@ -41,7 +46,7 @@ describe("probe()", () => {
     it("reads only the headers of an accepted stream and cancels its body", async () => {
         const hub = fakeFetch(() => ({ status: 200, headers: { "Content-Type": "text/event-stream" } }));
         const outcome = await probe({ url: probeUrl(HUB), fetch: hub.fetch, pageOrigin: null });
-        expect(outcome).toMatchObject({ kind: "answered", status: 200, cors: "not_applicable" });
+        expect(outcome).toMatchObject({ kind: "answered", status: 200, cors: "not_applicable", contentType: "text/event-stream" });
         expect(hub.responses[0]!.cancelled).toBe(true);
         expect(hub.responses[0]!.read).toBe(false);
     });
