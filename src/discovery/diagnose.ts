@@ -51,7 +51,12 @@ export interface DiagnoseInput {
  * aborted; never rejects.
  */
 export async function diagnose(input: DiagnoseInput): Promise<Diagnosis | null> {
-    const hub = new URL(String(input.hub));
+    let hub: URL;
+    try {
+        hub = new URL(String(input.hub));
+    } catch {
+        return null; // No hub URL, nothing to probe: the connector's own error about `host` stands.
+    }
     hub.search = "";
     hub.hash = "";
     const pageOrigin = input.pageOrigin === undefined ? currentPageOrigin() : input.pageOrigin;

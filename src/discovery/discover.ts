@@ -1,3 +1,9 @@
+/*
+ * Hub discovery (mercure-hub §5): from a resource's `Link: <…>; rel="mercure"` header, from a
+ * `<link rel="mercure">` in the page or in a fetched HTML document, and the fallback order the connector
+ * uses when its `host` option is absent. Loaded lazily: only a connector without `host` needs it.
+ */
+
 import { resolveFetch, resolveHubUrl, type FetchLike } from "../transport/platform";
 import { within } from "../whisper/deadline";
 import { discoveryError } from "./discovery-error";
@@ -7,12 +13,6 @@ import { discoveredHub, discoverFromDocument, type DiscoveredHub, type DocumentL
 import { describeFailure, discardBody, readHeader, responseUrl } from "./response";
 
 export { discoverFromDocument, type DiscoveredHub, type DocumentLike } from "./link-element";
-
-/*
- * Hub discovery (mercure-hub §5): from a resource's `Link: <…>; rel="mercure"` header, from a
- * `<link rel="mercure">` in the page or in a fetched HTML document, and the fallback order the connector
- * uses when its `host` option is absent. Loaded lazily: only a connector without `host` needs it.
- */
 
 /** Options of {@link discoverHub}. */
 export interface DiscoverHubOptions {

@@ -9,8 +9,10 @@ export type DiagnosticsModule = typeof import("./diagnose");
 /** What the lazily loaded discovery chunk offers: `./discover`'s exports. */
 export type DiscoveryModule = typeof import("./discover");
 
-/** The one in-flight or finished load of each chunk; cleared when a load fails so that it can retry. */
+/** The one in-flight or finished load of the diagnostics chunk; cleared when a load fails so that it can retry. */
 let diagnostics: Promise<DiagnosticsModule> | undefined;
+
+/** The one in-flight or finished load of the discovery chunk; cleared when a load fails so that it can retry. */
 let discovery: Promise<DiscoveryModule> | undefined;
 
 /** Load `diagnose()` and its helpers on first use, once per page. */
