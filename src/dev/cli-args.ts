@@ -31,6 +31,7 @@ Usage:
   laravel-echo-mercure token --jwt-key <secret> --issuer <iss> [--publish <topic>] [--subscribe <topic>] [options]
                                                           print an access token for curl and scripts
   laravel-echo-mercure demo [--port <port>]               run the demo (hub + Laravel-compatible server + page)
+  laravel-echo-mercure doctor <app-url> [options]         check a live deployment (doctor --help for its options)
   laravel-echo-mercure --help                             show this text
   laravel-echo-mercure --version                          print the package version
 

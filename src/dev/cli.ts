@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { CliUsageError, parseCliArgs, type CliCommand } from "./cli-args";
 import { startDemo } from "./demo/demo";
+import { doctorCommand } from "./doctor";
 import { startDevHub } from "./hub/server";
 import { mintAccessToken } from "./jwt/access-token";
 
@@ -13,6 +14,8 @@ function packageVersion(): string {
 }
 
 async function main(): Promise<void> {
+    // `doctor` parses its own arguments (src/dev/doctor/args.ts).
+    if (process.argv[2] === "doctor") return void (process.exitCode = await doctorCommand(process.argv.slice(3)));
     let parsed: CliCommand;
     try {
         parsed = parseCliArgs(process.argv.slice(2));

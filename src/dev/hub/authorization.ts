@@ -187,7 +187,8 @@ export function sendChallenge(
     if (res.headersSent) return;
     res.writeHead(status, {
         "Content-Type": "text/plain; charset=utf-8",
-        "WWW-Authenticate": challengeHeader(context.metadataUrl, error),
+        // [spec] §10: 0.x hubs answered without a challenge (and served no metadata).
+        ...(context.metadataUrl === null ? {} : { "WWW-Authenticate": challengeHeader(context.metadataUrl, error) }),
     });
     res.end(message + "\n");
 }

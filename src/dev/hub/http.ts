@@ -14,8 +14,8 @@ export interface RequestContext {
     readonly hubUrl: string;
     /** Resource identifier tokens must carry in `aud`. */
     readonly resource: string;
-    /** Absolute URL of the RFC 9728 protected resource metadata. */
-    readonly metadataUrl: string;
+    /** Absolute URL of the RFC 9728 protected resource metadata; null when none is served (a 0.x-style hub). */
+    readonly metadataUrl: string | null;
 }
 
 /** Split a request target into its raw path and query. */
@@ -48,7 +48,7 @@ export function requestContext(req: IncomingMessage, options: ResolvedHubOptions
         hubUrl,
         // [spec] §2.2: the Go 1.0 hub derives the resource identifier from the request.
         resource: options.resource ?? hubUrl,
-        metadataUrl: origin + metadataPath(options.path),
+        metadataUrl: options.legacyProtocol ? null : origin + metadataPath(options.path),
     };
 }
 

@@ -137,7 +137,7 @@ export class MercureHub {
     private route(path: string): Route | null {
         const hubPath = this.options.path;
         if (path === hubPath) return { kind: "hub" };
-        if (path === metadataPath(hubPath)) return { kind: "metadata" };
+        if (path === metadataPath(hubPath) && !this.options.legacyProtocol) return { kind: "metadata" };
         const prefix = `${hubPath}/subscriptions`;
         if (path === prefix || path.startsWith(prefix + "/")) {
             return { kind: "subscriptions", rest: path.slice(prefix.length) };

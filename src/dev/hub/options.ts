@@ -65,6 +65,13 @@ export interface MercureHubOptions {
      * the reference hub; the CLI's `--verbose` prints these lines. Default: none.
      */
     onRefusal?: (message: string) => void;
+    /**
+     * Answer like a Mercure 0.x hub, to test how clients and diagnostics react to one: a subscribe request
+     * needs the `topic` parameter (400 `Missing "topic" parameter.` without it; `match…` parameters are
+     * ignored), challenges carry no `WWW-Authenticate`, and no metadata document is served. Tokens are still
+     * checked as 1.0 tokens. Default false.
+     */
+    legacyProtocol?: boolean;
 }
 
 /** {@link MercureHubOptions} with every default applied. */
@@ -105,6 +112,8 @@ export interface ResolvedHubOptions {
     lifetimeFraction: () => number;
     /** See {@link MercureHubOptions.onRefusal}. */
     onRefusal: ((message: string) => void) | null;
+    /** See {@link MercureHubOptions.legacyProtocol}. */
+    legacyProtocol: boolean;
 }
 
 /** The default hub path, as discovery expects it. */
@@ -178,6 +187,7 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
         writeTimeout,
         lifetimeFraction,
         onRefusal: options.onRefusal ?? null,
+        legacyProtocol: options.legacyProtocol ?? false,
     };
 }
 

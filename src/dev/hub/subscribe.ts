@@ -22,21 +22,25 @@ interface SubscribeParameters {
     readonly lastEventId: string | undefined;
 }
 
-/** Parse and validate the subscribe query; returns the reason on a bad request. */
-export function parseSubscribeQuery(query: string): SubscribeParameters | string {
+/**
+ * Parse and validate the subscribe query; returns the reason on a bad request. `legacy` parses it as a 0.x
+ * hub does: `topic` parameters are the (exact) matchers and `match…` ones are ignored.
+ */
+export function parseSubscribeQuery(query: string, legacy = false): SubscribeParameters | string {
     // [spec] §1.2: parse with the form-urlencoded algorithm; values must be valid UTF-8.
     const fields = parseForm(Buffer.from(query, "latin1"));
     if (fields === null) return "The query string is not valid UTF-8.";
     const matchers: { name: string; value: string }[] = [];
     let lastEventId: string | undefined;
-    for (const [name, value] of fields) {
-        if (name === "last_event_id") {
+    for (const [field, value] of fields) {
+        if (field === "last_event_id") {
             lastEventId ??= value;
             continue;
         }
-        // [spec] §10: the 0.x `topic` parameter is refused by a 1.0 hub.
-        if (name === "topic") return 'The "topic" parameter is not supported; use "match".';
-        if (!name.toLowerCase().startsWith("match")) continue;
+        // [spec] §10: the 0.x `topic` parameter is refused by a 1.0 hub; a 0.x hub knows only it.
+        if (field === "topic" && !legacy) return 'The "topic" parameter is not supported; use "match".';
+        const name = field === "topic" ? "match" : field;
+        if (!name.toLowerCase().startsWith("match") || (legacy && field !== "topic")) continue;
         // [spec] §1.2: names are case-sensitive; any other `match…` name is an error.
         if (!Object.hasOwn(MATCHER_PARAMETERS, name)) return `Unsupported matcher parameter "${name}".`;
         if (matchers.length >= MAX_MATCHERS) return `More than ${MAX_MATCHERS} matcher parameters.`;
@@ -45,7 +49,7 @@ export function parseSubscribeQuery(query: string): SubscribeParameters | string
         matchers.push({ name, value });
     }
     // [spec] §1.2: at least one matcher parameter.
-    if (matchers.length === 0) return 'Missing "match" subscription parameter.';
+    if (matchers.length === 0) return legacy ? 'Missing "topic" parameter.' : 'Missing "match" subscription parameter.';
     return { matchers, lastEventId };
 }
 
@@ -79,7 +83,7 @@ export function handleSubscribe(
         fail(auth.status);
         return sendChallenge(res, context, auth.status, auth.error);
     }
-    const parameters = parseSubscribeQuery(context.query);
+    const parameters = parseSubscribeQuery(context.query, options.legacyProtocol);
     if (typeof parameters === "string") {
         fail(400);
         return sendError(res, 400, parameters);

@@ -1,0 +1,93 @@
+import { fetchMetadata } from "../../discovery/metadata";
+import { probe, probeUrl } from "../../discovery/probe";
+import type { FetchLike } from "../../transport/platform";
+import { evaluate, type CheckResult } from "./checks";
+import { findHub } from "./find-hub";
+
+/** What `doctor` checks. */
+export interface DoctorOptions {
+    /** The app's URL (a page of it). */
+    appUrl: string;
+    /** The hub cookie to subscribe with, as the browser holds it (`--cookie name=value`). */
+    cookie?: { name: string; value: string } | null;
+    /** A bearer token to subscribe with (`--token`). */
+    token?: string | null;
+    /** The origin pages are served from (`--origin`); default the app URL's origin. */
+    origin?: string | null;
+    /** Deadline of each request in milliseconds; default 10 000. */
+    timeout?: number;
+    /** The fetch to use; default `globalThis.fetch`. */
+    fetch?: FetchLike;
+    /** The clock; default `Date.now`. */
+    now?: () => number;
+}
+
+/** The report: every check's line, in order. */
+export interface DoctorReport {
+    /** The app URL checked. */
+    readonly appUrl: string;
+    /** The origin checked for CORS and publishing. */
+    readonly origin: string;
+    /** The hub found, or null. */
+    readonly hub: string | null;
+    /** One result per check. */
+    readonly checks: readonly CheckResult[];
+    /** Whether no check failed. */
+    readonly ok: boolean;
+}
+
+/** The checks run after "hub found", skipped together when no hub was found. */
+const LATER_CHECKS = ["hub reachable", "metadata valid", "Mercure 1.0", "CORS for the app origin", "cookie name", "anonymous access", "credentials accepted", "publish origin (whispers)"];
+
+/** Default deadline of each request, in milliseconds. */
+export const DEFAULT_DOCTOR_TIMEOUT = 10_000;
+
+/**
+ * Check a live deployment as a browser on `origin` would meet it: find the hub, subscribe without and with
+ * the given credentials, read the metadata, and try a cookie-authenticated publish that cannot publish
+ * anything (no topic, a dummy token). Never rejects.
+ */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+    const fetch = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
+    const timeout = options.timeout ?? DEFAULT_DOCTOR_TIMEOUT;
+    const origin = options.origin ?? new URL(options.appUrl).origin;
+    const located = await findHub(options.appUrl, fetch, timeout);
+    const hub = located.hub;
+    if (hub === null) {
+        const skipped = LATER_CHECKS.map((name): CheckResult => ({ name, verdict: "skip", detail: "no hub found" }));
+        return { appUrl: options.appUrl, origin, hub: null, checks: [located.result, ...skipped], ok: false };
+    }
+    const cookie = options.cookie ?? null;
+    const token = options.token ?? null;
+    const anonymous = await probe({ url: probeUrl(hub), fetch, pageOrigin: origin, timeout });
+    const challenged = anonymous.kind === "answered" ? anonymous.challenge?.resourceMetadata ?? null : null;
+    const metadata = await fetchMetadata(hub, { fetch, timeout, url: sameOrigin(challenged, hub) });
+    const credentialHeaders: Record<string, string> | null = token !== null ? { Authorization: `Bearer ${token}` } : cookie !== null ? { Cookie: `${cookie.name}=${cookie.value}` } : null;
+    const credentialed = credentialHeaders === null ? null : await probe({ url: probeUrl(hub), fetch, pageOrigin: null, headers: credentialHeaders, timeout });
+    const cookieName = cookie?.name ?? (metadata.kind === "found" ? metadata.validation.metadata?.mercureCookie : null) ?? "mercure_access_token";
+    // No topic and a dummy token: the hub checks the origin first (400 when refused), then refuses the token.
+    const publish = await probe({
+        url: hub.href,
+        fetch,
+        pageOrigin: null,
+        method: "POST",
+        body: "",
+        headers: { Origin: origin, Cookie: `${cookieName}=laravel-echo-mercure-doctor`, "Content-Type": "application/x-www-form-urlencoded" },
+        timeout,
+    });
+    const checks = [
+        located.result,
+        ...evaluate({ hub, origin, anonymous, metadata, credentialed, cookie, token, publish, now: (options.now ?? Date.now)() }),
+    ];
+    return { appUrl: options.appUrl, origin, hub: hub.href, checks, ok: checks.every((check) => check.verdict !== "fail") };
+}
+
+/** A `resource_metadata` URL, used only on the hub's own origin. */
+function sameOrigin(url: string | null, hub: URL): string | null {
+    if (url === null) return null;
+    try {
+        return new URL(url).origin === hub.origin ? url : null;
+    } catch {
+        return null;
+    }
+}

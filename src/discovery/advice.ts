@@ -1,0 +1,84 @@
+import type { CookieProblem } from "./cookie-reach";
+
+/*
+ * The fix for each misconfiguration, worded once: `diagnose()` puts them after what the hub answered, the
+ * `doctor` command prints them under a failed check. Each returns a clause that says what to change
+ * (no trailing period), naming Laravel's setting and the hub's.
+ */
+
+/** The hub's CORS allowlist lacks the page origin. */
+export function corsFix(pageOrigin: string): string {
+    return `add ${pageOrigin} to the hub's cors_origins, so that it answers with Access-Control-Allow-Origin: ${pageOrigin} and Access-Control-Allow-Credentials: true`;
+}
+
+/** The hub refuses cookie-authenticated publishes (whispers) from the page origin. */
+export function publishOriginFix(pageOrigin: string | null): string {
+    return pageOrigin === null
+        ? "send an Origin the hub lists in its publish_origins (a cookie-authenticated publish needs one)"
+        : `add ${pageOrigin} to the hub's publish_origins (needed for whispers)`;
+}
+
+/** The hub speaks Mercure 0.x. */
+export function upgradeFix(): string {
+    return "upgrade the hub to Mercure 1.0 (this connector speaks only the 1.0 protocol)";
+}
+
+/** The subscribe request carries more matchers than the reference hub accepts. */
+export function tooManyMatchersFix(): string {
+    return "leave channels you no longer need (each presence channel costs 2 matchers)";
+}
+
+/** The URL answering is not a Mercure hub. */
+export function notAHubFix(): string {
+    return 'set the connector\'s host and Laravel\'s MERCURE_PUBLIC_URL to the hub URL (usually ending in "/.well-known/mercure")';
+}
+
+/** The token's audience is not the hub's resource identifier. */
+export function audienceFix(resource: string, hub: string): string {
+    return resource === hub
+        ? `set Laravel's MERCURE_PUBLIC_URL to exactly "${resource}", the URL the hub expects in aud`
+        : `set Laravel's MERCURE_PUBLIC_URL to "${resource}", or the hub's resource identifier to "${hub}", the URL clients use`;
+}
+
+/** The token is refused for a reason its readable claims do not show: issuer or key. */
+export function issuerOrKeyFix(issuer: string | null): string {
+    return (
+        (issuer === null ? "make the hub trust Laravel's issuer (MERCURE_JWT_ISSUER, else APP_URL)" : `make the hub trust the issuer "${issuer}"`) +
+        " and verify tokens with Laravel's MERCURE_JWT_SECRET"
+    );
+}
+
+/** The hub verifies publish tokens with another key than subscribe tokens. */
+export function sameKeyFix(): string {
+    return "give the hub Laravel's MERCURE_JWT_SECRET as its publisher key too (one key for both roles)";
+}
+
+/** The token expired. */
+export function expiredFix(): string {
+    return "renew the cookie before it expires (the connector re-authorizes; check the server's clock)";
+}
+
+/** The token lacks a grant. */
+export function scopeFix(): string {
+    return "check the channel's authorization in routes/channels.php, and client_events for whispers";
+}
+
+/** The cookie cannot reach the hub, for `problem`. */
+export function cookieFix(problem: CookieProblem): string {
+    switch (problem.kind) {
+        case "name_mismatch":
+            return `use one cookie name on both sides: Laravel sets "${problem.appCookie}" (MERCURE_COOKIE_NAME) but the hub reads "${problem.hubCookie}" (its cookie_name)`;
+        case "secure_prefix_on_http":
+            return `browsers refuse the "${problem.name}" cookie over plain HTTP: serve the app and the hub over HTTPS, or use a name without the __Secure- prefix on both sides`;
+        case "cross_site":
+            return `the cookie set for ${problem.pageHost} cannot reach a hub on ${problem.hubHost}: serve the hub on the app's host or a subdomain of the same site (a reverse proxy at /.well-known/mercure is simplest)`;
+    }
+}
+
+/** No known reason why the cookie did not reach the hub. */
+export function cookieGenericFix(hubCookie: string | null, hubPath: string): string {
+    return (
+        (hubCookie === null ? "check that Laravel's MERCURE_COOKIE_NAME is the hub's cookie_name" : `check that Laravel's MERCURE_COOKIE_NAME is "${hubCookie}", the hub's cookie_name`) +
+        `, and that the SameSite=Strict cookie with path ${hubPath} is sent to the hub (same site as the page)`
+    );
+}

@@ -1,0 +1,111 @@
+/*
+ * Hub discovery (mercure-hub §5): from a resource's `Link: <…>; rel="mercure"` header, from a
+ * `<link rel="mercure">` in the page or in a fetched HTML document, and the fallback order the connector
+ * uses when its `host` option is absent. Loaded lazily: only a connector without `host` needs it.
+ */
+
+import { resolveFetch, resolveHubUrl, type FetchLike } from "../transport/platform";
+import { within } from "../whisper/deadline";
+import { discoveryError } from "./discovery-error";
+import { findHtmlLinks } from "./html-links";
+import { linksWithRel, parseLinkHeader } from "./link-header";
+import { discoveredHub, discoverFromDocument, type DiscoveredHub, type DocumentLike } from "./link-element";
+import { describeFailure, discardBody, readHeader, responseUrl } from "./response";
+
+export { discoverFromDocument, type DiscoveredHub, type DocumentLike } from "./link-element";
+
+/** Options of {@link discoverHub}. */
+export interface DiscoverHubOptions {
+    /** The fetch to use; default `globalThis.fetch`. */
+    fetch?: FetchLike;
+    /** Deadline in milliseconds; default 10 000. */
+    timeout?: number;
+    /** Abort the request (the promise then rejects). */
+    signal?: AbortSignal;
+    /** The request's credentials mode; default `same-origin`. */
+    credentials?: RequestCredentials;
+}
+
+/** Default deadline of a discovery request, in milliseconds. */
+export const DEFAULT_DISCOVERY_TIMEOUT = 10_000;
+
+/**
+ * Find the hub a resource announces: `GET resourceUrl`, then its `Link` header's first `rel="mercure"`
+ * link (relative targets resolve against the response URL), else, for an HTML answer, its first
+ * `<link rel="mercure">`. Rejects with a `MercureError` (`discovery_failed`) naming the resource and
+ * what to add when there is none, or when the request fails.
+ */
+export async function discoverHub(resourceUrl: string | URL, options: DiscoverHubOptions = {}): Promise<DiscoveredHub> {
+    const url = resolveResourceUrl(resourceUrl);
+    const fetch = resolveFetch(options.fetch);
+    const waited = await within(
+        async (signal) => {
+            const response = await fetch(url, {
+                method: "GET",
+                credentials: options.credentials ?? "same-origin",
+                headers: { Accept: "text/html, application/json;q=0.9, */*;q=0.8" },
+                signal,
+            });
+            const base = responseUrl(response) ?? url;
+            // [spec] mercure-hub §5: the header wins over links embedded in the document.
+            const linked = linksWithRel(parseLinkHeader(readHeader(response, "link"), base), "mercure");
+            if (linked.length > 0 || !/html/i.test(readHeader(response, "content-type") ?? "")) {
+                discardBody(response);
+                return { status: response.status, links: linked.map((link) => ({ href: link.href, lastEventId: link.params["last-event-id"] })) };
+            }
+            const embedded = findHtmlLinks(await response.text(), base).filter((link) => link.rel.includes("mercure"));
+            return { status: response.status, links: embedded.map((link) => ({ href: link.href, lastEventId: link.attributes["last-event-id"] })) };
+        },
+        options.timeout ?? DEFAULT_DISCOVERY_TIMEOUT,
+        options.signal ?? new AbortController().signal,
+    );
+    if (waited.kind !== "done") {
+        const reason = waited.kind === "failed" ? describeFailure(waited.cause) : waited.kind === "timeout" ? "no answer in time" : "aborted";
+        throw discoveryError("discovery_failed", `Discovering the Mercure hub from "${url}" failed (${reason}): check the URL, or set the connector's host to the hub URL.`, {
+            ...(waited.kind === "failed" ? { cause: waited.cause } : {}),
+        });
+    }
+    const { status, links } = waited.value;
+    for (const link of links) {
+        const hub = discoveredHub(link.href, link.lastEventId);
+        if (hub !== null) return hub;
+    }
+    throw discoveryError(
+        "discovery_failed",
+        `"${url}" (HTTP ${status}) announces no Mercure hub: add a Link: <hub URL>; rel="mercure" header to it (cross-origin, also list Link in Access-Control-Expose-Headers), or set the connector's host.`,
+        { status },
+    );
+}
+
+/** How {@link locateHub} found the hub. */
+export type HubSource = "link-element" | "link-header" | "well-known";
+
+/** Options of {@link locateHub}. */
+export interface LocateHubOptions extends DiscoverHubOptions {
+    /** The page's document; default `globalThis.document` (null skips the `<link>` lookup). */
+    document?: DocumentLike | null;
+    /** The connector's `discover` option: a URL whose `Link` header names the hub. */
+    discover?: string | null;
+}
+
+/**
+ * Find the hub of a connector without `host`: a `<link rel="mercure">` in the page, else the `Link`
+ * header of the `discover` URL (its failure rejects: the option asked for it), else `/.well-known/mercure`
+ * on the page's origin. Rejects like the connector's `host` resolution outside a browser.
+ */
+export async function locateHub(options: LocateHubOptions = {}): Promise<DiscoveredHub & { readonly source: HubSource }> {
+    const document = options.document === undefined ? (globalThis as { document?: DocumentLike }).document ?? null : options.document;
+    const linked = document === null ? null : discoverFromDocument(document);
+    if (linked !== null) return { ...linked, source: "link-element" };
+    if (options.discover) return { ...(await discoverHub(options.discover, options)), source: "link-header" };
+    return { ...discoveredHub(resolveHubUrl(null).href)!, source: "well-known" };
+}
+
+function resolveResourceUrl(resourceUrl: string | URL): string {
+    const page = (globalThis as { location?: { href?: unknown } }).location?.href;
+    try {
+        return new URL(String(resourceUrl), typeof page === "string" && /^https?:/.test(page) ? page : undefined).href;
+    } catch (cause) {
+        throw discoveryError("discovery_failed", `The discovery URL "${String(resourceUrl)}" is not a valid URL: pass an absolute URL, or a path in a browser.`, { cause });
+    }
+}

@@ -1,0 +1,125 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { rollup } from "rollup";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDevHub, type DevHub } from "../../src/dev/hub";
+import { startDevServer, type DevServer } from "../../src/dev/server";
+import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
+
+const chromium = findChromium();
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const PAGE = "/diagnostics.html";
+
+/**
+ * Bundle `src/discovery/diagnose.ts` as one ES module, transpiling TypeScript file by file: what the
+ * connector's lazy chunk holds, without going through the package build.
+ */
+async function bundleDiagnostics(): Promise<string> {
+    const build = await rollup({
+        input: join(ROOT, "src/discovery/diagnose.ts"),
+        plugins: [
+            {
+                name: "transpile-typescript",
+                resolveId(source, importer) {
+                    if (importer === undefined || !source.startsWith(".")) return null;
+                    const base = resolve(dirname(importer), source);
+                    return [`${base}.ts`, join(base, "index.ts")].find((candidate) => existsSync(candidate)) ?? null;
+                },
+                transform(code, id) {
+                    if (!id.endsWith(".ts")) return null;
+                    return ts.transpileModule(code, { fileName: id, compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
+                },
+            },
+        ],
+    });
+    const { output } = await build.generate({ format: "es" });
+    await build.close();
+    return output[0].code;
+}
+
+/** What the page's diagnose() resolved to, or the error it threw. */
+type InPageResult = { code: string; message: string; status: number | null; retry: boolean } | null | { thrown: string };
+
+describe.skipIf(!shouldRunBrowserTests(chromium))("diagnose() in Chromium", () => {
+    let browser: Browser | undefined;
+    let app: DevServer | undefined;
+    let page: Page | undefined;
+    let bundleDir: string | undefined;
+    const hubs: DevHub[] = [];
+
+    beforeAll(async () => {
+        bundleDir = mkdtempSync(join(tmpdir(), "diagnostics-bundle-"));
+        writeFileSync(join(bundleDir, "diagnose.js"), await bundleDiagnostics());
+        browser = await launchChromium(chromium);
+        app = await startDevServer({
+            distDir: bundleDir,
+            pages: { [PAGE]: '<!doctype html><title>diagnostics</title><script type="module">import * as d from "/dist/diagnose.js"; window.diagnostics = d;</script>' },
+        });
+        page = await (await browser.newContext()).newPage();
+        await page.goto(app.url + PAGE);
+        await page.waitForFunction(() => (window as unknown as { diagnostics?: unknown }).diagnostics !== undefined);
+    });
+
+    afterAll(async () => {
+        await Promise.allSettled([browser?.close(), app?.close(), ...hubs.map((hub) => hub.close())]);
+        if (bundleDir !== undefined) rmSync(bundleDir, { recursive: true, force: true });
+    });
+
+    /** A hub on another origin than the page (another port of 127.0.0.1: the same site, so cookies are no issue). */
+    async function hub(corsOrigins: string[]): Promise<DevHub> {
+        const started = await startDevHub({ jwtKey: "browser-diagnostics-key-of-32-bytes!!", issuers: ["https://app.test"], corsOrigins });
+        hubs.push(started);
+        return started;
+    }
+
+    /** Run diagnose() in the page with the browser's own fetch, as the connector would after a stream failed. */
+    function diagnoseInPage(hubUrl: string): Promise<InPageResult> {
+        return page!.evaluate(async (url) => {
+            type Diagnose = (input: object) => Promise<{ code: string; message: string; status?: number; retry: boolean } | null>;
+            const { diagnose } = (window as unknown as { diagnostics: { diagnose: Diagnose } }).diagnostics;
+            try {
+                const result = await diagnose({ hub: url, fetch: (input: string, init: RequestInit) => fetch(input, init), failure: { kind: "stream" }, timeout: 10_000 });
+                return result === null ? null : { code: result.code, message: result.message, status: result.status ?? null, retry: result.retry };
+            } catch (error) {
+                return { thrown: String(error) };
+            }
+        }, hubUrl);
+    }
+
+    it("names CORS when the hub does not allow the page origin (fetch fails, a no-cors request reaches the hub)", async () => {
+        const refusing = await hub([]);
+        const result = await diagnoseInPage(refusing.url);
+        expect(result).toEqual({
+            code: "cors_refused",
+            message: `The hub at ${refusing.origin} does not allow credentialed requests from ${app!.url}: add ${app!.url} to the hub's cors_origins, so that it answers with Access-Control-Allow-Origin: ${app!.url} and Access-Control-Allow-Credentials: true.`,
+            status: null,
+            retry: false,
+        });
+    });
+
+    it("tells a hub that is down from a CORS refusal", async () => {
+        const down = await hub([]);
+        await down.stop();
+        const result = await diagnoseInPage(down.url);
+        expect(result).toMatchObject({ code: "hub_unreachable", retry: true });
+        expect((result as { message: string }).message).toContain(`The hub at ${down.url} could not be reached (`);
+    });
+
+    it("reads a CORS-allowed 401 whose challenge the browser hides, and still names what to check", async () => {
+        const allowing = await hub([app!.url]);
+        const result = await diagnoseInPage(allowing.url);
+        expect(result).toMatchObject({ code: "invalid_token", status: 401, retry: false });
+        expect((result as { message: string }).message).toContain(
+            `The hub refused the access token with HTTP 401 (its reason is hidden cross-origin): check that the cookie "mercure_access_token" reaches it, that Laravel's MERCURE_PUBLIC_URL is exactly "${allowing.url}"`,
+        );
+    });
+
+    it("reads the challenge of a same-origin hub: no cookie reached it", async () => {
+        const result = await diagnoseInPage(app!.hubUrl);
+        expect(result).toMatchObject({ code: "cookie_missing", status: 401 });
+    });
+});

@@ -1,0 +1,174 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { fromDiagnosis } from "../../../src/dev/doctor/checks";
+import { findHub } from "../../../src/dev/doctor/find-hub";
+import { doctorCommand, formatReport, parseDoctorArgs, runDoctor } from "../../../src/dev/doctor";
+import { startDevHub, type DevHub } from "../../../src/dev/hub";
+import type { FetchLike } from "../../../src/transport/platform";
+
+const fetch: FetchLike = (url, init) => globalThis.fetch(url, init);
+const servers: Server[] = [];
+const hubs: DevHub[] = [];
+
+afterEach(async () => {
+    await Promise.all(hubs.splice(0).map((hub) => hub.close()));
+    await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** An app server answering every request with `answer`; resolves with its origin. */
+/** What the fake app answers. */
+interface AppAnswer {
+    status?: number;
+    headers?: Record<string, string>;
+    body?: string;
+}
+
+async function app(answer: (path: string) => AppAnswer): Promise<string> {
+    const server = createServer((req, res) => {
+        const { status = 200, headers = {}, body = "" } = answer(req.url ?? "/");
+        res.writeHead(status, headers);
+        res.end(body);
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function hub(options: Partial<Parameters<typeof startDevHub>[0]> = {}): Promise<DevHub> {
+    const started = await startDevHub({ jwtKey: "doctor-test-key-of-at-least-32-bytes!", issuers: ["https://app.test"], ...options });
+    hubs.push(started);
+    return started;
+}
+
+describe("parseDoctorArgs()", () => {
+    it("reads the app URL and every option, in either flag form", () => {
+        expect(parseDoctorArgs(["https://example.com", "--cookie", "mercure_access_token=a=b", "--token=t", "--origin", "https://app.example.com/", "--timeout=500"])).toEqual({
+            help: false,
+            options: { appUrl: "https://example.com/", cookie: { name: "mercure_access_token", value: "a=b" }, token: "t", origin: "https://app.example.com", timeout: 500 },
+        });
+        expect(parseDoctorArgs(["-h"])).toEqual({ help: true });
+    });
+
+    it.each([
+        [[], "Missing <app-url>"],
+        [["ftp://example.com"], "is not an http(s) URL"],
+        [["https://a.test", "https://b.test"], 'Unexpected argument "https://b.test"'],
+        [["https://a.test", "--bogus"], 'Unknown option "--bogus"'],
+        [["https://a.test", "--cookie"], "--cookie needs a value"],
+        [["https://a.test", "--cookie", "=x"], "must be <name>=<value>"],
+        [["https://a.test", "--origin", "https://a.test/path"], "is not an origin"],
+        [["https://a.test", "--timeout", "0"], "is not a positive whole number"],
+    ])("refuses %j", (argv, message) => {
+        expect(() => parseDoctorArgs(argv)).toThrow(message);
+    });
+});
+
+describe("findHub()", () => {
+    it("reads the Link header of the app page, resolving it against the final URL", async () => {
+        const origin = await app((path): AppAnswer => (path === "/" ? { status: 302, headers: { Location: "/home/" } } : { headers: { Link: '<../hub>; rel="Mercure"' } }));
+        const found = await findHub(origin + "/", fetch, 5_000);
+        expect(found.hub?.href).toBe(origin + "/hub");
+        expect(found.result).toEqual({ name: "hub found", verdict: "pass", detail: `${origin}/hub (Link header of ${origin}/)` });
+    });
+
+    it("falls back to the metadata of the app origin's default hub path", async () => {
+        const devHub = await hub();
+        const found = await findHub(devHub.origin + "/", fetch, 5_000);
+        expect(found.result.detail).toBe(`${devHub.url} (protected-resource metadata of ${devHub.origin})`);
+    });
+
+    it("falls back to a hub answering at /.well-known/mercure", async () => {
+        const devHub = await hub({ legacyProtocol: true });
+        expect((await findHub(devHub.origin + "/", fetch, 5_000)).result.detail).toBe(`${devHub.url} (/.well-known/mercure on the app's origin)`);
+    });
+
+    it("fails, saying what to add, when nothing announces a hub (an app's catch-all page is no hub)", async () => {
+        const origin = await app(() => ({ headers: { "Content-Type": "text/html" }, body: "<!doctype html><p>Welcome</p>" }));
+        expect(await findHub(origin + "/", fetch, 5_000)).toEqual({
+            hub: null,
+            result: {
+                name: "hub found",
+                verdict: "fail",
+                detail: `${origin}/ announces no hub, and none answers at ${origin}/.well-known/mercure`,
+                fix: 'add a Link: <hub URL>; rel="mercure" header or a <link rel="mercure" href="…"> to the page, or serve the hub at /.well-known/mercure',
+            },
+        });
+    });
+
+    it("fails when the app cannot be fetched", async () => {
+        const origin = await app(() => ({}));
+        await new Promise((resolve) => servers.pop()!.close(resolve));
+        const found = await findHub(origin + "/", fetch, 5_000);
+        expect(found.result).toMatchObject({ verdict: "fail", fix: "check the URL and that the app is running" });
+        expect(found.result.detail).toContain(`${origin}/ could not be fetched (fetch failed`);
+    });
+});
+
+describe("runDoctor()", () => {
+    it("skips every later check when no hub was found, and fails", async () => {
+        const origin = await app(() => ({ status: 404 }));
+        const report = await runDoctor({ appUrl: origin + "/" });
+        expect(report.ok).toBe(false);
+        expect(report.checks.map((check) => check.verdict)).toEqual(["fail", "skip", "skip", "skip", "skip", "skip", "skip", "skip", "skip"]);
+    });
+
+    it("checks a bearer token and names its expiry", async () => {
+        const devHub = await hub({ anonymous: true });
+        const claims = Buffer.from(JSON.stringify({ iss: "https://app.test", aud: devHub.url, exp: 1_000 })).toString("base64url");
+        const header = Buffer.from(JSON.stringify({ alg: "HS256", typ: "at+jwt" })).toString("base64url");
+        const report = await runDoctor({ appUrl: devHub.origin + "/", token: `${header}.${claims}.c2ln` });
+        const credentials = report.checks.find((check) => check.name === "credentials accepted");
+        expect(credentials).toMatchObject({ verdict: "fail", detail: "The hub rejected the access token (HTTP 401 invalid_token) because it expired at 1970-01-01T00:16:40.000Z" });
+        expect(report.checks.find((check) => check.name === "anonymous access")?.detail).toContain("accepted");
+    });
+});
+
+describe("the report", () => {
+    it("prints one verdict per line, the fix under failures and warnings, and a summary", () => {
+        const text = formatReport({
+            appUrl: "https://example.com/",
+            origin: "https://example.com",
+            hub: "https://example.com/.well-known/mercure",
+            ok: false,
+            checks: [
+                { name: "hub found", verdict: "pass", detail: "somewhere", fix: "never shown" },
+                { name: "metadata valid", verdict: "fail", detail: "broken", fix: "repair it" },
+                { name: "anonymous access", verdict: "skip", detail: "n/a" },
+            ],
+        });
+        expect(text).toBe(
+            [
+                "laravel-echo-mercure doctor: https://example.com/ (pages on https://example.com)",
+                "  pass  hub found                   somewhere",
+                "  FAIL  metadata valid              broken",
+                "        fix: repair it",
+                "  skip  anonymous access            n/a",
+                "1 of 3 checks failed.",
+                "",
+            ].join("\n"),
+        );
+    });
+
+    it("splits a diagnosis into what was seen and the fix", () => {
+        expect(fromDiagnosis("x", { code: "cookie_missing", message: "No access token reached the hub (HTTP 401): use one name: a or b.", status: 401, retry: false })).toEqual({
+            name: "x",
+            verdict: "fail",
+            detail: "No access token reached the hub (HTTP 401)",
+            fix: "use one name: a or b",
+        });
+    });
+});
+
+describe("doctorCommand()", () => {
+    it("exits with 0 when no check failed, 1 when one did, 2 on a usage error", async () => {
+        const out: string[] = [];
+        const io = { stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => out.push(text) } };
+        const devHub = await hub({ anonymous: true, publishOrigins: ["*"] });
+        expect(await doctorCommand([devHub.origin + "/"], io)).toBe(0);
+        expect(out.join("")).toContain("No check failed (9 checks).");
+        expect(await doctorCommand([devHub.origin + "/", "--origin", "http://other.test"], io)).toBe(1);
+        expect(out.join("")).toContain("FAIL  CORS for the app origin");
+        expect(await doctorCommand(["--nope"], io)).toBe(2);
+    });
+});

@@ -1,0 +1,129 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { diagnose } from "../../src/discovery/diagnose";
+import { WhisperPublisher } from "../../src/whisper/publish";
+import type { MercureError } from "../../src/errors";
+import { deploy, joinOrders, lastRefusedStream, pageClient, pageFetch, type Deployment, type DeploymentKind } from "./support/deployments";
+import type { NodeClient } from "./support/stack";
+
+const running: Deployment[] = [];
+const clients: NodeClient[] = [];
+
+afterEach(async () => {
+    for (const client of clients.splice(0)) client.echo.disconnect();
+    await Promise.all(running.splice(0).map((deployment) => deployment.close()));
+});
+
+async function start(kind: DeploymentKind): Promise<{ deployment: Deployment; client: NodeClient }> {
+    const deployment = await deploy(kind);
+    running.push(deployment);
+    const client = await pageClient(deployment);
+    clients.push(client);
+    return { deployment, client };
+}
+
+/** Let the connector fail its stream, then diagnose that failure as the connector would, from the app's page. */
+async function diagnoseStreamFailure(kind: DeploymentKind) {
+    const { deployment, client } = await start(kind);
+    const joined = await joinOrders(client);
+    expect(joined.subscribed).toBe(false);
+    return diagnose({
+        hub: deployment.hubUrl,
+        fetch: pageFetch(client, deployment),
+        failure: { kind: "stream" },
+        subscribeUrl: lastRefusedStream(deployment),
+        pageOrigin: deployment.stack.url,
+    });
+}
+
+describe("diagnose() against the dev stack configured wrongly", () => {
+    it("names nothing when the deployment is right and the stream opened", async () => {
+        for (const kind of ["healthy", "external_healthy"] as const) {
+            const { deployment, client } = await start(kind);
+            expect((await joinOrders(client)).subscribed).toBe(true);
+            expect(await diagnose({ hub: deployment.hubUrl, fetch: pageFetch(client, deployment), failure: { kind: "stream" }, pageOrigin: deployment.stack.url })).toBeNull();
+        }
+    });
+
+    it("names the audience when the hub expects another resource identifier than the URL clients use", async () => {
+        const result = await diagnoseStreamFailure("audience");
+        expect(result).toMatchObject({ code: "invalid_token", status: 401, retry: false });
+        expect(result?.message).toContain('the hub expects the audience "http://hub.example/.well-known/mercure" but is reached at "http://127.0.0.1:');
+        expect(result?.message).toContain("MERCURE_PUBLIC_URL");
+    });
+
+    it("names the cookie the hub reads when Laravel's cookie name differs", async () => {
+        const result = await diagnoseStreamFailure("cookie_name");
+        expect(result).toMatchObject({ code: "cookie_missing", status: 401, retry: false });
+        // The page cannot see its httpOnly cookie's name: the hub's comes from its metadata.
+        expect(result?.message).toBe(
+            "No access token reached the hub (HTTP 401 without error): check that Laravel's MERCURE_COOKIE_NAME is \"mercure_access_token\", the hub's cookie_name, and that the SameSite=Strict cookie with path /.well-known/mercure is sent to the hub (same site as the page).",
+        );
+    });
+
+    it("names both names when the app's cookie name is known", async () => {
+        const { deployment, client } = await start("cookie_name");
+        await joinOrders(client);
+        const result = await diagnose({ hub: deployment.hubUrl, fetch: pageFetch(client, deployment), failure: { kind: "stream" }, pageOrigin: deployment.stack.url, cookieName: deployment.cookieName });
+        expect(result?.message).toContain('Laravel sets "laravel_mercure" (MERCURE_COOKIE_NAME) but the hub reads "mercure_access_token"');
+    });
+
+    it("names CORS when the hub does not list the app's origin", async () => {
+        const { deployment, client } = await start("cors");
+        // Node's fetch and EventSource do not enforce CORS, so the stream opens here; a browser's would fail.
+        await joinOrders(client);
+        const result = await diagnose({ hub: deployment.hubUrl, fetch: pageFetch(client, deployment), failure: { kind: "stream" }, pageOrigin: deployment.stack.url });
+        expect(result).toMatchObject({ code: "cors_refused", retry: false });
+        expect(result?.message).toContain(`add ${deployment.stack.url} to the hub's cors_origins`);
+    });
+
+    it("names the publish origin when the hub refuses the app's whispers", async () => {
+        for (const kind of ["healthy", "publish_origin"] as const) {
+            const { deployment, client } = await start(kind);
+            expect((await joinOrders(client)).subscribed).toBe(true);
+            // The connector's whisper publisher, posting from the app's origin with the cookie.
+            const reported: MercureError[] = [];
+            const publisher = new WhisperPublisher(
+                {
+                    target: () => ({ hub: new URL(deployment.hubUrl), fetch: pageFetch(client, deployment), topicPrefix: "https://laravel.alt/echo/", clientEvents: true }),
+                    reauthorize: async () => false,
+                    report: (_channel, error) => reported.push(error),
+                },
+                { socketId: () => "socket", crypto: { seal: async () => "" } },
+            );
+            const result = await publisher.whisper("private-orders.1", "typing", { name: "Ann" });
+            if (kind === "healthy") {
+                expect(result).toEqual({ kind: "sent" });
+                continue;
+            }
+            expect(reported.map((error) => [error.code, error.status])).toEqual([["whisper_failed", 400]]);
+            const diagnosis = await diagnose({ hub: deployment.hubUrl, fetch: pageFetch(client, deployment), failure: { kind: "whisper_post", status: reported[0]!.status! }, pageOrigin: deployment.stack.url });
+            expect(diagnosis).toMatchObject({ code: "publish_origin_refused", status: 400, retry: false });
+            expect(diagnosis?.message).toContain(`add ${deployment.stack.url} to the hub's publish_origins`);
+        }
+    });
+
+    it("names a pre-1.0 hub and says to upgrade it, not to retry", async () => {
+        const result = await diagnoseStreamFailure("legacy");
+        expect(result).toEqual({
+            code: "hub_outdated",
+            message: expect.stringContaining('asks for the "topic" parameter, as Mercure 0.x hubs do: upgrade the hub to Mercure 1.0'),
+            status: 400,
+            retry: false,
+        });
+    });
+
+    it("probes with as many matchers as the stream, never subscribing to the channel's topic", async () => {
+        const { deployment, client } = await start("audience");
+        await joinOrders(client);
+        client.echo.disconnect(); // No reconnect attempt in between.
+        const failedUrl = lastRefusedStream(deployment);
+        const before = deployment.hub.stats.subscribeConnections.length;
+        await diagnose({ hub: deployment.hubUrl, fetch: pageFetch(client, deployment), failure: { kind: "stream" }, subscribeUrl: failedUrl, pageOrigin: deployment.stack.url });
+        const probes = deployment.hub.stats.subscribeConnections.slice(before);
+        expect(probes).toHaveLength(1);
+        const failed = new URL(failedUrl).searchParams;
+        const probed = new URLSearchParams(probes[0]!.query);
+        expect(probed.getAll("match")).toHaveLength([...failed.keys()].filter((name) => name.startsWith("match")).length);
+        expect(probes[0]!.query).not.toContain("orders");
+    });
+});

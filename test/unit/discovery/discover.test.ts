@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { discoverHub as lazyDiscoverHub } from "../../../src/discovery";
+import { discoverFromDocument, discoverHub, locateHub } from "../../../src/discovery/discover";
+import { findHtmlLinks } from "../../../src/discovery/html-links";
+import { MercureError } from "../../../src/errors";
+import { fakeFetch } from "./fake-hub";
+
+const META = "/.well-known/oauth-protected-resource";
+
+describe("discoverHub()", () => {
+    it("resolves the first rel=mercure link against the response URL, with its last-event-id and the metadata URL", async () => {
+        const api = fakeFetch(() => ({
+            status: 200,
+            url: "https://api.example.com/v2/books/1",
+            headers: { Link: '<https://example.com/books/1>; rel="self", </hub>; rel="preload mercure"; last-event-id="urn:uuid:7", <https://other.test/hub>; rel=mercure' },
+        }));
+        const found = await discoverHub("https://example.com/books/1", { fetch: api.fetch });
+        expect(found.hub.href).toBe("https://api.example.com/hub");
+        expect(found.lastEventId).toBe("urn:uuid:7");
+        expect(found.metadataUrl?.href).toBe(`https://api.example.com${META}/hub`);
+        expect(api.calls[0]!.init.credentials).toBe("same-origin");
+        expect(api.responses[0]!.cancelled).toBe(true);
+    });
+
+    it("skips links that are not http(s) URLs", async () => {
+        const api = fakeFetch(() => ({ headers: { Link: '<mailto:hub@example.com>; rel=mercure, <https://example.com/h#x>; rel=mercure' } }));
+        expect((await discoverHub("https://example.com/", { fetch: api.fetch })).hub.href).toBe("https://example.com/h");
+    });
+
+    it("falls back to a <link rel=mercure> of an HTML answer; the header wins when both exist", async () => {
+        const html = '<!doctype html><head><!-- <link rel="mercure" href="/commented"> --><link href="/hub?x=1&amp;y=2" rel=MERCURE last-event-id=\'abc\'></head>';
+        const page = fakeFetch(() => ({ headers: { "Content-Type": "text/html; charset=utf-8" }, body: html }));
+        const found = await discoverHub("https://example.com/page", { fetch: page.fetch });
+        expect([found.hub.href, found.lastEventId]).toEqual(["https://example.com/hub?x=1&y=2", "abc"]);
+
+        const both = fakeFetch(() => ({ headers: { "Content-Type": "text/html", Link: "</from-header>; rel=mercure" }, body: html }));
+        expect((await discoverHub("https://example.com/page", { fetch: both.fetch })).hub.pathname).toBe("/from-header");
+        expect(both.responses[0]!.read).toBe(false);
+    });
+
+    it("resolves a relative resource URL against the page", async () => {
+        const api = fakeFetch(() => ({ headers: { Link: "</.well-known/mercure>; rel=mercure" } }));
+        await discoverHub("/api/books/1", { fetch: api.fetch });
+        expect(api.calls[0]!.url).toBe("https://app.test/api/books/1");
+    });
+
+    it("rejects with discovery_failed naming the resource, the status and what to add", async () => {
+        const api = fakeFetch(() => ({ status: 200, headers: { Link: '<https://example.com/>; rel="self"', "Content-Type": "application/json" } }));
+        const error = await discoverHub("https://example.com/api", { fetch: api.fetch }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(MercureError);
+        expect(error).toMatchObject({
+            code: "discovery_failed",
+            status: 200,
+            message: '"https://example.com/api" (HTTP 200) announces no Mercure hub: add a Link: <hub URL>; rel="mercure" header to it (cross-origin, also list Link in Access-Control-Expose-Headers), or set the connector\'s host.',
+        });
+    });
+
+    it("rejects with discovery_failed when the request fails, keeping the cause", async () => {
+        const cause = new TypeError("Failed to fetch");
+        const down = fakeFetch(() => cause);
+        await expect(discoverHub("https://example.com/api", { fetch: down.fetch })).rejects.toMatchObject({
+            code: "discovery_failed",
+            message: 'Discovering the Mercure hub from "https://example.com/api" failed (Failed to fetch): check the URL, or set the connector\'s host to the hub URL.',
+            cause,
+        });
+        await expect(discoverHub("http://[bad", { fetch: down.fetch })).rejects.toMatchObject({ code: "discovery_failed" });
+    });
+
+    it("is also exported as a wrapper that loads its chunk on first call", async () => {
+        const api = fakeFetch(() => ({ headers: { Link: "<https://example.com/hub>; rel=mercure" } }));
+        expect((await lazyDiscoverHub("https://example.com/", { fetch: api.fetch })).hub.href).toBe("https://example.com/hub");
+    });
+});
+
+describe("discoverFromDocument()", () => {
+    it("finds the first <link rel=mercure> with a valid URL, relative to the base, with last-event-id", () => {
+        document.head.innerHTML =
+            '<link rel="author" href="/humans.txt"><link rel="mercure" href="javascript:alert(1)"><link rel="Preload  MERCURE" href="/.well-known/mercure" last-event-id="urn:uuid:9">';
+        const found = discoverFromDocument(document);
+        expect(found?.hub.href).toBe("https://app.test/.well-known/mercure");
+        expect(found?.lastEventId).toBe("urn:uuid:9");
+        expect(found?.metadataUrl?.href).toBe(`https://app.test${META}/.well-known/mercure`);
+    });
+
+    it("is null when the page has none", () => {
+        document.head.innerHTML = '<link rel="author" href="/humans.txt">';
+        expect(discoverFromDocument(document)).toBeNull();
+    });
+});
+
+describe("locateHub()", () => {
+    it("prefers the page's <link>, then the discover URL's Link header, then /.well-known/mercure", async () => {
+        const api = fakeFetch(() => ({ headers: { Link: "<https://hub.example.com/.well-known/mercure>; rel=mercure" } }));
+        document.head.innerHTML = '<link rel="mercure" href="https://linked.example.com/hub">';
+        expect(await locateHub({ fetch: api.fetch, discover: "/api" })).toMatchObject({ source: "link-element", hub: new URL("https://linked.example.com/hub") });
+        document.head.innerHTML = "";
+        expect(await locateHub({ fetch: api.fetch, discover: "/api" })).toMatchObject({ source: "link-header", hub: new URL("https://hub.example.com/.well-known/mercure") });
+        expect(await locateHub({ fetch: api.fetch })).toMatchObject({ source: "well-known", hub: new URL("https://app.test/.well-known/mercure") });
+        expect(api.calls).toHaveLength(1);
+    });
+
+    it("rejects when the discover URL announces no hub rather than guessing", async () => {
+        const api = fakeFetch(() => ({ status: 404 }));
+        await expect(locateHub({ fetch: api.fetch, discover: "/api", document: null })).rejects.toMatchObject({ code: "discovery_failed", status: 404 });
+    });
+});
+
+describe("findHtmlLinks()", () => {
+    it("reads quoted, single-quoted and unquoted attributes, entities and <base href>", () => {
+        const links = findHtmlLinks(
+            '<base href="https://cdn.test/app/"><LINK REL=mercure HREF=hub title="a &quot;b&quot; &#x263A;"><link rel=\'x\' href=\'../y\'><link rel="no-href">',
+            "https://example.com/",
+        );
+        expect(links.map((link) => [link.rel, link.href, link.attributes["title"]])).toEqual([
+            [["mercure"], "https://cdn.test/app/hub", 'a "b" ☺'],
+            [["x"], "https://cdn.test/y", undefined],
+        ]);
+    });
+});
