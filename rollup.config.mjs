@@ -48,6 +48,10 @@ export default [
         input: "src/index.ts",
         external: esmExternal,
         plugins: [ts()],
+        // The lazy discovery and diagnostics chunks import MercureError and a few helpers from the core: let
+        // dist/index.js export them too (under short names the .d.ts does not declare) rather than move the
+        // core into a shared chunk behind a facade.
+        preserveEntrySignatures: "allow-extension",
         output: { dir: "dist", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "index.js", chunkFileNames: chunkFileNames("js") },
     },
     {
@@ -60,6 +64,7 @@ export default [
         // needs it. A bundler that follows `require` inlines that chunk; bundlers use the ESM build.
         input: "src/index.ts",
         plugins: [nodeResolve(), ts()],
+        preserveEntrySignatures: "allow-extension",
         output: { dir: "dist", format: "cjs", sourcemap, sourcemapExcludeSources, exports: "named", entryFileNames: "index.cjs", chunkFileNames: chunkFileNames("cjs") },
     },
     {

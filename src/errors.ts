@@ -16,6 +16,20 @@
  * - `callback_failed`: a user callback (`here()`, `joining()`, `leaving()`, a listener) threw.
  * - `whisper_disabled`: the server's `client_events` is off, so `whisper()` sent nothing.
  * - `whisper_failed`: the hub refused a whisper publish, or it could not be sent.
+ *
+ * Diagnostics (a probe of the hub after a stream failed for good, or a whisper was refused) name the cause:
+ *
+ * - `invalid_token`: the hub refused the token (audience, issuer, key or expiry; the message says which).
+ * - `insufficient_scope`: the token lacks the subscribe or publish grant the request needs.
+ * - `cookie_missing`: no token reached the hub (cookie name, domain, `SameSite`, `__Secure-` prefix).
+ * - `cors_refused`: the hub's CORS settings do not allow the page origin with credentials.
+ * - `too_many_matchers`: the subscribe request carries more matchers than the hub accepts.
+ * - `publish_origin_refused`: a whisper came from an origin missing from the hub's publish origins.
+ * - `hub_outdated`: a Mercure 0.x hub: upgrade it (the connector stops retrying).
+ * - `hub_not_found`: the hub URL answers, but not as a Mercure hub (404, 405, 410).
+ * - `hub_unreachable`: the hub did not answer, or sent no response headers in time.
+ * - `hub_refused`: the hub refused the request for another reason (another 4xx, a 5xx).
+ * - `discovery_failed`: no hub could be found from the `discover` URL's `Link` header (or `discoverHub()`'s).
  */
 export type MercureErrorCode =
     | "invalid_option"
@@ -31,7 +45,18 @@ export type MercureErrorCode =
     | "presence_snapshot_failed"
     | "callback_failed"
     | "whisper_disabled"
-    | "whisper_failed";
+    | "whisper_failed"
+    | "invalid_token"
+    | "insufficient_scope"
+    | "cookie_missing"
+    | "cors_refused"
+    | "too_many_matchers"
+    | "publish_origin_refused"
+    | "hub_outdated"
+    | "hub_not_found"
+    | "hub_unreachable"
+    | "hub_refused"
+    | "discovery_failed";
 
 /**
  * The error for a feature a later version brings (presence, encryption, whispers): thrown, not swallowed.

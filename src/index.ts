@@ -7,3 +7,5 @@ export { MercurePresenceChannel } from "./channel/mercure-presence-channel";
 export { MercureError, type MercureErrorCode } from "./errors";
 export type { EventSourceConstructor, EventSourceLike, FetchLike, FetchResponseLike } from "./transport/platform";
 export { rawUrlEncode } from "./topic/encode";
+export { discoverHub, discoverFromDocument, parseLinkHeader, type DiscoveredHub, type DiscoverHubOptions, type DocumentLike, type LinkValue } from "./discovery";
+export type { DebugLogger } from "./connector/debug-log";

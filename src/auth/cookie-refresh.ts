@@ -73,6 +73,12 @@ export class CookieRefreshTimer {
         this.cookie = { requestedAt, expiresIn };
     }
 
+    /** When the cookie of the last successful auth expires (wall clock, ms); null when unknown. */
+    expiresAt(): number | null {
+        const cookie = this.cookie;
+        return cookie === null || cookie.expiresIn === null ? null : cookie.requestedAt + cookie.expiresIn * 1_000;
+    }
+
     /**
      * A stream was opened with the cookie of the last auth: call `renew` before the hub may end it.
      * Replaces any earlier schedule.

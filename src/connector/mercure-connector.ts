@@ -22,6 +22,9 @@ import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import { StreamSwitch } from "../transport/stream-switch";
 import { resolvePlatform, type Platform } from "../transport/platform";
 import { CallbackQueue } from "./callback-queue";
+import { resolveDebug } from "./debug-log";
+import { locateByLink, locateNow, type HubLocation } from "./hub-location";
+import { StreamDiagnosis } from "./stream-diagnosis";
 import { RefreshScheduler } from "./refresh-scheduler";
 import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
 
@@ -31,7 +34,7 @@ import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeout
  * Usable as `new Echo({ broadcaster: MercureConnector, host })`. The connector orchestrates; the auth
  * request and the cookie renewal live in `auth/`, channel kinds and classes in `channel/`, topics and
  * URLs in `topic/`, the stream in `transport/`, routing in `dispatch/`, status, backoff and wake-up
- * signals in `status/`, presence members in `presence/`.
+ * signals in `status/`, presence members in `presence/`, hub discovery and diagnostics in `discovery/`.
  *
  * State changes first, user callbacks after: every entry point (a public method, a stream event, a
  * timer, an auth answer) runs its state change inside {@link MercureConnector.settle}, which then runs
@@ -70,6 +73,18 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Resolved platform, or null until the first subscription. */
     private platform: Platform | null = null;
 
+    /** Where the hub is (the `host` option, the page's `<link>`, the `discover` URL), or null until looked up. */
+    private location: HubLocation | null = null;
+
+    /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
+    private initialCursorTaken = false;
+
+    /** The `debug` option's logger, or null (then call sites build no detail objects). */
+    private readonly log = resolveDebug(this.options["debug"]);
+
+    /** Probes the hub once per failure streak to name the cause of a terminal stream failure. */
+    private readonly diagnosis = new StreamDiagnosis();
+
     /** Coalesces joins and leaves into one refresh (auth, then stream) at a time, plus one trailing run. */
     private readonly refresher = new RefreshScheduler(
         () => this.refreshOnce(this.generation),
@@ -83,7 +98,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private granted: ReadonlySet<string> | null = null;
 
     /** The current stream, its make-before-break replacement and the replaced streams still draining. */
-    private readonly streams = new StreamSwitch();
+    private readonly streams = new StreamSwitch((stream) => this.log?.("drain end", { stream: stream.id }));
 
     /** Whether any stream opened since construction, the last `disconnect()` or the last channel left. */
     private everConnected = false;
@@ -186,18 +201,22 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
      * `connect()` or a newly joined channel reconnects them. Leaving channels meanwhile reconnects nothing.
      */
     disconnect(): void {
-        this.settle(() => {
-            this.generation++;
-            this.paused = true;
-            this.abortController.abort();
-            this.abortController = new AbortController();
-            this.wake.stop();
-            this.platform = null;
-            this.refresher.reset();
-            this.dispatcher.reset();
-            this.encrypted.clear();
-            this.windDown();
-        });
+        this.settle(() => this.stop("disconnected"));
+    }
+
+    /** Stop like `disconnect()`, reporting `status` (`failed`: the hub's configuration must change first). */
+    private stop(status: ConnectionStatus): void {
+        this.generation++;
+        this.paused = true;
+        this.abortController.abort();
+        this.abortController = new AbortController();
+        this.wake.stop();
+        this.platform = null;
+        this.location = null;
+        this.refresher.reset();
+        this.dispatcher.reset();
+        this.encrypted.clear();
+        this.windDown(status);
     }
 
     /** Return the joined channel with this full name, creating it by its kind and joining it when needed. */
@@ -248,8 +267,13 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Authorize the current channel set, then open (or keep) the stream that carries it. */
     private async refreshOnce(generation: number): Promise<void> {
+        if (this.platform === null && this.location === null) {
+            this.location = locateNow(this.options.host, this.options["discover"]);
+            if (this.location === null && !(await this.locateByLink(generation))) return;
+        }
         const batch = this.settle(() => this.prepareBatch());
         if (batch === null || generation !== this.generation) return;
+        this.log?.("auth", { channels: batch.names });
         const requestedAt = Date.now();
         const result = await requestAuthorization({
             endpoint: batch.platform.authEndpoint,
@@ -261,6 +285,25 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         });
         if (generation !== this.generation) return;
         this.settle(() => this.applyAuthResult(batch.names, result, batch.platform, requestedAt));
+    }
+
+    /**
+     * [spec] mercure-hub §5: find the hub from the `discover` URL's `Link` header; false when it failed (then
+     * `failed` if the URL answered without a link, else a retry with backoff) or `disconnect()` came first.
+     */
+    private async locateByLink(generation: number): Promise<boolean> {
+        this.log?.("discover", { url: this.options["discover"] });
+        const found = await locateByLink(String(this.options["discover"]), this.options.fetch, this.abortController.signal);
+        if (generation !== this.generation) return false;
+        if (!(found instanceof Error)) this.location = found;
+        else {
+            this.settle(() => {
+                this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, found));
+                if (found.status === undefined) this.backOff();
+                else this.status.set("failed");
+            });
+        }
+        return this.location !== null;
     }
 
     /** Resolve the platform and the names to authorize, and report `connecting`; null when there is nothing to do. */
@@ -280,6 +323,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Act on what the auth answer means for the batch (see {@link interpretBatch}). */
     private applyAuthResult(names: string[], result: AuthResult, platform: Platform, requestedAt: number): void {
         const outcome = interpretBatch(names, result, this.granted, (name) => this.registry.has(name));
+        this.log?.("auth result", outcome.kind === "granted" ? { granted: outcome.granted, denied: outcome.denied } : { outcome: outcome.kind });
         switch (outcome.kind) {
             case "granted":
                 for (const name of outcome.denied) this.evict(name, failures.authDenied(name));
@@ -332,6 +376,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const patterns = this.presence.patterns(platform.hub, granted, topics);
         const url = buildSubscribeUrl(platform.hub, { topics, patterns, lastEventId: this.dispatcher.cursor });
         this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers));
+        this.log?.(reopen ? "reopen" : "stream", { url, channels: granted });
         // [spec] mercure-hub §1.5: replace this stream before the hub may end it.
         const generation = this.generation;
         this.cookieRefresh.arm(resolveHubTimeouts(this.options["hubTimeouts"]), (expired) =>
@@ -352,7 +397,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** A stream opened, for the first time or after a native reconnect. */
     private handleOpen(stream: HubStream): void {
         // A replacement that opens becomes current; the streams it replaces drain, then retire.
+        const replaced = this.streams.current;
         if (!this.streams.opened(stream)) return;
+        this.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
+        this.diagnosis.reset();
         // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
         // anonymous at best; renew instead of reporting `connected`.
         if (this.cookieRefresh.isExpired()) {
@@ -383,7 +431,9 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private seedPresence(stream: HubStream): void {
         const { platform, abortController } = this;
         const { signal } = abortController;
-        if (platform !== null) this.presence.streamOpened(stream.channels, (url) => fetchSnapshot(url, platform.fetch, signal));
+        if (platform === null) return;
+        this.log?.("presence seed", { channels: [...stream.channels] });
+        this.presence.streamOpened(stream.channels, (url) => fetchSnapshot(url, platform.fetch, signal));
     }
 
     /** A subscription event (`event: mercure`) from any stream, for the presence channels (laravel-mercure §5.4 step 6). */
@@ -402,6 +452,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const { id, route } = this.dispatcher.receive(event, (name) => stream.channels.has(name) && this.registry.has(name));
         if (id !== null) this.streams.delivered(stream, id);
         if (route === null) return;
+        this.log?.("event", { id, channels: route.channels });
         if (route.kind === "encrypted") {
             // [spec] laravel-mercure §4.4 step 3: the ledger claimed (id, channel) above, before decryption starts.
             for (const name of route.channels) this.decrypt(name, route.data);
@@ -424,13 +475,17 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             jwe,
             // A left channel or a disconnect silences its queued events, so the channel found now is the one joined.
             (event, payload) => this.registry.get(name)?.deliver(event, payload),
-            (error) => this.settle(() => this.reportEach([name], () => error)),
+            (error) => {
+                this.log?.("decrypt failed", { channel: name, code: error.code });
+                this.settle(() => this.reportEach([name], () => error));
+            },
         );
     }
 
     /** A stream error: report it; a stream that gave up is replaced with backoff. */
     private handleStreamError(stream: HubStream, event: Event, closed: boolean): void {
         const failure = this.streams.failed(stream, closed);
+        this.log?.("stream error", { stream: stream.id, failure });
         if (failure === "ignored") return;
         if (failure !== "replacement_refused") {
             this.registry.markUnsubscribed(stream.channels);
@@ -441,6 +496,24 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
         // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
         if (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null)) this.scheduleRetry();
+        if (failure === "closed") void this.diagnoseStream(stream);
+    }
+
+    /**
+     * Name the cause of a terminal stream failure once per failure streak (a `fetch` probe reads what
+     * `EventSource` hides), after the `stream_error`; a configuration that must change first stops with `failed`.
+     */
+    private async diagnoseStream(stream: HubStream): Promise<void> {
+        const { platform, generation } = this;
+        if (platform === null) return;
+        const named = await this.diagnosis.once(platform, stream, this.cookieRefresh.expiresAt(), this.abortController.signal);
+        // A disconnect() during the probe, or a stream that opened meanwhile: the failure is history.
+        if (named === null || generation !== this.generation || this.streams.current?.isOpen() === true) return;
+        this.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
+        this.settle(() => {
+            this.reportEach(stream.channels, named.error);
+            if (!named.diagnosis.retry) this.stop("failed");
+        });
     }
 
     /** An auth or a stream failed: report `reconnecting` unless a stream still serves, and retry with backoff. */
@@ -477,7 +550,12 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private ensurePlatform(): Platform | null {
         if (this.platform !== null) return this.platform;
         try {
-            this.platform = resolvePlatform(this.options);
+            const location = this.location;
+            this.platform = resolvePlatform({ ...this.options, host: location?.host ?? this.options.host });
+            this.log?.("hub", { url: this.platform.hub.href, source: location?.source });
+            // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
+            if (!this.initialCursorTaken) this.dispatcher.cursor ??= location?.lastEventId ?? null;
+            this.initialCursorTaken = true;
             this.wake.start();
             return this.platform;
         } catch (error) {
@@ -502,8 +580,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error));
     }
 
-    /** Nothing to carry (no channel left, or `disconnect()`): close everything and report `disconnected`. */
-    private windDown(): void {
+    /** Nothing to carry (no channel left, or `disconnect()`): close everything and report `status`. */
+    private windDown(status: ConnectionStatus = "disconnected"): void {
         this.streams.closeAll();
         this.cookieRefresh.reset();
         this.reconnect.reset();
@@ -512,7 +590,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.everConnected = false;
         this.registry.markUnsubscribed();
         this.presence.streamLost();
-        this.status.set("disconnected");
+        this.diagnosis.reset();
+        this.status.set(status);
     }
 }
 

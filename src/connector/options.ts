@@ -1,5 +1,6 @@
 import { DEFAULT_HUB_TIMEOUTS, type HubTimeouts } from "../auth/cookie-refresh";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
+import type { DebugLogger } from "./debug-log";
 
 /**
  * Options of {@link MercureConnector}: the upstream Echo Mercure connector's names, plus additive extras.
@@ -9,6 +10,13 @@ export interface MercureConnectorOptions {
     broadcaster?: unknown;
     /** Hub URL; relative values resolve against the page. Default `/.well-known/mercure` on the page origin; required outside a browser. */
     host?: string | null;
+    /**
+     * Without `host`: a URL whose `Link: <…>; rel="mercure"` header names the hub, fetched when the page has
+     * no `<link rel="mercure">` (before falling back to `/.well-known/mercure`). Its `last-event-id` is the first cursor.
+     */
+    discover?: string | null;
+    /** Log each protocol step: `true` with `console.debug`, or through your function. Never logs cookies, headers or tokens. */
+    debug?: boolean | DebugLogger;
     /** `EventSource` implementation. Default `globalThis.EventSource`. */
     eventSource?: EventSourceConstructor;
     /** `fetch` implementation for the auth request. Default `globalThis.fetch`. */

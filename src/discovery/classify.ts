@@ -22,7 +22,7 @@ export type DiagnosedFailure =
     | { readonly kind: "whisper_post"; readonly status: number | "network"; readonly challenge?: string | null };
 
 /**
- * The cause a diagnosis names (proposed as new `MercureErrorCode`s).
+ * The cause a diagnosis names (each one a `MercureErrorCode`).
  *
  * - `invalid_token`: the hub refused the token (401 `invalid_token`): audience, issuer, key or expiry.
  * - `insufficient_scope`: the token lacks a grant (403).

@@ -2,7 +2,7 @@ import { MercureError } from "../errors";
 import type { DiagnosisCode } from "./classify";
 
 /**
- * The codes this module's errors carry, proposed as new members of `MercureErrorCode`: every
+ * The codes this module's errors carry, all members of `MercureErrorCode`: every
  * {@link DiagnosisCode}, and `discovery_failed` (no hub could be found from a `Link` header or a
  * `<link rel="mercure">`).
  */
@@ -17,6 +17,5 @@ export function discoveryError(
     message: string,
     details: { channel?: string; status?: number; cause?: unknown } = {},
 ): MercureError {
-    // integrator: add DiscoveryErrorCode's members to MercureErrorCode in src/errors.ts, then drop this cast.
-    return new MercureError(code as never, message, details);
+    return new MercureError(code, message, details);
 }

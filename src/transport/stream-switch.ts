@@ -49,6 +49,9 @@ export class StreamSwitch {
     /** The replaced streams still delivering, oldest first (at most {@link MAX_DRAINS}). */
     private readonly drains: Drain[] = [];
 
+    /** Create the switch; `drained` hears of each drain that ends (for the `debug` log). */
+    constructor(private readonly drained?: (stream: HubStream) => void) {}
+
     /**
      * The stream the next reopen is compared with: the candidate if there is one, else the current one.
      */
@@ -111,6 +114,7 @@ export class StreamSwitch {
             clearTimeout(drain.timer);
             drain.stream.retire();
             this.drains.splice(this.drains.indexOf(drain), 1);
+            this.drained?.(drain.stream);
         }
     }
 

@@ -28,8 +28,21 @@ export class FakeAuthServer {
     private readonly held: Array<() => void> = [];
     private holding = false;
 
+    /** The hub probes (GET requests) the connector's diagnostics made, by URL. */
+    readonly probes: string[] = [];
+
+    /**
+     * Answers each GET (a diagnostics probe of the hub); default: the hub accepts it now (200, an event
+     * stream), so a diagnosis names nothing and the usual `stream_error` stands alone.
+     */
+    probeHandler: (url: string, init: RequestInit) => FetchResponseLike | Promise<FetchResponseLike> = () => acceptedStream();
+
     /** The fetch to give the connector. */
     readonly fetch: FetchLike = async (url, init) => {
+        if ((init.method ?? "GET") === "GET") {
+            this.probes.push(url);
+            return this.probeHandler(url, init);
+        }
         const headers = Object.fromEntries(Object.entries((init.headers ?? {}) as Record<string, string>));
         const body = JSON.parse(String(init.body)) as { channel_names: string[] };
         const request: RecordedAuthRequest = { url, init, headers, channelNames: body.channel_names };
@@ -81,4 +94,9 @@ export function grant(names: string[], extra: Record<string, unknown> = {}, deni
 function response(answer: FakeAuthAnswer): FetchResponseLike {
     const text = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
     return { status: answer.status, text: async () => text };
+}
+
+/** A hub's answer accepting a subscription: 200 with an event-stream body that is never read. */
+export function acceptedStream(): FetchResponseLike {
+    return { status: 200, headers: new Headers({ "content-type": "text/event-stream" }), text: async () => "" } as FetchResponseLike;
 }
