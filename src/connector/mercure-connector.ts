@@ -432,7 +432,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const { platform, abortController } = this;
         const { signal } = abortController;
         if (platform === null) return;
-        this.log?.("presence seed", { channels: [...stream.channels] });
+        const seeded = this.log && [...stream.channels].filter((name) => name.startsWith("presence-"));
+        if (seeded && seeded.length > 0) this.log?.("presence seed", { channels: seeded });
         this.presence.streamOpened(stream.channels, (url) => fetchSnapshot(url, platform.fetch, signal));
     }
 

@@ -1,0 +1,194 @@
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { loadDiagnostics } from "../../../src/discovery/load";
+import type { MercureError } from "../../../src/errors";
+import { grant } from "../../fakes/fake-auth-server";
+import { createHarness, HUB, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { fakeFetch, metadataDocument, type FakeAnswer } from "../discovery/fake-hub";
+
+// The unit project's page is https://app.test/dashboard, the harness hub https://app.test/.well-known/mercure.
+const METADATA = "https://app.test/.well-known/oauth-protected-resource/.well-known/mercure";
+
+// The connector loads the diagnostics chunk with import(); loaded once here, it resolves in microtasks.
+beforeAll(async () => {
+    await loadDiagnostics();
+});
+beforeEach(() => useScopedFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+/** Let the probe, the metadata request and the callbacks after them run (microtasks and zero-delay timers). */
+async function settle(): Promise<void> {
+    for (let i = 0; i < 20; i++) await vi.advanceTimersByTimeAsync(0);
+}
+
+/** A harness whose hub answers every probe (GET) with `answer`, and a joined, tracked private channel. */
+async function failingHub(answer: (url: string) => FakeAnswer, options: Record<string, unknown> = {}) {
+    const h = createHarness(options);
+    const hub = fakeFetch((call) => answer(call.url));
+    h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+    h.track(h.connector.privateChannel("orders.1"));
+    await settle();
+    return { h, hub, codes: () => h.errors.map((entry) => entry.error.code) };
+}
+
+describe("a stream that fails for good is diagnosed", () => {
+    it("reports the cause after the stream_error, probing once per failure streak", async () => {
+        const { h, hub, codes } = await failingHub(() => ({ status: 503, body: "maintenance" }));
+        h.stream().emitError(true);
+        await settle();
+        expect(codes()).toEqual(["stream_error", "hub_refused"]);
+        expect(h.errors[1]!.error.channel).toBe("private-orders.1");
+        expect(h.errors[1]!.error.message).toContain('refused the request with HTTP 503 ("maintenance")');
+        expect(hub.calls).toHaveLength(1);
+        // A 503 may pass: retries go on, and the same streak is not probed again.
+        await vi.advanceTimersByTimeAsync(1_500);
+        await settle();
+        h.stream().emitError(true);
+        await settle();
+        expect(codes()).toEqual(["stream_error", "hub_refused", "stream_error"]);
+        expect(hub.calls).toHaveLength(1);
+        // A stream that opens ends the streak: the next terminal failure is probed again.
+        await vi.advanceTimersByTimeAsync(3_000);
+        await settle();
+        h.stream().emitOpen();
+        h.stream().emitError(true);
+        await settle();
+        expect(hub.calls).toHaveLength(2);
+        expect(codes()).toEqual(["stream_error", "hub_refused", "stream_error", "stream_error", "hub_refused"]);
+    });
+
+    it("reports only the stream_error when the hub accepts the same request now", async () => {
+        const { h, hub, codes } = await failingHub(() => ({ status: 200, headers: { "Content-Type": "text/event-stream" } }));
+        h.stream().emitError(true);
+        await settle();
+        expect(hub.calls).toHaveLength(1);
+        expect(codes()).toEqual(["stream_error"]);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+    });
+
+    it("does not probe for an interrupted stream the EventSource reconnects by itself", async () => {
+        const { h, hub } = await failingHub(() => ({ status: 503 }));
+        h.stream().emitError(false);
+        await settle();
+        expect(hub.calls).toHaveLength(0);
+    });
+
+    it("names the audience the hub expects, and stops retrying with status failed", async () => {
+        const { h, codes } = await failingHub((url) =>
+            url.startsWith(HUB)
+                ? { status: 401, headers: { "WWW-Authenticate": `Bearer error="invalid_token", resource_metadata="${METADATA}"` } }
+                : { status: 200, body: metadataDocument("https://hub.internal/.well-known/mercure") },
+        );
+        const statuses: string[] = [];
+        h.connector.onConnectionChange((status) => statuses.push(status));
+        h.stream().emitError(true);
+        await settle();
+        expect(codes()).toEqual(["stream_error", "invalid_token"]);
+        expect(h.errors[1]!.error).toMatchObject({ channel: "private-orders.1", status: 401 });
+        expect(h.errors[1]!.error.message).toContain('the hub expects the audience "https://hub.internal/.well-known/mercure" but is reached at "https://app.test/.well-known/mercure"');
+        expect(h.connector.connectionStatus()).toBe("failed");
+        expect(statuses).toEqual(["reconnecting", "failed"]);
+        const requests = h.auth.requests.length;
+        await vi.advanceTimersByTimeAsync(120_000);
+        expect(h.auth.requests).toHaveLength(requests);
+        expect(h.EventSource.live()).toHaveLength(0);
+        // A newly joined channel starts over.
+        h.connector.channel("news");
+        await settle();
+        expect(h.auth.requests).toHaveLength(requests + 1);
+    });
+
+    it("names the cookie the hub reads when none reached it", async () => {
+        const { h, codes } = await failingHub((url) =>
+            url.startsWith(HUB) ? { status: 401, headers: { "WWW-Authenticate": "Bearer" } } : { status: 200, body: metadataDocument(HUB, { mercure_cookie: "hub_cookie" }) },
+        );
+        h.stream().emitError(true);
+        await settle();
+        expect(codes()).toEqual(["stream_error", "cookie_missing"]);
+        expect(h.errors[1]!.error.message).toContain('"hub_cookie"');
+        expect(h.connector.connectionStatus()).toBe("failed");
+    });
+
+    it("names CORS when the hub on another origin does not allow the page's", async () => {
+        const hubUrl = "https://hub.test/.well-known/mercure";
+        const { h, codes } = await failingHub(() => ({ status: 200, headers: { "Content-Type": "text/event-stream" } }), { host: hubUrl });
+        h.stream().emitError(true);
+        await settle();
+        expect(codes()).toEqual(["stream_error", "cors_refused"]);
+        expect(h.errors[1]!.error.message).toContain("add https://app.test to the hub's cors_origins");
+        expect(h.connector.connectionStatus()).toBe("failed");
+    });
+
+    it("names too many matchers", async () => {
+        const h = createHarness();
+        const hub = fakeFetch(() => ({ status: 400, body: "Bad Request" }));
+        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+        h.auth.handler = (names) => grant(names);
+        // 60 presence channels: a match and a match_urlpattern each.
+        for (let i = 0; i < 60; i++) h.track(h.connector.presenceChannel(`room.${i}`));
+        await settle();
+        h.stream().emitError(true);
+        await settle();
+        expect(new URL(hub.calls[0]!.url).searchParams.getAll("match")).toHaveLength(120);
+        const diagnosed = h.errors.filter((entry) => entry.error.code === "too_many_matchers");
+        expect(diagnosed).toHaveLength(60);
+        expect(diagnosed[0]!.error.message).toContain("carries 120 topic matchers");
+        expect(h.connector.connectionStatus()).toBe("failed");
+    });
+
+    it("names a pre-1.0 hub once, and no reconnect loop follows", async () => {
+        const { h, hub, codes } = await failingHub(() => ({ status: 400, body: 'Missing "topic" parameter.' }));
+        h.stream().emitError(true);
+        await settle();
+        expect(codes()).toEqual(["stream_error", "hub_outdated"]);
+        expect(h.errors[1]!.error.message).toContain("upgrade the hub to Mercure 1.0");
+        expect(h.connector.connectionStatus()).toBe("failed");
+        await vi.advanceTimersByTimeAsync(300_000);
+        expect(h.auth.requests).toHaveLength(1);
+        expect(h.EventSource.instances).toHaveLength(1);
+        expect(hub.calls).toHaveLength(1);
+    });
+
+    it("reports nothing when disconnect() comes during the probe", async () => {
+        let answer: (value: FakeAnswer) => void = () => undefined;
+        const h = createHarness();
+        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
+        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+        h.track(h.connector.privateChannel("orders.1"));
+        await settle();
+        h.stream().emitError(true);
+        await settle();
+        expect(hub.calls).toHaveLength(1);
+        h.connector.disconnect();
+        answer({ status: 400, body: 'Missing "topic" parameter.' });
+        await settle();
+        expect(h.errors.map((entry) => entry.error.code)).toEqual(["stream_error"]);
+        expect(h.connector.connectionStatus()).toBe("disconnected");
+    });
+
+    it("reports nothing when a stream opened during the probe", async () => {
+        let answer: (value: FakeAnswer) => void = () => undefined;
+        const h = createHarness();
+        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
+        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+        h.track(h.connector.privateChannel("orders.1"));
+        await settle();
+        h.stream().emitError(true);
+        await vi.advanceTimersByTimeAsync(1_500);
+        await settle();
+        h.stream().emitOpen();
+        answer({ status: 503 });
+        await settle();
+        expect(h.errors.map((entry) => entry.error.code)).toEqual(["stream_error"]);
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+});
+
+describe("a diagnosis error", () => {
+    it("is a MercureError with the channel and status", async () => {
+        const { h } = await failingHub(() => ({ status: 403 }));
+        h.stream().emitError(true);
+        await settle();
+        const error: MercureError = h.errors[1]!.error;
+        expect(error).toMatchObject({ name: "MercureError", code: "insufficient_scope", channel: "private-orders.1", status: 403 });
+    });
+});
