@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { runDoctor } from "../../src/dev/doctor";
 import { diagnose } from "../../src/discovery/diagnose";
 import { WhisperPublisher } from "../../src/whisper/publish";
 import type { MercureError } from "../../src/errors";
 import { deploy, joinOrders, lastRefusedStream, pageClient, pageFetch, type Deployment, type DeploymentKind } from "./support/deployments";
 import type { NodeClient } from "./support/stack";
+import { waitFor } from "./support/wait";
 
 const running: Deployment[] = [];
 const clients: NodeClient[] = [];
@@ -125,5 +127,57 @@ describe("diagnose() against the dev stack configured wrongly", () => {
         const probed = new URLSearchParams(probes[0]!.query);
         expect(probed.getAll("match")).toHaveLength([...failed.keys()].filter((name) => name.startsWith("match")).length);
         expect(probes[0]!.query).not.toContain("orders");
+    });
+});
+
+/**
+ * Join `private-orders.1` through the connector and wait for the error that names the cause (the one after
+ * the stream_error); then run `doctor` on the same deployment with the cookie the app set.
+ */
+async function connectorAndDoctor(kind: DeploymentKind) {
+    const { deployment, client } = await start(kind);
+    const errors: MercureError[] = [];
+    client.echo.private("orders.1").error((error: MercureError) => errors.push(error));
+    await waitFor(() => errors.some((error) => error.code !== "stream_error"), "the connector to name the cause", 20_000);
+    const cause = errors.find((error) => error.code !== "stream_error")!;
+    const value = client.jar.get(deployment.cookieName);
+    const report = await runDoctor({ appUrl: deployment.appUrl, cookie: value === undefined ? null : { name: deployment.cookieName, value } });
+    const doctor = report.checks
+        .filter((check) => check.verdict === "fail")
+        .map((check) => `${check.name}: ${check.detail} fix: ${check.fix ?? ""}`)
+        .join("\n");
+    return { deployment, client, errors, cause, doctor };
+}
+
+describe("the connector's error() names the cause, as doctor does", () => {
+    it("wrong audience: invalid_token, then status failed and no more retries", async () => {
+        const { client, errors, cause, doctor } = await connectorAndDoctor("audience");
+        expect(errors[0]!.code).toBe("stream_error");
+        expect(cause).toMatchObject({ code: "invalid_token", channel: "private-orders.1", status: 401 });
+        expect(cause.message).toContain('the hub expects the audience "http://hub.example/.well-known/mercure"');
+        expect(client.echo.connector.connectionStatus()).toBe("failed");
+        const fix = `set Laravel's MERCURE_PUBLIC_URL to "http://hub.example/.well-known/mercure"`;
+        expect(cause.message).toContain(fix);
+        expect(doctor).toContain(fix);
+    });
+
+    it("wrong cookie name: cookie_missing naming the cookie the hub reads", async () => {
+        const { cause, doctor } = await connectorAndDoctor("cookie_name");
+        expect(cause).toMatchObject({ code: "cookie_missing", status: 401 });
+        expect(cause.message).toContain('MERCURE_COOKIE_NAME is "mercure_access_token"');
+        expect(doctor).toContain('the hub reads "mercure_access_token"');
+    });
+
+    it("pre-1.0 hub: hub_outdated, one error, and no reconnect loop", async () => {
+        const { deployment, client, errors, cause, doctor } = await connectorAndDoctor("legacy");
+        expect(cause.code).toBe("hub_outdated");
+        expect(cause.message).toContain("upgrade the hub to Mercure 1.0");
+        expect(doctor).toContain("upgrade the hub to Mercure 1.0");
+        expect(client.echo.connector.connectionStatus()).toBe("failed");
+        const streams = deployment.hub.stats.subscribeConnections.length;
+        // Well past the first backoff (1 s ± 20 %): a reconnect loop would have reopened by now.
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+        expect(deployment.hub.stats.subscribeConnections.length).toBe(streams);
+        expect(errors.map((error) => error.code)).toEqual(["stream_error", "hub_outdated"]);
     });
 });
