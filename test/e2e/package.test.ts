@@ -50,18 +50,30 @@ describe("the published package", () => {
         expect(out).toBe("function function true laravel-echo-mercure");
     });
 
-    it("keeps jose and the JWE code out of dist/index.js: one chunk, reached only through import()", () => {
+    it("keeps jose, the JWE code, discovery and diagnostics out of dist/index.js: chunks reached only through import()", () => {
         const core = readFileSync("dist/index.js", "utf8");
         const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
-        expect(chunks).toHaveLength(1);
-        const chunk = readFileSync(`dist/chunks/${chunks[0]}`, "utf8");
-        // The core's only module edges: laravel-echo statically, the chunk dynamically.
-        expect([...core.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1])).toEqual(["laravel-echo"]);
-        expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1])).toEqual([`./chunks/${chunks[0]}`]);
+        const named = (prefix: string) => {
+            const found = chunks.filter((file) => file.startsWith(prefix + "-"));
+            expect(found, prefix).toHaveLength(1);
+            return found[0]!;
+        };
+        const [jwe, diagnose, discover, shared] = ["jwe", "diagnose", "discover", "discovery-error"].map(named) as [string, string, string, string];
+        expect(chunks).toHaveLength(4);
+        const staticImports = (code: string) => [...code.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]);
+        const read = (file: string) => readFileSync(`dist/chunks/${file}`, "utf8");
+        // The core's only module edges: laravel-echo statically, the three lazy entries dynamically.
+        expect(staticImports(core)).toEqual(["laravel-echo"]);
+        expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual([diagnose, discover, jwe].map((file) => `./chunks/${file}`).sort());
         for (const jweCode of ["compactDecrypt", "CompactEncrypt", "subtle.importKey", "maxDecompressedLength"]) expect(core).not.toContain(jweCode);
-        // The chunk imports jose and nothing of the core.
-        expect([...chunk.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1])).toEqual(["jose"]);
-        expect(chunk).toContain("compactDecrypt");
+        // The JWE chunk imports jose and nothing of the core.
+        expect(staticImports(read(jwe))).toEqual(["jose"]);
+        expect(read(jwe)).toContain("compactDecrypt");
+        // Diagnostics and discovery import the core (MercureError, the link parser) and their shared helpers, never each other.
+        for (const chunk of [diagnose, discover]) expect(staticImports(read(chunk)).filter((id) => id !== "laravel-echo").sort()).toEqual(["../index.js", `./${shared}`]);
+        expect(staticImports(read(shared))).toEqual(["../index.js"]);
+        for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata"]) expect(core).not.toContain(diagnosticsCode);
+        expect(core).not.toContain("function locateHub");
     });
 
     it("requires the dev stack from CommonJS (Node.js >= 20.19 loads its ESM through the default condition)", () => {
