@@ -34,6 +34,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { CliUsageError, parseCliArgs } from "../../../src/dev/cli-args";
+import { DoctorUsageError, parseDoctorArgs } from "../../../src/dev/doctor/args";
 
 /** The package root (the directory of package.json). */
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url)).replace(/\/$/, "");
@@ -389,10 +390,12 @@ export function commandProblems(command: ShellCommand, manifest: PackageManifest
             const [tool, ...rest] = args;
             if (tool !== manifest.name) return [`${at}: the README check only knows "npx ${manifest.name}"`];
             try {
-                parseCliArgs(rest);
+                // `doctor` parses its own arguments, as the CLI does (src/dev/cli.ts).
+                if (rest[0] === "doctor") parseDoctorArgs(rest.slice(1));
+                else parseCliArgs(rest);
                 return [];
             } catch (error) {
-                if (error instanceof CliUsageError) return [`${at}: the CLI refuses it: ${error.message}`];
+                if (error instanceof CliUsageError || error instanceof DoctorUsageError) return [`${at}: the CLI refuses it: ${error.message}`];
                 throw error;
             }
         }
