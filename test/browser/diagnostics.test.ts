@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/c
 const chromium = findChromium();
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PAGE = "/diagnostics.html";
+const CONNECTOR_PAGE = "/connector.html";
 
 /**
  * Bundle `src/discovery/diagnose.ts` as one ES module, transpiling TypeScript file by file: what the
@@ -54,10 +55,15 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("diagnose() in Chromium", () =
     beforeAll(async () => {
         bundleDir = mkdtempSync(join(tmpdir(), "diagnostics-bundle-"));
         writeFileSync(join(bundleDir, "diagnose.js"), await bundleDiagnostics());
+        // The connector as a <script> tag loads it (the IIFE build holds the diagnostics chunk inline).
+        copyFileSync(join(ROOT, "dist/laravel-echo-mercure.iife.js"), join(bundleDir, "laravel-echo-mercure.iife.js"));
         browser = await launchChromium(chromium);
         app = await startDevServer({
             distDir: bundleDir,
-            pages: { [PAGE]: '<!doctype html><title>diagnostics</title><script type="module">import * as d from "/dist/diagnose.js"; window.diagnostics = d;</script>' },
+            pages: {
+                [CONNECTOR_PAGE]: '<!doctype html><title>connector</title><script src="/dist/laravel-echo-mercure.iife.js"></script>',
+                [PAGE]: '<!doctype html><title>diagnostics</title><script type="module">import * as d from "/dist/diagnose.js"; window.diagnostics = d;</script>' ,
+            },
         });
         page = await (await browser.newContext()).newPage();
         await page.goto(app.url + PAGE);
@@ -121,5 +127,34 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("diagnose() in Chromium", () =
     it("reads the challenge of a same-origin hub: no cookie reached it", async () => {
         const result = await diagnoseInPage(app!.hubUrl);
         expect(result).toMatchObject({ code: "cookie_missing", status: 401 });
+    });
+
+    it("the connector's error() names CORS when the hub does not allow the page origin, and stops with failed", async () => {
+        const refusing = await hub([]);
+        const connectorPage = await (await browser!.newContext()).newPage();
+        try {
+            await connectorPage.goto(app!.url + CONNECTOR_PAGE);
+            const seen = await connectorPage.evaluate(async (hubUrl) => {
+                type Failure = { code: string; message: string };
+                type EchoLike = { channel(name: string): { error(callback: (error: Failure) => void): unknown }; connector: { connectionStatus(): string } };
+                const { MercureEcho } = (window as unknown as { EchoMercure: { MercureEcho: new (options: object) => EchoLike } }).EchoMercure;
+                const echo = new MercureEcho({ host: hubUrl });
+                const codes: string[] = [];
+                return new Promise<{ codes: string[]; message: string; status: string } | { timedOut: string[] }>((resolve) => {
+                    echo.channel("news").error((error) => {
+                        codes.push(error.code);
+                        if (error.code !== "stream_error") resolve({ codes, message: error.message, status: echo.connector.connectionStatus() });
+                    });
+                    setTimeout(() => resolve({ timedOut: codes }), 30_000);
+                });
+            }, refusing.url);
+            expect(seen).toEqual({
+                codes: ["stream_error", "cors_refused"],
+                message: expect.stringContaining(`add ${app!.url} to the hub's cors_origins`),
+                status: "failed",
+            });
+        } finally {
+            await connectorPage.context().close();
+        }
     });
 });
