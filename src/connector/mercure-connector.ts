@@ -1,12 +1,13 @@
 import { Connector, type ConnectionStatus } from "laravel-echo";
 import { requestAuthorization, type AuthResult } from "../auth/auth-client";
+import type { AuthResponse } from "../auth/auth-response";
 import { interpretBatch } from "../auth/batch-outcome";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
 import { MercurePresenceChannel } from "../channel/mercure-presence-channel";
-import type { MercurePrivateChannel } from "../channel/mercure-private-channel";
+import { MercurePrivateChannel, type WhisperLink } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
@@ -18,9 +19,12 @@ import { StatusStore } from "../status/status-store";
 import { WakeSignals } from "../status/wake-signals";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
+import { streamBudget } from "../transport/connection-budget";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
-import { StreamSwitch } from "../transport/stream-switch";
+import { OPEN_DEADLINE_MS, StreamSwitch, type Stall } from "../transport/stream-switch";
 import { resolvePlatform, type Platform } from "../transport/platform";
+import type { WhisperTarget } from "../whisper/publish";
+import { Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
 import { RefreshScheduler } from "./refresh-scheduler";
 import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
@@ -30,14 +34,16 @@ import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeout
  *
  * Usable as `new Echo({ broadcaster: MercureConnector, host })`. The connector orchestrates; the auth
  * request and the cookie renewal live in `auth/`, channel kinds and classes in `channel/`, topics and
- * URLs in `topic/`, the stream in `transport/`, routing in `dispatch/`, status, backoff and wake-up
- * signals in `status/`, presence members in `presence/`.
+ * URLs in `topic/`, the streams and the connection budget in `transport/`, routing in `dispatch/`,
+ * status, backoff and wake-up signals in `status/`, presence members in `presence/`, whisper publishing
+ * and the per-channel whisper streams in `whisper/` (loaded on first use).
  *
  * State changes first, user callbacks after: every entry point (a public method, a stream event, a
  * timer, an auth answer) runs its state change inside {@link MercureConnector.settle}, which then runs
  * the `error()`, `subscribed()` and `onConnectionChange()` callbacks the change produced. Presence
  * callbacks run from the subscription event or the snapshot answer that caused them, once the connector's
  * own state has moved (cursor, drains); one that calls `leave()` or `disconnect()` silences what follows.
+ * Whisper listeners and whisper errors run through the same queue.
  */
 export class MercureConnector extends Connector<"null", MercureChannel, MercurePrivateChannel, MercurePresenceChannel> {
     /** Joined channels by full name, in join order (the order of the auth batch). */
@@ -57,6 +63,38 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** The joined presence channels' members, seeded from snapshots and kept by subscription events. */
     private readonly presence = createPresenceRooms();
+
+    /** Whisper publishing and the per-channel whisper streams (laravel-mercure §7), sharing the crypto above. */
+    private readonly whispers = new Whispers(
+        {
+            locate: (name) => this.whisperTarget(name),
+            refresh: () => {
+                this.scheduleRefresh();
+                return !this.paused;
+            },
+            report: (name, error) => this.settle(() => this.reportEach([name], () => error)),
+            // Only after an auth (the platform is resolved); drains end early if the budget needs their connections.
+            open: (url, name, topic, handlers) => {
+                this.streams.trimDrains(this.budget() - this.whispers.size - 1);
+                return new HubStream((this.platform as Platform).EventSource, url, [name], [topic], handlers);
+            },
+            deliver: (name, event, payload) => this.settle(() => this.callbacks.defer(() => this.registry.get(name)?.deliver(event, payload))),
+            // [spec] laravel-mercure §7.3: the shared re-auth and backoff; a healthy main stream is not reopened.
+            failed: () => this.settle(() => this.scheduleRetry(false)),
+        },
+        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.budget() - 1 },
+    );
+
+    /** What a joined guarded channel's `whisper()` and whisper listeners call; channels left since are ignored. */
+    private readonly whisperLink: WhisperLink = {
+        whisper: (channel, event, data) => {
+            if (this.registry.get(channel.name) === channel) this.whispers.whisper(channel.name, event, data);
+        },
+        listening: (channel) =>
+            this.settle(() => {
+                if (this.registry.get(channel.name) === channel) this.whispers.listen(channel.name, channel.hasWhisperListeners());
+            }),
+    };
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
     private generation = 0;
@@ -82,8 +120,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** The channels the last successful auth granted (the cookie covers them), or null. */
     private granted: ReadonlySet<string> | null = null;
 
+    /** The last successful auth response (its topic prefix and `client_events`), or null. */
+    private response: AuthResponse | null = null;
+
     /** The current stream, its make-before-break replacement and the replaced streams still draining. */
-    private readonly streams = new StreamSwitch();
+    private readonly streams = new StreamSwitch((stream, stall) => this.settle(() => this.handleStalled(stream, stall)));
 
     /** Whether any stream opened since construction, the last `disconnect()` or the last channel left. */
     private everConnected = false;
@@ -163,6 +204,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.presence.remove(name);
         if (this.registry.remove(name) === undefined) return;
         this.encrypted.drop(name);
+        this.whispers.drop(name);
         this.scheduleRefresh();
     }
 
@@ -196,6 +238,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             this.refresher.reset();
             this.dispatcher.reset();
             this.encrypted.clear();
+            this.whispers.clear();
             this.windDown();
         });
     }
@@ -206,18 +249,15 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         if (existing !== undefined) return existing;
         const channel = this.registry.add(name, this.options);
         if (channel instanceof MercurePresenceChannel) this.presence.add(channel);
+        if (channel instanceof MercurePrivateChannel) channel.whisperLink = this.whisperLink;
         this.paused = false;
         this.scheduleRefresh();
         return channel;
     }
 
-    /** Run a state change, then the user callbacks it produced (see {@link CallbackQueue}). */
+    /** Run a state change, then the user callbacks it produced (see {@link CallbackQueue}; nested, the outermost runs them). */
     private settle<T>(change: () => T): T {
-        try {
-            return change();
-        } finally {
-            this.callbacks.flush();
-        }
+        return this.callbacks.run(change);
     }
 
     /** Report an error on each named joined channel's `error()` callbacks, once the state is settled. */
@@ -249,8 +289,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Authorize the current channel set, then open (or keep) the stream that carries it. */
     private async refreshOnce(generation: number): Promise<void> {
         const batch = this.settle(() => this.prepareBatch());
+        if (batch === null) this.whispers.authFailed();
         if (batch === null || generation !== this.generation) return;
         const requestedAt = Date.now();
+        this.whispers.authStarted();
         const result = await requestAuthorization({
             endpoint: batch.platform.authEndpoint,
             headers: this.options.auth.headers,
@@ -284,6 +326,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             case "granted":
                 for (const name of outcome.denied) this.evict(name, failures.authDenied(name));
                 this.granted = new Set(outcome.granted);
+                this.response = outcome.response;
                 this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
                 // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
                 // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
@@ -291,8 +334,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                     outcome.granted.map((name) => [name, outcome.response.channels.get(name)?.jwk ?? null] as const),
                     (name, error) => this.reportEach([name], () => error),
                 );
+                // [spec] laravel-mercure §7.3: whisper streams follow every auth, before the main stream counts them.
+                const { topicPrefix, clientEvents } = outcome.response;
+                this.whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted: outcome.granted });
                 if (outcome.granted.length === 0) this.windDown();
-                else this.openStream(outcome.granted, outcome.response.topicPrefix, platform);
+                else this.openStream(outcome.granted, topicPrefix, platform);
                 return;
             case "newcomers_rejected":
                 for (const name of outcome.newcomers) this.evict(name, failures.authRejectedNewcomer(name, outcome.status, outcome.newcomers));
@@ -301,14 +347,13 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             case "rejected":
                 this.reportEach(names, (name) => failures.authRejected(name, outcome.status, platform.authEndpoint));
                 this.backOff();
-                return;
+                break;
             case "failed":
                 this.reportEach(names, (name) => failures.authFailed(name, platform.authEndpoint, outcome.status, outcome.cause));
                 this.backOff();
-                return;
-            case "aborted":
-                return;
+                break;
         }
+        this.whispers.authFailed();
     }
 
     /**
@@ -328,10 +373,20 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             }
             return;
         }
+        this.createStream(granted, topics, platform);
+    }
+
+    /**
+     * Create the stream for `granted` within the connection budget (over HTTP/1.1 with whisper streams, the
+     * current stream may close first); a `fallback` replaces a stalled one and is watched in turn.
+     */
+    private createStream(granted: string[], topics: string[], platform: Platform, fallback = false): void {
+        const broken = this.streams.makeRoom(this.budget() - this.whispers.size);
+        if (broken !== null) this.lose(broken.channels);
         // [spec] laravel-mercure §4.1: match per channel, match_urlpattern per presence channel, last_event_id when reopening.
         const patterns = this.presence.patterns(platform.hub, granted, topics);
         const url = buildSubscribeUrl(platform.hub, { topics, patterns, lastEventId: this.dispatcher.cursor });
-        this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers));
+        this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers), fallback);
         // [spec] mercure-hub §1.5: replace this stream before the hub may end it.
         const generation = this.generation;
         this.cookieRefresh.arm(resolveHubTimeouts(this.options["hubTimeouts"]), (expired) =>
@@ -432,11 +487,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private handleStreamError(stream: HubStream, event: Event, closed: boolean): void {
         const failure = this.streams.failed(stream, closed);
         if (failure === "ignored") return;
-        if (failure !== "replacement_refused") {
-            this.registry.markUnsubscribed(stream.channels);
-            this.presence.streamLost(stream.channels);
-            this.status.set("reconnecting");
-        }
+        if (failure !== "replacement_refused") this.lose(stream.channels);
         this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
         // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
         // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
@@ -449,11 +500,35 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.scheduleRetry();
     }
 
-    /** Schedule one full refresh after a jittered exponential backoff (one at a time). */
-    private scheduleRetry(): void {
+    /**
+     * A stream missed its open deadline. A replacement: close every stream, freeing their connections, and
+     * open one that resumes from the cursor (the ledger drops what comes twice). A fallback: nothing of ours
+     * is left to close; report the likely cause and retry with backoff.
+     */
+    private handleStalled(stream: HubStream, stall: Stall): void {
+        const platform = this.platform;
+        if (platform === null) return;
+        const replaced = this.streams.current;
+        this.streams.closeAll();
+        this.lose(replaced?.channels ?? stream.channels);
+        if (stall === "replacement") return this.createStream([...stream.channels], [...stream.topics], platform, true);
+        this.reportEach(stream.channels, (name) => failures.streamStalled(name, OPEN_DEADLINE_MS / 1_000));
+        this.scheduleRetry();
+    }
+
+    /** A stream no longer serves: its channels count as unsubscribed, their presence out of sync, until another opens. */
+    private lose(channels: Iterable<string>): void {
+        this.registry.markUnsubscribed(channels);
+        this.presence.streamLost(channels);
+        this.status.set("reconnecting");
+    }
+
+    /** Schedule one refresh after a jittered exponential backoff (one at a time); `reopen` (noted now): with a new stream. */
+    private scheduleRetry(reopen = true): void {
+        if (reopen) this.reopenRequested = true;
         const generation = this.generation;
         this.reconnect.schedule(() => {
-            if (generation === this.generation) this.scheduleRefresh(true);
+            if (generation === this.generation) this.scheduleRefresh();
         });
     }
 
@@ -465,11 +540,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private renew(expired: boolean): void {
         this.cookieRefresh.cancel();
         const stale = this.streams.current;
-        if (expired && stale !== null) {
-            this.registry.markUnsubscribed(stale.channels);
-            this.presence.streamLost(stale.channels);
-            this.status.set("reconnecting");
-        }
+        if (expired && stale !== null) this.lose(stale.channels);
         this.scheduleRefresh(true);
     }
 
@@ -487,6 +558,19 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         }
     }
 
+    /** How many streams this connector may hold on the hub (see {@link streamBudget}). */
+    private budget(): number {
+        return this.platform === null ? Infinity : streamBudget(this.platform.hub);
+    }
+
+    /** Where a whisper on `name` goes (laravel-mercure §7.2): null when not joined, `pending` until its auth answer is known. */
+    private whisperTarget(name: string): WhisperTarget | null | "pending" {
+        const { platform, response } = this;
+        if (this.paused || !this.registry.has(name)) return null;
+        if (platform === null || response === null || this.granted?.has(name) !== true) return "pending";
+        return { hub: platform.hub, fetch: platform.fetch, topicPrefix: response.topicPrefix, clientEvents: response.clientEvents };
+    }
+
     /** Evict the channels past the 100th with an explicit error; returns the names to authorize. */
     private enforceChannelLimit(): string[] {
         const names = this.registry.names();
@@ -499,6 +583,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.presence.remove(name);
         const channel = this.registry.remove(name);
         this.encrypted.drop(name);
+        this.whispers.drop(name);
         if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error));
     }
 
@@ -508,6 +593,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.cookieRefresh.reset();
         this.reconnect.reset();
         this.granted = null;
+        this.response = null;
         this.reopenRequested = false;
         this.everConnected = false;
         this.registry.markUnsubscribed();
