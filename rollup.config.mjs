@@ -1,6 +1,6 @@
 // Builds every published file from src/ (see "exports" in package.json):
 //   dist/index.js                         the connector (ESM), laravel-echo left external (a peer dependency)
-//   dist/chunks/*.js                      lazily loaded code (the JWE code of encrypted channels), ESM
+//   dist/chunks/*.js                      lazily loaded code (the JWE code of encrypted channels, whispers), ESM
 //   dist/index.cjs + dist/chunks/*.cjs    the connector (CJS), laravel-echo's base classes inside (see below)
 //   dist/index.d.ts + dist/index.d.cts    bundled types for ESM and CJS consumers
 //   dist/laravel-echo-mercure.iife.js     self-contained browser build, laravel-echo inside: window.EchoMercure
@@ -20,9 +20,14 @@ const chunkFileNames = (extension) => `chunks/[name]-[hash].${extension}`;
 const ts = () => typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: true });
 const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "urlpattern-polyfill" || id.startsWith("urlpattern-polyfill/") || id === "laravel-echo";
 
+// The whisper chunk uses modules of the core (MercureError, topics): the core exports them to it under
+// short internal names, beside its public exports, rather than becoming a facade of a shared chunk.
+const preserveEntrySignatures = "allow-extension";
+
 export default [
     {
         input: "src/index.ts",
+        preserveEntrySignatures,
         external: esmExternal,
         plugins: [ts()],
         output: { dir: "dist", format: "es", sourcemap: true, entryFileNames: "index.js", chunkFileNames: chunkFileNames("js") },
@@ -36,6 +41,7 @@ export default [
         // this build already carries its dependencies): Node.js loads it only when an encrypted channel
         // needs it. A bundler that follows `require` inlines that chunk; bundlers use the ESM build.
         input: "src/index.ts",
+        preserveEntrySignatures,
         plugins: [nodeResolve(), ts()],
         output: { dir: "dist", format: "cjs", sourcemap: true, exports: "named", entryFileNames: "index.cjs", chunkFileNames: chunkFileNames("cjs") },
     },

@@ -50,18 +50,22 @@ describe("the published package", () => {
         expect(out).toBe("function function true laravel-echo-mercure");
     });
 
-    it("keeps jose and the JWE code out of dist/index.js: one chunk, reached only through import()", () => {
+    it("keeps jose, the JWE code and the whisper code out of dist/index.js: two chunks, reached only through import()", () => {
         const core = readFileSync("dist/index.js", "utf8");
-        const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
-        expect(chunks).toHaveLength(1);
-        const chunk = readFileSync(`dist/chunks/${chunks[0]}`, "utf8");
-        // The core's only module edges: laravel-echo statically, the chunk dynamically.
-        expect([...core.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1])).toEqual(["laravel-echo"]);
-        expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1])).toEqual([`./chunks/${chunks[0]}`]);
+        const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js")).sort();
+        expect(chunks.map((file) => file.replace(/-[\w-]+\.js$/, ""))).toEqual(["jwe", "whisper"]);
+        const [jwe, whisper] = chunks.map((file) => readFileSync(`dist/chunks/${file}`, "utf8")) as [string, string];
+        const staticImports = (code: string) => [...code.matchAll(/^import\b.*?['"]([^'"]+)['"]/gm)].map((match) => match[1]);
+        // The core's only module edges: laravel-echo statically, the chunks dynamically.
+        expect(staticImports(core)).toEqual(["laravel-echo"]);
+        expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(chunks.map((file) => `./chunks/${file}`));
         for (const jweCode of ["compactDecrypt", "CompactEncrypt", "subtle.importKey", "maxDecompressedLength"]) expect(core).not.toContain(jweCode);
-        // The chunk imports jose and nothing of the core.
-        expect([...chunk.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1])).toEqual(["jose"]);
-        expect(chunk).toContain("compactDecrypt");
+        for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper"]) expect(core).not.toContain(whisperCode);
+        // The JWE chunk imports jose and nothing of the core; the whisper chunk only the core (MercureError, topics).
+        expect(staticImports(jwe)).toEqual(["jose"]);
+        expect(jwe).toContain("compactDecrypt");
+        expect(staticImports(whisper)).toEqual(["../index.js", "laravel-echo"]);
+        expect(whisper).toContain("class WhisperPublisher");
     });
 
     it("packs only dist, the README, the licence and package.json", () => {
