@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { MercureConnectorOptions } from "../../../src/connector/options";
 import type { MercureError } from "../../../src/errors";
 import type { FetchLike } from "../../../src/transport/platform";
-import { OPEN_DEADLINE_MS } from "../../../src/transport/stream-switch";
+import { DRAIN_MS, OPEN_DEADLINE_MS } from "../../../src/transport/stream-switch";
 // Loaded here too, so that the connector's dynamic import of it finds it in the module cache at once.
 import "../../../src/whisper";
 import { createHarness, envelope, HUB, topic, useScopedFakeTimers } from "../../fakes/connector-harness";
@@ -348,15 +348,20 @@ describe("the connection budget on an HTTP/1.1 hub (never deadlocks)", () => {
     });
 
     it("ends draining streams early when a whisper stream needs their connection", async () => {
-        const { w } = await pool(2);
+        const { w } = await pool(3);
+        w.privateChannel("chat.4");
+        await settle(w.h);
+        w.h.EventSource.last().emitOpen();
+        await vi.advanceTimersByTimeAsync(DRAIN_MS); // the stream it replaced is gone
         const old = w.main();
         w.privateChannel("orders.1");
         await settle(w.h);
-        w.h.EventSource.last().emitOpen(); // the old stream drains: main, drain and two whisper streams
+        w.h.EventSource.last().emitOpen(); // the old stream drains: main, drain and three whisper streams
         expect(old.closed).toBe(false);
-        w.listen("chat.3"); // four whisper streams: nothing may drain beside the main stream
-        await settle(w.h);
+        expect(w.h.EventSource.live()).toHaveLength(5);
+        w.privateChannel("chat.4").listenForWhisper("typing", () => undefined); // no auth, a fourth whisper stream
         expect(old.closed).toBe(true);
+        expect(w.whisperStreams()).toHaveLength(4);
         expect(w.h.EventSource.live()).toHaveLength(5);
     });
 
