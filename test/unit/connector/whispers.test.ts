@@ -259,6 +259,42 @@ describe("whisper(), wired", () => {
     });
 });
 
+describe("whispers across auth answers and disconnect(), wired", () => {
+    it("closes the whisper stream of a channel the next auth denies, and the others stay", async () => {
+        const w = whisperHarness();
+        w.listen("chat.1");
+        w.listen("orders.1");
+        await settle(w.h);
+        const chat = w.whisperStream("private-chat.1");
+        w.h.auth.handler = (names) => grant(names, {}, ["private-orders.1"]);
+        w.privateChannel("news.1");
+        await settle(w.h);
+        expect(w.log).toEqual(["private-orders.1:!auth_denied"]);
+        expect(w.whisperStreams()).toEqual([chat]);
+    });
+
+    it("disconnect() closes every whisper stream and drops whispers not sent yet; connect() reopens the streams", async () => {
+        const w = whisperHarness();
+        w.listen("chat.1");
+        await settle(w.h);
+        w.whisperStream("private-chat.1").emitMessage(envelope(["private-chat.1"], "client-typing", {}, "peer.1"), "w-1");
+        w.h.auth.hold();
+        w.privateChannel("orders.1").whisper("typing", {}); // waits for its channel's first auth
+        await settle(w.h);
+        w.h.connector.disconnect();
+        w.h.auth.release();
+        await settle(w.h);
+        expect(w.whisperStreams()).toEqual([]);
+        expect(w.posts).toEqual([]);
+        w.h.connector.connect();
+        await settle(w.h);
+        const reopened = w.whisperStream("private-chat.1");
+        expect(reopened.param("last_event_id")).toBeNull(); // disconnect() forgets every cursor
+        expect(w.posts).toEqual([]);
+        expect(w.errors).toEqual([]);
+    });
+});
+
 describe("whisper stream failures, wired", () => {
     it("a whisper stream that fails for good reports stream_error and takes the shared backoff re-auth; the main stream stays", async () => {
         const w = whisperHarness();
