@@ -7,7 +7,7 @@ import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
 import { MercurePresenceChannel } from "../channel/mercure-presence-channel";
-import { MercurePrivateChannel, type WhisperLink } from "../channel/mercure-private-channel";
+import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
@@ -72,6 +72,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 this.scheduleRefresh();
                 return !this.paused;
             },
+            joined: (channel) => this.registry.get(channel.name) === channel,
             report: (name, error) => this.settle(() => this.reportEach([name], () => error)),
             // Only after an auth (the platform is resolved); drains end early if the budget needs their connections.
             open: (url, name, topic, handlers) => {
@@ -84,17 +85,6 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         },
         { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.budget() - 1 },
     );
-
-    /** What a joined guarded channel's `whisper()` and whisper listeners call; channels left since are ignored. */
-    private readonly whisperLink: WhisperLink = {
-        whisper: (channel, event, data) => {
-            if (this.registry.get(channel.name) === channel) this.whispers.whisper(channel.name, event, data);
-        },
-        listening: (channel) =>
-            this.settle(() => {
-                if (this.registry.get(channel.name) === channel) this.whispers.listen(channel.name, channel.hasWhisperListeners());
-            }),
-    };
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
     private generation = 0;
@@ -249,7 +239,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         if (existing !== undefined) return existing;
         const channel = this.registry.add(name, this.options);
         if (channel instanceof MercurePresenceChannel) this.presence.add(channel);
-        if (channel instanceof MercurePrivateChannel) channel.whisperLink = this.whisperLink;
+        if (channel instanceof MercurePrivateChannel) channel.whisperLink = this.whispers.link;
         this.paused = false;
         this.scheduleRefresh();
         return channel;

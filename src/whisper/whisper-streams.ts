@@ -197,9 +197,9 @@ export class WhisperStreams {
         this.shut(entry);
         // The most streams allowed are open: this channel waits for one of them to close (or the next sync).
         if (this.size >= (this.options.maxStreams?.() ?? Infinity)) {
-            if (!entry.waiting) this.host.report(channel, whisperError(channel, "limit"));
+            if (entry.waiting) return;
             entry.waiting = true;
-            return;
+            return this.host.report(channel, whisperError(channel, "limit"));
         }
         entry.waiting = false;
         entry.target = target;

@@ -1,3 +1,4 @@
+import type { WhisperLink } from "../channel/mercure-private-channel";
 import type { EncryptedChannels } from "../crypto/encrypted-channels";
 import { whisperLoadFailed } from "../error-messages";
 import { loadWhispers, type WhisperModule } from "./load";
@@ -16,6 +17,8 @@ export interface WhispersHost extends WhisperStreamsHost, Pick<WhisperPublisherH
     locate(channel: string): WhisperTarget | null | "pending";
     /** Ask for a refresh (a batch auth), shared with the connector's own; false when disconnected. */
     refresh(): boolean;
+    /** Whether `channel` is the joined channel of its name (a channel object left since is not). */
+    joined(channel: { readonly name: string }): boolean;
 }
 
 /**
@@ -66,6 +69,19 @@ export class Whispers {
 
     /** An auth request went out and its answer has not been applied yet. */
     private authPending = false;
+
+    /**
+     * What the joined guarded channels call (their `whisperLink`): `whisper()`, and their whisper listeners
+     * changing; channel objects left since are ignored.
+     */
+    readonly link: WhisperLink = {
+        whisper: (channel, event, data) => {
+            if (this.host.joined(channel)) this.whisper(channel.name, event, data);
+        },
+        listening: (channel) => {
+            if (this.host.joined(channel)) this.listen(channel.name, channel.hasWhisperListeners());
+        },
+    };
 
     /** The publisher's view of the connector: targets and the re-auth, with the connector's errors. */
     private readonly publisherHost: WhisperPublisherHost = {

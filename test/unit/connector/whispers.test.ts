@@ -202,6 +202,13 @@ describe("whisper(), wired", () => {
         chat.whisper("typing", { n: 4 });
         await settle(w.h);
         expect(w.posts).toHaveLength(3);
+        // Joined again, the channel is a new object: the old one neither whispers nor listens for it.
+        w.h.connector.privateChannel("chat.1");
+        chat.whisper("typing", { n: 5 });
+        chat.listenForWhisper("typing", () => undefined);
+        await settle(w.h);
+        expect(w.posts).toHaveLength(3);
+        expect(w.whisperStreams()).toEqual([]);
         expect(w.errors).toEqual([]);
     });
 

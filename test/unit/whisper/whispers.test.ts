@@ -32,9 +32,11 @@ function setup(options: { loadNow?: boolean } = {}) {
         [OTHER, target],
     ]);
     const refresh = vi.fn(() => true);
+    const joined = new Set<object>();
     const host: WhispersHost = {
         locate: (channel) => where.get(channel) ?? null,
         refresh,
+        joined: (channel) => joined.has(channel),
         report: errors.report,
         open: (url, channel, topic, handlers) => new HubStream(EventSource, url, [channel], [topic], handlers),
         deliver: () => undefined,
@@ -43,7 +45,7 @@ function setup(options: { loadNow?: boolean } = {}) {
     const whispers = new Whispers(host, { socketId: () => OWN, crypto: new EncryptedChannels({ socketId: () => OWN }), maxStreams: () => Infinity, load });
     /** The `data` event names of the POSTs made so far, in order. */
     const sent = () => http.calls.map((call) => (JSON.parse(new URLSearchParams(String(call.init.body)).get("data")!) as { event: string }).event);
-    return { whispers, http, errors, EventSource, loading, load, where, refresh, target, sent };
+    return { whispers, http, errors, EventSource, loading, load, where, refresh, target, sent, joined };
 }
 
 const auth = (granted: string[]) => ({ hub: HUB, topicPrefix: PREFIX, clientEvents: true, granted });
@@ -111,6 +113,30 @@ describe("Whispers: loaded on first use", () => {
         loading.resolve(whisperModule);
         await drain();
         expect(sent()).toEqual([]);
+    });
+});
+
+describe("Whispers: the channels' link", () => {
+    it("sends and follows whisper listeners for joined channel objects only (one left since is ignored)", async () => {
+        const { whispers, joined, sent, EventSource } = setup();
+        whispers.sync(auth([CHAT]));
+        let listening = true;
+        const current = { name: CHAT, hasWhisperListeners: () => listening };
+        const left = { name: CHAT, hasWhisperListeners: () => true };
+        joined.add(current);
+        whispers.link.whisper(left as never, "stale", {});
+        whispers.link.listening(left as never);
+        await drain();
+        expect(sent()).toEqual([]);
+        expect(EventSource.instances).toHaveLength(0);
+        whispers.link.whisper(current as never, "typing", {});
+        whispers.link.listening(current as never);
+        await drain();
+        expect(sent()).toEqual(["client-typing"]);
+        expect(EventSource.live()).toHaveLength(1);
+        listening = false;
+        whispers.link.listening(current as never);
+        expect(EventSource.live()).toHaveLength(0);
     });
 });
 
