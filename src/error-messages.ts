@@ -73,11 +73,11 @@ export function whisperOnPublicChannel(name: string): MercureError {
     });
 }
 
-/** The whisper code (a lazily loaded chunk) could not be loaded, so a whisper was not sent. */
+/** The whisper code (a lazily loaded chunk) could not be loaded: the channel's whispers were not sent, or its whisper listeners hear nothing. */
 export function whisperLoadFailed(name: string, cause: unknown): MercureError {
     return new MercureError(
         "whisper_failed",
-        `The whisper on channel "${name}" was not sent: the whisper code could not be loaded (${describe(cause)}); the next whisper tries again.`,
+        `The whisper code for channel "${name}" could not be loaded (${describe(cause)}), so its whispers were not sent nor received; the next whisper, whisper listener or re-authorization tries again.`,
         { channel: name, cause },
     );
 }

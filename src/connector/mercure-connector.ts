@@ -272,6 +272,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private recoverFromFailure(error: unknown): void {
         this.settle(() => {
             this.reportEach(this.registry.names(), (name) => failures.unexpectedFailure(name, error));
+            this.whispers.authFailed();
             this.backOff();
         });
     }

@@ -41,8 +41,8 @@ export interface WhispersOptions {
  *
  * Until they are loaded, this keeps what they will need: the whispers made (sent in that order once
  * loaded, before any later one), the channels with whisper listeners and the latest auth (replayed into
- * the streams). A failed load reports each waiting whisper on its channel's `error()`; the next whisper,
- * listener or auth tries again.
+ * the streams). A failed load is reported on the `error()` of each channel with a waiting whisper or a
+ * whisper listener; the next whisper, listener or auth tries again.
  *
  * It is also the publisher's host: a whisper on a channel whose auth is in flight waits for the next auth
  * answer ({@link Whispers.sync} or {@link Whispers.authFailed}), and the re-auth after a 401 is a refresh
@@ -218,7 +218,8 @@ export class Whispers {
             },
             (cause: unknown) => {
                 this.loading = null;
-                for (const [channel] of this.queued.splice(0)) this.host.report(channel, whisperLoadFailed(channel, cause));
+                const channels = new Set([...this.queued.splice(0).map(([channel]) => channel), ...this.listening]);
+                for (const channel of channels) this.host.report(channel, whisperLoadFailed(channel, cause));
             },
         );
     }

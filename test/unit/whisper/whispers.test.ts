@@ -89,16 +89,18 @@ describe("Whispers: loaded on first use", () => {
         expect(whispers.size).toBe(1);
     });
 
-    it("reports each whisper waiting for a load that failed, and tries again on the next whisper", async () => {
+    it("reports a load that failed on each channel with a waiting whisper or a whisper listener, once, and tries again on the next whisper", async () => {
         const { whispers, load, errors, sent } = setup();
         load.mockImplementationOnce(() => Promise.reject(new Error("chunk missing")));
         whispers.whisper(CHAT, "one", {});
-        whispers.whisper(OTHER, "two", {});
+        whispers.listen(OTHER, true);
+        whispers.whisper(CHAT, "two", {});
         await drain();
         expect(errors.codes()).toEqual([`${CHAT}:whisper_failed`, `${OTHER}:whisper_failed`]);
         expect(errors.list[0]!.error.message).toBe(
-            `The whisper on channel "${CHAT}" was not sent: the whisper code could not be loaded (chunk missing); the next whisper tries again.`,
+            `The whisper code for channel "${CHAT}" could not be loaded (chunk missing), so its whispers were not sent nor received; the next whisper, whisper listener or re-authorization tries again.`,
         );
+        whispers.listen(OTHER, false);
         whispers.whisper(CHAT, "three", {});
         await drain();
         await drain();
