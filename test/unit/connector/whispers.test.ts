@@ -107,6 +107,7 @@ async function settle(h: ReturnType<typeof createHarness>): Promise<void> {
 
 describe("whisper streams, wired", () => {
     it("the main stream never subscribes to whisper topics, whatever listens for whispers", async () => {
+        const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined); // the public channel's listener
         const w = whisperHarness();
         w.listen("chat.1");
         w.h.connector.presenceChannel("lobby").listenForWhisper("typing", () => undefined);
@@ -121,6 +122,7 @@ describe("whisper streams, wired", () => {
             [whisperTopic("presence-lobby")],
             [whisperTopic("private-encrypted-room.1")],
         ]);
+        expect(warn).toHaveBeenCalledTimes(1);
     });
 
     it("opens a channel's whisper stream on its first listenForWhisper() and closes it on the last removal, and on leave", async () => {
