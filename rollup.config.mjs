@@ -1,6 +1,6 @@
 // Builds every published file from src/ (see "exports" in package.json):
 //   dist/index.js                         the connector (ESM), laravel-echo left external (a peer dependency)
-//   dist/chunks/*.js                      lazily loaded code (the JWE code of encrypted channels), ESM
+//   dist/chunks/*.js                      lazily loaded code (the JWE code of encrypted channels, whispers), ESM
 //   dist/index.cjs + dist/chunks/*.cjs    the connector (CJS), laravel-echo's base classes inside (see below)
 //   dist/index.d.ts + dist/index.d.cts    bundled types for ESM and CJS consumers
 //   dist/laravel-echo-mercure.iife.js     self-contained browser build, laravel-echo inside: window.EchoMercure
@@ -43,9 +43,14 @@ const URLPATTERN_NOTICE = `/*! urlpattern-polyfill 10.1.0 (bundled into the dev 
  * DEALINGS IN THE SOFTWARE. */`;
 const urlpatternBanner = (chunk) => (chunk.moduleIds.some((id) => id.includes("/node_modules/urlpattern-polyfill/")) ? URLPATTERN_NOTICE : "");
 
+// The whisper chunk uses modules of the core (MercureError, topics): the core exports them to it under
+// short internal names, beside its public exports, rather than becoming a facade of a shared chunk.
+const preserveEntrySignatures = "allow-extension";
+
 export default [
     {
         input: "src/index.ts",
+        preserveEntrySignatures,
         external: esmExternal,
         plugins: [ts()],
         // The lazy discovery and diagnostics chunks import MercureError and a few helpers from the core: let
@@ -63,6 +68,7 @@ export default [
         // this build already carries its dependencies): Node.js loads it only when an encrypted channel
         // needs it. A bundler that follows `require` inlines that chunk; bundlers use the ESM build.
         input: "src/index.ts",
+        preserveEntrySignatures,
         plugins: [nodeResolve(), ts()],
         preserveEntrySignatures: "allow-extension",
         output: { dir: "dist", format: "cjs", sourcemap, sourcemapExcludeSources, exports: "named", entryFileNames: "index.cjs", chunkFileNames: chunkFileNames("cjs") },

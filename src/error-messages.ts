@@ -81,6 +81,34 @@ function eventStatus(event: Event): number | undefined {
     return typeof code === "number" && Number.isInteger(code) && code >= 100 && code <= 599 ? code : undefined;
 }
 
+/** `whisper()` on a public channel, which has no whisper topic (laravel-mercure §7.1). */
+export function whisperOnPublicChannel(name: string): MercureError {
+    return new MercureError("unsupported", `Public channel "${name}" cannot whisper: use a private, presence or encrypted private channel.`, {
+        channel: name,
+    });
+}
+
+/** The whisper code (a lazily loaded chunk) could not be loaded: the channel's whispers were not sent, or its whisper listeners hear nothing. */
+export function whisperLoadFailed(name: string, cause: unknown): MercureError {
+    return new MercureError(
+        "whisper_failed",
+        `The whisper code for channel "${name}" could not be loaded (${describe(cause)}), so its whispers were not sent nor received; the next whisper, whisper listener or re-authorization tries again.`,
+        { channel: name, cause },
+    );
+}
+
+/**
+ * A stream did not open in time even after the streams it replaced were closed: the browser is most likely
+ * out of HTTP/1.1 connections to the hub (other tabs hold them), which nothing on this page can free.
+ */
+export function streamStalled(name: string, seconds: number): MercureError {
+    return new MercureError(
+        "stream_error",
+        `The hub stream of channel "${name}" did not open within ${seconds} s, probably because the browser is out of connections to the hub (6 per host over HTTP/1.1, shared by every tab): retrying with backoff; serve the hub over HTTPS (HTTP/2) to lift the limit.`,
+        { channel: name },
+    );
+}
+
 /** Something threw where nothing should (a broken EventSource polyfill, a fetch wrapper that throws). */
 export function unexpectedFailure(name: string, cause: unknown): MercureError {
     return new MercureError("stream_error", `Connecting channel "${name}" failed unexpectedly (${describe(cause)}); retrying with backoff.`, {

@@ -1,5 +1,9 @@
 import { Channel, EventFormatter } from "laravel-echo";
+import { whisperOnPublicChannel } from "../error-messages";
 import { MercureError } from "../errors";
+
+/** The prefix of client events (whispers) on the wire and in listener keys (laravel-mercure §4.6). */
+const CLIENT_EVENT_PREFIX = "client-";
 
 /** A listener for one event: receives the broadcast payload. */
 export type EventCallback = (payload: unknown) => void;
@@ -75,6 +79,7 @@ export class MercureChannel extends Channel {
         const callbacks = this.listeners.get(key) ?? [];
         callbacks.push(callback as EventCallback);
         this.listeners.set(key, callbacks);
+        if (key.startsWith(CLIENT_EVENT_PREFIX)) this.whisperListenersChanged(true);
         return this;
     }
 
@@ -83,13 +88,10 @@ export class MercureChannel extends Channel {
      */
     stopListening(event: string, callback?: CallableFunction): this {
         const key = this.formatter.format(event);
-        if (callback === undefined) {
-            this.listeners.delete(key);
-            return this;
-        }
-        const remaining = (this.listeners.get(key) ?? []).filter((registered) => registered !== callback);
+        const remaining = callback === undefined ? [] : (this.listeners.get(key) ?? []).filter((registered) => registered !== callback);
         if (remaining.length > 0) this.listeners.set(key, remaining);
         else this.listeners.delete(key);
+        if (key.startsWith(CLIENT_EVENT_PREFIX)) this.whisperListenersChanged(false);
         return this;
     }
 
@@ -198,6 +200,32 @@ export class MercureChannel extends Channel {
                 console.error(`laravel-echo-mercure: an error() callback on channel "${this.name}" threw.`, thrown);
             }
         }
+    }
+
+    /**
+     * Public channels cannot whisper: they have no whisper topic (laravel-mercure §7.1). Throws a
+     * {@link MercureError} with code `unsupported`; private, presence and encrypted channels send.
+     */
+    whisper(_eventName: string, _data: unknown): this {
+        throw whisperOnPublicChannel(this.name);
+    }
+
+    /**
+     * Whether a listener waits for a client event (`listenForWhisper()`, or `listen(".client-…")`).
+     *
+     * @internal
+     */
+    hasWhisperListeners(): boolean {
+        for (const key of this.listeners.keys()) if (key.startsWith(CLIENT_EVENT_PREFIX)) return true;
+        return false;
+    }
+
+    /**
+     * A client-event listener was added or removed. A public channel never receives whispers (it has no
+     * whisper topic), so adding one only logs a warning (laravel-mercure §7.1); guarded channels tell the connector.
+     */
+    protected whisperListenersChanged(added: boolean): void {
+        if (added) console.warn(`laravel-echo-mercure: public channel "${this.name}" receives no whispers; listen for them on a private or presence channel.`);
     }
 
     /** Turn a raw event name into the form `listen()` takes, as Echo's Pusher channel does for listenToAll. */

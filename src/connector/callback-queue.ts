@@ -15,6 +15,22 @@ export class CallbackQueue {
     /** Whether a flush is running (a nested flush returns at once; the running one continues). */
     private flushing = false;
 
+    /** How many {@link CallbackQueue.run} calls are in progress; the outermost flushes. */
+    private depth = 0;
+
+    /**
+     * Run a state change, then flush, unless it runs inside another `run()`: the outermost one flushes,
+     * once the whole change is done.
+     */
+    run<T>(change: () => T): T {
+        this.depth++;
+        try {
+            return change();
+        } finally {
+            if (--this.depth === 0) this.flush();
+        }
+    }
+
     /**
      * Queue a callback for the next flush.
      */

@@ -1,12 +1,13 @@
 import { Connector, type ConnectionStatus } from "laravel-echo";
 import { requestAuthorization, type AuthResult } from "../auth/auth-client";
+import type { AuthResponse } from "../auth/auth-response";
 import { interpretBatch } from "../auth/batch-outcome";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
 import { MercurePresenceChannel } from "../channel/mercure-presence-channel";
-import type { MercurePrivateChannel } from "../channel/mercure-private-channel";
+import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
@@ -18,9 +19,12 @@ import { StatusStore } from "../status/status-store";
 import { WakeSignals } from "../status/wake-signals";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
+import { streamBudget } from "../transport/connection-budget";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
-import { StreamSwitch } from "../transport/stream-switch";
+import { OPEN_DEADLINE_MS, StreamSwitch, type Stall } from "../transport/stream-switch";
 import { resolvePlatform, type Platform } from "../transport/platform";
+import type { WhisperTarget } from "../whisper/publish";
+import { Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
 import { resolveDebug } from "./debug-log";
 import { locateByLink, locateNow, type HubLocation } from "./hub-location";
@@ -33,14 +37,17 @@ import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeout
  *
  * Usable as `new Echo({ broadcaster: MercureConnector, host })`. The connector orchestrates; the auth
  * request and the cookie renewal live in `auth/`, channel kinds and classes in `channel/`, topics and
- * URLs in `topic/`, the stream in `transport/`, routing in `dispatch/`, status, backoff and wake-up
- * signals in `status/`, presence members in `presence/`, hub discovery and diagnostics in `discovery/`.
+ * URLs in `topic/`, the streams and the connection budget in `transport/`, routing in `dispatch/`,
+ * status, backoff and wake-up signals in `status/`, presence members in `presence/`, whisper publishing
+ * and the per-channel whisper streams in `whisper/` (loaded on first use), hub discovery and diagnostics
+ * in `discovery/`.
  *
  * State changes first, user callbacks after: every entry point (a public method, a stream event, a
  * timer, an auth answer) runs its state change inside {@link MercureConnector.settle}, which then runs
  * the `error()`, `subscribed()` and `onConnectionChange()` callbacks the change produced. Presence
  * callbacks run from the subscription event or the snapshot answer that caused them, once the connector's
  * own state has moved (cursor, drains); one that calls `leave()` or `disconnect()` silences what follows.
+ * Whisper listeners and whisper errors run through the same queue.
  */
 export class MercureConnector extends Connector<"null", MercureChannel, MercurePrivateChannel, MercurePresenceChannel> {
     /** Joined channels by full name, in join order (the order of the auth batch). */
@@ -60,6 +67,28 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** The joined presence channels' members, seeded from snapshots and kept by subscription events. */
     private readonly presence = createPresenceRooms();
+
+    /** Whisper publishing and the per-channel whisper streams (laravel-mercure §7), sharing the crypto above. */
+    private readonly whispers = new Whispers(
+        {
+            locate: (name) => this.whisperTarget(name),
+            refresh: () => {
+                this.scheduleRefresh();
+                return !this.paused;
+            },
+            joined: (channel) => this.registry.get(channel.name) === channel,
+            report: (name, error) => this.settle(() => this.reportEach([name], () => error)),
+            // Only after an auth (the platform is resolved); drains end early if the budget needs their connections.
+            open: (url, name, topic, handlers) => {
+                this.streams.trimDrains(this.budget() - this.whispers.size - 1);
+                return new HubStream((this.platform as Platform).EventSource, url, [name], [topic], handlers);
+            },
+            deliver: (name, event, payload) => this.settle(() => this.callbacks.defer(() => this.registry.get(name)?.deliver(event, payload))),
+            // [spec] laravel-mercure §7.3: the shared re-auth and backoff; a healthy main stream is not reopened.
+            failed: () => this.settle(() => this.scheduleRetry(false)),
+        },
+        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.budget() - 1 },
+    );
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
     private generation = 0;
@@ -97,8 +126,14 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** The channels the last successful auth granted (the cookie covers them), or null. */
     private granted: ReadonlySet<string> | null = null;
 
+    /** The last successful auth response (its topic prefix and `client_events`), or null. */
+    private response: AuthResponse | null = null;
+
     /** The current stream, its make-before-break replacement and the replaced streams still draining. */
-    private readonly streams = new StreamSwitch((stream) => this.log?.("drain end", { stream: stream.id }));
+    private readonly streams = new StreamSwitch(
+        (stream, stall) => this.settle(() => this.handleStalled(stream, stall)),
+        (stream) => this.log?.("drain end", { stream: stream.id }),
+    );
 
     /** Whether any stream opened since construction, the last `disconnect()` or the last channel left. */
     private everConnected = false;
@@ -178,6 +213,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.presence.remove(name);
         if (this.registry.remove(name) === undefined) return;
         this.encrypted.drop(name);
+        this.whispers.drop(name);
         this.scheduleRefresh();
     }
 
@@ -216,6 +252,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.refresher.reset();
         this.dispatcher.reset();
         this.encrypted.clear();
+        this.whispers.clear();
         this.windDown(status);
     }
 
@@ -225,18 +262,15 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         if (existing !== undefined) return existing;
         const channel = this.registry.add(name, this.options);
         if (channel instanceof MercurePresenceChannel) this.presence.add(channel);
+        if (channel instanceof MercurePrivateChannel) channel.whisperLink = this.whispers.link;
         this.paused = false;
         this.scheduleRefresh();
         return channel;
     }
 
-    /** Run a state change, then the user callbacks it produced (see {@link CallbackQueue}). */
+    /** Run a state change, then the user callbacks it produced (see {@link CallbackQueue}; nested, the outermost runs them). */
     private settle<T>(change: () => T): T {
-        try {
-            return change();
-        } finally {
-            this.callbacks.flush();
-        }
+        return this.callbacks.run(change);
     }
 
     /** Report an error on each named joined channel's `error()` callbacks, once the state is settled. */
@@ -261,6 +295,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private recoverFromFailure(error: unknown): void {
         this.settle(() => {
             this.reportEach(this.registry.names(), (name) => failures.unexpectedFailure(name, error));
+            this.whispers.authFailed();
             this.backOff();
         });
     }
@@ -272,9 +307,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             if (this.location === null && !(await this.locateByLink(generation))) return;
         }
         const batch = this.settle(() => this.prepareBatch());
+        if (batch === null) this.whispers.authFailed();
         if (batch === null || generation !== this.generation) return;
         this.log?.("auth", { channels: batch.names });
         const requestedAt = Date.now();
+        this.whispers.authStarted();
         const result = await requestAuthorization({
             endpoint: batch.platform.authEndpoint,
             headers: this.options.auth.headers,
@@ -328,6 +365,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             case "granted":
                 for (const name of outcome.denied) this.evict(name, failures.authDenied(name));
                 this.granted = new Set(outcome.granted);
+                this.response = outcome.response;
                 this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
                 // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
                 // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
@@ -335,8 +373,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                     outcome.granted.map((name) => [name, outcome.response.channels.get(name)?.jwk ?? null] as const),
                     (name, error) => this.reportEach([name], () => error),
                 );
+                // [spec] laravel-mercure §7.3: whisper streams follow every auth, before the main stream counts them.
+                const { topicPrefix, clientEvents } = outcome.response;
+                this.whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted: outcome.granted });
                 if (outcome.granted.length === 0) this.windDown();
-                else this.openStream(outcome.granted, outcome.response.topicPrefix, platform);
+                else this.openStream(outcome.granted, topicPrefix, platform);
                 return;
             case "newcomers_rejected":
                 for (const name of outcome.newcomers) this.evict(name, failures.authRejectedNewcomer(name, outcome.status, outcome.newcomers));
@@ -345,14 +386,13 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             case "rejected":
                 this.reportEach(names, (name) => failures.authRejected(name, outcome.status, platform.authEndpoint));
                 this.backOff();
-                return;
+                break;
             case "failed":
                 this.reportEach(names, (name) => failures.authFailed(name, platform.authEndpoint, outcome.status, outcome.cause));
                 this.backOff();
-                return;
-            case "aborted":
-                return;
+                break;
         }
+        this.whispers.authFailed();
     }
 
     /**
@@ -372,11 +412,21 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             }
             return;
         }
+        this.createStream(granted, topics, platform);
+    }
+
+    /**
+     * Create the stream for `granted` within the connection budget (over HTTP/1.1 with whisper streams, the
+     * current stream may close first); a `fallback` replaces a stalled one and is watched in turn.
+     */
+    private createStream(granted: string[], topics: string[], platform: Platform, fallback = false): void {
+        const broken = this.streams.makeRoom(this.budget() - this.whispers.size);
+        if (broken !== null) this.lose(broken.channels);
         // [spec] laravel-mercure §4.1: match per channel, match_urlpattern per presence channel, last_event_id when reopening.
         const patterns = this.presence.patterns(platform.hub, granted, topics);
         const url = buildSubscribeUrl(platform.hub, { topics, patterns, lastEventId: this.dispatcher.cursor });
-        this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers));
-        this.log?.(reopen ? "reopen" : "stream", { url, channels: granted });
+        this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers), fallback);
+        this.log?.(this.streams.candidate !== null ? "reopen" : "stream", { url, channels: granted });
         // [spec] mercure-hub §1.5: replace this stream before the hub may end it.
         const generation = this.generation;
         this.cookieRefresh.arm(resolveHubTimeouts(this.options["hubTimeouts"]), (expired) =>
@@ -488,11 +538,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const failure = this.streams.failed(stream, closed);
         this.log?.("stream error", { stream: stream.id, failure });
         if (failure === "ignored") return;
-        if (failure !== "replacement_refused") {
-            this.registry.markUnsubscribed(stream.channels);
-            this.presence.streamLost(stream.channels);
-            this.status.set("reconnecting");
-        }
+        if (failure !== "replacement_refused") this.lose(stream.channels);
         this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
         // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
         // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
@@ -523,11 +569,35 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.scheduleRetry();
     }
 
-    /** Schedule one full refresh after a jittered exponential backoff (one at a time). */
-    private scheduleRetry(): void {
+    /**
+     * A stream missed its open deadline. A replacement: close every stream, freeing their connections, and
+     * open one that resumes from the cursor (the ledger drops what comes twice). A fallback: nothing of ours
+     * is left to close; report the likely cause and retry with backoff.
+     */
+    private handleStalled(stream: HubStream, stall: Stall): void {
+        const platform = this.platform;
+        if (platform === null) return;
+        const replaced = this.streams.current;
+        this.streams.closeAll();
+        this.lose(replaced?.channels ?? stream.channels);
+        if (stall === "replacement") return this.createStream([...stream.channels], [...stream.topics], platform, true);
+        this.reportEach(stream.channels, (name) => failures.streamStalled(name, OPEN_DEADLINE_MS / 1_000));
+        this.scheduleRetry();
+    }
+
+    /** A stream no longer serves: its channels count as unsubscribed, their presence out of sync, until another opens. */
+    private lose(channels: Iterable<string>): void {
+        this.registry.markUnsubscribed(channels);
+        this.presence.streamLost(channels);
+        this.status.set("reconnecting");
+    }
+
+    /** Schedule one refresh after a jittered exponential backoff (one at a time); `reopen` (noted now): with a new stream. */
+    private scheduleRetry(reopen = true): void {
+        if (reopen) this.reopenRequested = true;
         const generation = this.generation;
         this.reconnect.schedule(() => {
-            if (generation === this.generation) this.scheduleRefresh(true);
+            if (generation === this.generation) this.scheduleRefresh();
         });
     }
 
@@ -539,11 +609,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private renew(expired: boolean): void {
         this.cookieRefresh.cancel();
         const stale = this.streams.current;
-        if (expired && stale !== null) {
-            this.registry.markUnsubscribed(stale.channels);
-            this.presence.streamLost(stale.channels);
-            this.status.set("reconnecting");
-        }
+        if (expired && stale !== null) this.lose(stale.channels);
         this.scheduleRefresh(true);
     }
 
@@ -566,6 +632,19 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         }
     }
 
+    /** How many streams this connector may hold on the hub (see {@link streamBudget}). */
+    private budget(): number {
+        return this.platform === null ? Infinity : streamBudget(this.platform.hub);
+    }
+
+    /** Where a whisper on `name` goes (laravel-mercure §7.2): null when not joined, `pending` until its auth answer is known. */
+    private whisperTarget(name: string): WhisperTarget | null | "pending" {
+        const { platform, response } = this;
+        if (this.paused || !this.registry.has(name)) return null;
+        if (platform === null || response === null || this.granted?.has(name) !== true) return "pending";
+        return { hub: platform.hub, fetch: platform.fetch, topicPrefix: response.topicPrefix, clientEvents: response.clientEvents };
+    }
+
     /** Evict the channels past the 100th with an explicit error; returns the names to authorize. */
     private enforceChannelLimit(): string[] {
         const names = this.registry.names();
@@ -578,6 +657,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.presence.remove(name);
         const channel = this.registry.remove(name);
         this.encrypted.drop(name);
+        this.whispers.drop(name);
         if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error));
     }
 
@@ -587,6 +667,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.cookieRefresh.reset();
         this.reconnect.reset();
         this.granted = null;
+        this.response = null;
         this.reopenRequested = false;
         this.everConnected = false;
         this.registry.markUnsubscribed();

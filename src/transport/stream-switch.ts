@@ -10,10 +10,25 @@ const DRAIN_ID_LIMIT = 4_096;
 /**
  * How many replaced streams may drain at once. Each holds a connection: with the current stream and a
  * candidate, three drains hold five of the six a browser allows per host over HTTP/1.1, leaving one for
- * the auth request. More replacements than this within {@link DRAIN_MS} means the channel set churns
- * faster than the hub answers; the oldest drain, which has had the longest chance, ends first.
+ * the auth request (whisper streams leave fewer: see {@link StreamSwitch.makeRoom}). More replacements
+ * than this within {@link DRAIN_MS} means the channel set churns faster than the hub answers; the oldest
+ * drain, which has had the longest chance, ends first.
  */
 const MAX_DRAINS = 3;
+
+/**
+ * How long a replacement stream may take to open, and then the stream that replaced it when it did not. A
+ * stream opens in milliseconds when the hub is reachable; one that waits this long is most likely queued
+ * behind the browser's six HTTP/1.1 connections per host, which only a closed stream frees.
+ */
+export const OPEN_DEADLINE_MS = 4_000;
+
+/**
+ * A stream that did not open within {@link OPEN_DEADLINE_MS}:
+ * - `replacement`: the candidate; make-before-break cannot finish, so the connector breaks first instead;
+ * - `fallback`: the stream that replaced a stalled candidate, with nothing of ours left to close.
+ */
+export type Stall = "replacement" | "fallback";
 
 /** A replaced stream that still delivers, and the ids it and the newer streams delivered since it was replaced. */
 interface Drain {
@@ -37,6 +52,11 @@ interface Drain {
  *   newer stream gets everything after) or {@link DRAIN_MS} passed since it was replaced. Several reopens
  *   close together leave several streams draining, each on its own clock.
  *
+ * A candidate that has not opened within {@link OPEN_DEADLINE_MS} is reported as stalled (the connector
+ * then closes everything and opens one stream, which is watched the same way), so that make-before-break
+ * never waits forever for a connection its own streams hold. {@link StreamSwitch.makeRoom} keeps the
+ * streams within the connection budget before a new one is created.
+ *
  * Every stream leaving the switch is retired, which silences its callbacks.
  */
 export class StreamSwitch {
@@ -49,8 +69,17 @@ export class StreamSwitch {
     /** The replaced streams still delivering, oldest first (at most {@link MAX_DRAINS}). */
     private readonly drains: Drain[] = [];
 
-    /** Create the switch; `drained` hears of each drain that ends (for the `debug` log). */
-    constructor(private readonly drained?: (stream: HubStream) => void) {}
+    /** The open deadline of each watched stream (a candidate, or a fallback stream) until it opens or leaves. */
+    private readonly deadlines = new Map<HubStream, ReturnType<typeof setTimeout>>();
+
+    /**
+     * Create an empty switch; `stalled` hears of a watched stream that missed its open deadline while
+     * still held (never after it opened or was retired), `drained` of each drain that ends (for the `debug` log).
+     */
+    constructor(
+        private readonly stalled: (stream: HubStream, stall: Stall) => void = () => undefined,
+        private readonly drained?: (stream: HubStream) => void,
+    ) {}
 
     /**
      * The stream the next reopen is compared with: the candidate if there is one, else the current one.
@@ -61,12 +90,36 @@ export class StreamSwitch {
 
     /**
      * Take a newly created stream: it is `current` when there is none, else the candidate (an older
-     * candidate that never opened is retired).
+     * candidate that never opened is retired). A candidate is watched for its open deadline, and so is a
+     * `fallback` stream (the one that replaced a stalled candidate).
      */
-    add(stream: HubStream): void {
+    add(stream: HubStream, fallback = false): void {
         this.retireCandidate();
         if (this.current === null) this.current = stream;
         else this.candidate = stream;
+        if (stream === this.candidate || fallback) this.watch(stream, stream === this.candidate ? "replacement" : "fallback");
+    }
+
+    /**
+     * Make room for one new stream among at most `room` held ones (the connection budget less the whisper
+     * streams): the candidate goes (the new stream replaces it), the oldest drains end early, and when the
+     * current stream alone leaves no room it is retired too, so the new stream breaks before it makes.
+     * Returns the current stream it retired, or null.
+     */
+    makeRoom(room: number): HubStream | null {
+        this.retireCandidate();
+        this.trimDrains(room - 1);
+        const current = this.current;
+        if (current === null || this.held() < room) return null;
+        this.retireCurrent();
+        return current;
+    }
+
+    /**
+     * End the oldest drains until at most `room` streams are held (a whisper stream needs the connection).
+     */
+    trimDrains(room: number): void {
+        for (let oldest = this.drains[0]; oldest !== undefined && this.held() > room; oldest = this.drains[0]) this.endDrain(oldest.stream);
     }
 
     /**
@@ -74,6 +127,7 @@ export class StreamSwitch {
      * true when `stream` is now the current stream.
      */
     opened(stream: HubStream): boolean {
+        this.unwatch(stream);
         if (stream === this.candidate) {
             this.startDrain(this.current);
             this.current = stream;
@@ -147,7 +201,7 @@ export class StreamSwitch {
      * Retire the candidate (it was refused, or a newer one replaces it).
      */
     retireCandidate(): void {
-        this.candidate?.retire();
+        if (this.candidate !== null) this.retire(this.candidate);
         this.candidate = null;
     }
 
@@ -155,7 +209,7 @@ export class StreamSwitch {
      * Retire the current stream (it failed for good); a pending candidate may still take over.
      */
     retireCurrent(): void {
-        this.current?.retire();
+        if (this.current !== null) this.retire(this.current);
         this.current = null;
     }
 
@@ -166,6 +220,32 @@ export class StreamSwitch {
         this.endDrain();
         this.retireCandidate();
         this.retireCurrent();
+    }
+
+    /** How many streams are held: current, candidate and draining. */
+    private held(): number {
+        return (this.current === null ? 0 : 1) + (this.candidate === null ? 0 : 1) + this.drains.length;
+    }
+
+    /** Report `stream` as stalled if it is still held and has not opened {@link OPEN_DEADLINE_MS} from now. */
+    private watch(stream: HubStream, stall: Stall): void {
+        const timer = setClampedTimeout(() => {
+            this.deadlines.delete(stream);
+            if (stream === this.candidate || stream === this.current) this.stalled(stream, stall);
+        }, OPEN_DEADLINE_MS);
+        this.deadlines.set(stream, timer);
+    }
+
+    /** Forget the open deadline of `stream` (it opened, or leaves). */
+    private unwatch(stream: HubStream): void {
+        clearTimeout(this.deadlines.get(stream));
+        this.deadlines.delete(stream);
+    }
+
+    /** Retire a stream that leaves the switch. */
+    private retire(stream: HubStream): void {
+        this.unwatch(stream);
+        stream.retire();
     }
 
     /** Let `stream` keep delivering until it caught up, or for {@link DRAIN_MS}. */

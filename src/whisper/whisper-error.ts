@@ -1,3 +1,4 @@
+import { whisperOnPublicChannel } from "../error-messages";
 import { MercureError, type MercureErrorCode } from "../errors";
 
 /**
@@ -7,10 +8,12 @@ import { MercureError, type MercureErrorCode } from "../errors";
  * - `public`: `whisper()` on a public channel, which has no whisper topic (code `unsupported`).
  * - `disabled`: the auth response's `client_events` is not `true` (code `whisper_disabled`).
  * - `closed`: the hub refused or closed the channel's whisper stream (code `stream_error`).
+ * - `limit`: the channel gets no whisper stream because the others hold every connection an HTTP/1.1 hub
+ *   leaves for them (code `stream_error`).
  * - `network`, `timeout`, `seal`: the POST could not be made or answered, or the whisper could not be
  *   encrypted (code `whisper_failed`, as for every status).
  */
-export type WhisperFailure = number | "public" | "disabled" | "closed" | "network" | "timeout" | "seal";
+export type WhisperFailure = number | "public" | "disabled" | "closed" | "limit" | "network" | "timeout" | "seal";
 
 /**
  * The one place the whisper module builds its errors: a `MercureError` naming the channel, with one
@@ -25,9 +28,7 @@ export function whisperError(channel: string, failure: WhisperFailure, cause?: u
     let message: string;
     switch (failure) {
         case "public":
-            code = "unsupported";
-            message = `Public channel "${channel}" cannot whisper: use a private, presence or encrypted private channel.`;
-            break;
+            return whisperOnPublicChannel(channel);
         case "disabled":
             code = "whisper_disabled";
             // [spec] laravel-mercure §7.1: the error names the server option.
@@ -36,6 +37,10 @@ export function whisperError(channel: string, failure: WhisperFailure, cause?: u
         case "closed":
             code = "stream_error";
             message = `The hub closed the whisper stream of channel "${channel}"; reconnecting with backoff.`;
+            break;
+        case "limit":
+            code = "stream_error";
+            message = `Channel "${channel}" receives no whispers until another channel stops listening for them: the page holds the most whisper streams an HTTP/1.1 hub leaves room for (browsers open 6 connections per host); serve the hub over HTTPS (HTTP/2) to lift the limit.`;
             break;
         case "network":
             message = on + "could not reach the hub (network or CORS error): check that the hub is up and that its cors_origins list this page.";

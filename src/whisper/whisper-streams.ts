@@ -60,6 +60,12 @@ export interface WhisperStreamsOptions {
     socketId: () => string;
     /** The connector's encrypted channels (created with the same socket id): decrypts sealed whispers in order. */
     crypto: Pick<EncryptedChannels, "enqueue">;
+    /**
+     * How many whisper streams may be open at once (asked before each open); default no limit. Over
+     * HTTP/1.1 each holds one of the browser's six connections per host, which the main stream and the
+     * connector's requests need too.
+     */
+    maxStreams?: () => number;
 }
 
 /**
@@ -84,6 +90,8 @@ interface Entry {
     target: string;
     /** The last event id its stream saw, sent as `last_event_id` when the stream is reopened. */
     cursor: string | null;
+    /** It has no stream because the others hold every connection allowed (reported once, until it gets one). */
+    waiting: boolean;
 }
 
 /**
@@ -99,7 +107,9 @@ interface Entry {
  * is on) and closed when its last listener goes, its channel is left, evicted or denied, or
  * `client_events` turns off; it is not reopened when unrelated channels change. Each keeps its own
  * cursor across reopens. A stream the hub refused or closed for good asks the connector for its shared
- * re-auth and backoff, and reopens at the next {@link WhisperStreams.sync}.
+ * re-auth and backoff, and reopens at the next {@link WhisperStreams.sync}. Beyond
+ * {@link WhisperStreamsOptions.maxStreams} open streams, a channel is told so on `error()` and waits for a
+ * stream to close.
  */
 export class WhisperStreams {
     /** Guarded channels with whisper listeners, by full name. */
@@ -139,7 +149,7 @@ export class WhisperStreams {
         if (!isGuarded(channel)) return;
         if (!on) return this.forget(channel);
         let entry = this.entries.get(channel);
-        if (entry === undefined) this.entries.set(channel, (entry = { stream: null, target: "", cursor: null }));
+        if (entry === undefined) this.entries.set(channel, (entry = { stream: null, target: "", cursor: null, waiting: false }));
         this.ensure(channel, entry);
     }
 
@@ -185,6 +195,13 @@ export class WhisperStreams {
         // [spec] §7.3: a healthy stream is not reopened when unrelated channels change.
         if (entry.stream !== null && entry.target === target) return;
         this.shut(entry);
+        // The most streams allowed are open: this channel waits for one of them to close (or the next sync).
+        if (this.size >= (this.options.maxStreams?.() ?? Infinity)) {
+            if (entry.waiting) return;
+            entry.waiting = true;
+            return this.host.report(channel, whisperError(channel, "limit"));
+        }
+        entry.waiting = false;
         entry.target = target;
         // [spec] §7.3: match=<this channel's whisper topic> alone, last_event_id=<this stream's cursor>.
         const url = buildSubscribeUrl(auth.hub, { topics: [topic], lastEventId: entry.cursor });
@@ -230,17 +247,20 @@ export class WhisperStreams {
         );
     }
 
-    /** Close a channel's stream and forget the channel. */
+    /** Close a channel's stream and forget the channel; the connection it frees goes to a waiting channel. */
     private forget(channel: string): void {
         const entry = this.entries.get(channel);
-        if (entry !== undefined) this.shut(entry);
+        if (entry === undefined) return;
+        this.shut(entry);
         this.entries.delete(channel);
+        for (const [name, other] of this.entries) if (other.waiting) this.ensure(name, other);
     }
 
-    /** Close a channel's stream and forget its cursor. */
+    /** Close a channel's stream and forget its cursor (and that it was waiting: it is not granted now). */
     private reset(entry: Entry): void {
         this.shut(entry);
         entry.cursor = null;
+        entry.waiting = false;
     }
 
     /** Close a channel's stream, keeping its cursor. */

@@ -1,9 +1,11 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDemo } from "../../src/dev/demo/demo";
-import { DEMO_ENCRYPTED_CHANNEL } from "../../src/dev/demo/page";
+import { DEMO_ENCRYPTED_CHANNEL, DEMO_WHISPER_CHANNEL } from "../../src/dev/demo/page";
+import { DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
+import { whisperTopic } from "../../src/dev/laravel/topics";
 import type { DevServer } from "../../src/dev/server";
 import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
 import { waitUntil } from "./support/wait";
@@ -66,6 +68,49 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("the demo page in Chromium", (
             expect(pageErrors).toEqual([]);
         } finally {
             await context.close();
+        }
+    });
+
+    it("shows the other user typing in the private chat (whispers), and nothing on the typist's own page", async () => {
+        if (browser === undefined || demo === undefined) throw new Error("setup failed");
+        const contexts = [await browser.newContext(), await browser.newContext()];
+        try {
+            const [ann, ben] = await Promise.all(contexts.map((context) => context.newPage())) as [Page, Page];
+            const pageErrors: string[] = [];
+            for (const page of [ann, ben]) page.on("pageerror", (error) => pageErrors.push(error.message));
+            const streamsBefore = demo.hub.stats.subscribeConnections.length;
+            await ann.goto(`${demo.url}/?user=1`);
+            await ben.goto(`${demo.url}/?user=2`);
+            // Both whisper streams of the chat are open at the hub: a whisper after this reaches the other page.
+            const topic = whisperTopic(DEFAULT_TOPIC_PREFIX, DEMO_WHISPER_CHANNEL);
+            await waitUntil("both whisper streams of the chat", () =>
+                demo!.hub.stats.subscribeConnections.slice(streamsBefore).filter((record) => record.status === 200 && new URLSearchParams(record.query).get("match") === topic).length === 2,
+            );
+
+            // Every text the indicator shows, recorded as it changes (it clears itself 3 s after the last whisper).
+            const shown = (page: Page) => page.evaluate(() => (window as unknown as { shown: string[] }).shown);
+            for (const page of [ann, ben]) {
+                await page.evaluate(() => {
+                    const shown: string[] = [];
+                    (window as unknown as { shown: string[] }).shown = shown;
+                    const indicator = document.getElementById("typing")!;
+                    // One record per change, even when several land in one task: the text it put there ("" when cleared).
+                    new MutationObserver((records) => {
+                        for (const record of records) shown.push(record.addedNodes[0]?.textContent ?? "");
+                    }).observe(indicator, { childList: true });
+                });
+            }
+            await ann.fill("#chat-text", "Hello Ben");
+            await ann.fill("#chat-text", "");
+            await waitUntil("Ben to see Ann typing, then stop", async () => (await shown(ben)).join("|") === "Ann is typing…|");
+            // Ben's whisper reaches Ann after her own two on the same stream, which the connector dropped on her page.
+            await ben.fill("#chat-text", "Hi");
+            await waitUntil("Ann to see Ben typing", async () => (await shown(ann)).length > 0);
+            expect(await shown(ann)).toEqual(["Ben is typing…"]);
+            expect(await ann.$$eval("#log li.error", (items) => items.length)).toBe(0);
+            expect(pageErrors).toEqual([]);
+        } finally {
+            await Promise.all(contexts.map((context) => context.close()));
         }
     });
 });

@@ -50,7 +50,7 @@ describe("the published package", () => {
         expect(out).toBe("function function true laravel-echo-mercure");
     });
 
-    it("keeps jose, the JWE code, discovery and diagnostics out of dist/index.js: chunks reached only through import()", () => {
+    it("keeps jose, the JWE code, whispers, discovery and diagnostics out of dist/index.js: chunks reached only through import()", () => {
         const core = readFileSync("dist/index.js", "utf8");
         const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
         const named = (prefix: string) => {
@@ -58,22 +58,30 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const [jwe, diagnose, discover, shared] = ["jwe", "diagnose", "discover", "discovery-error"].map(named) as [string, string, string, string];
-        expect(chunks).toHaveLength(4);
-        const staticImports = (code: string) => [...code.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]);
+        const [jwe, whisper, diagnose, discover, shared, deadline] = ["jwe", "whisper", "diagnose", "discover", "discovery-error", "deadline"].map(named) as [
+            string, string, string, string, string, string,
+        ];
+        expect(chunks).toHaveLength(6);
+        const staticImports = (code: string) => [...code.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]).sort();
         const read = (file: string) => readFileSync(`dist/chunks/${file}`, "utf8");
-        // The core's only module edges: laravel-echo statically, the three lazy entries dynamically.
+        // The core's only module edges: laravel-echo statically, the four lazy entries dynamically.
         expect(staticImports(core)).toEqual(["laravel-echo"]);
-        expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual([diagnose, discover, jwe].map((file) => `./chunks/${file}`).sort());
+        expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
+            [diagnose, discover, jwe, whisper].map((file) => `./chunks/${file}`).sort(),
+        );
         for (const jweCode of ["compactDecrypt", "CompactEncrypt", "subtle.importKey", "maxDecompressedLength"]) expect(core).not.toContain(jweCode);
-        // The JWE chunk imports jose and nothing of the core.
+        for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper"]) expect(core).not.toContain(whisperCode);
+        for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);
+        // The JWE chunk imports jose and nothing of the core; the others import the core and shared helpers, never each other.
         expect(staticImports(read(jwe))).toEqual(["jose"]);
         expect(read(jwe)).toContain("compactDecrypt");
-        // Diagnostics and discovery import the core (MercureError, the link parser) and their shared helpers, never each other.
-        for (const chunk of [diagnose, discover]) expect(staticImports(read(chunk)).filter((id) => id !== "laravel-echo").sort()).toEqual(["../index.js", `./${shared}`]);
+        expect(read(whisper)).toContain("class WhisperPublisher");
+        expect(staticImports(read(whisper)).filter((id) => id !== "laravel-echo")).toEqual(["../index.js", `./${deadline}`].sort());
+        for (const chunk of [diagnose, discover]) {
+            expect(staticImports(read(chunk)).filter((id) => id !== "laravel-echo")).toEqual(["../index.js", `./${deadline}`, `./${shared}`].sort());
+        }
         expect(staticImports(read(shared))).toEqual(["../index.js"]);
-        for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata"]) expect(core).not.toContain(diagnosticsCode);
-        expect(core).not.toContain("function locateHub");
+        expect(staticImports(read(deadline))).toEqual([]);
     });
 
     it("requires the dev stack from CommonJS (Node.js >= 20.19 loads its ESM through the default condition)", () => {

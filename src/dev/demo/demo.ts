@@ -14,8 +14,8 @@ export const DEMO_USERS: DevUser[] = [
 /**
  * Start the dev stack with the demo page at `/`: a public feed, a private channel per user
  * (`App.Models.User.{id}`), an end-to-end encrypted channel every user may join (its key derived from an
- * `encryption_key` drawn at each start), who is online in a presence room (`lobby`), and controls that
- * broadcast from the "server".
+ * `encryption_key` drawn at each start), a private channel where whispers show who is typing
+ * (`private-chat`), who is online in a presence room (`lobby`), and controls that broadcast from the "server".
  */
 export function startDemo(options: Pick<DevServerOptions, "port" | "host"> = {}): Promise<DevServer> {
     return startDevServer({
@@ -24,7 +24,8 @@ export function startDemo(options: Pick<DevServerOptions, "port" | "host"> = {})
         channels: {
             // routes/channels.php of the demo: each user may only listen to their own channel...
             "App.Models.User.{id}": (user, params) => String(user.id) === params["id"],
-            // ...and every user may join the encrypted chat.
+            // ...and every user may join the chat: `chat` authorizes both private-chat (whispers) and the encrypted
+            // private-encrypted-chat, as Laravel normalises both names to `chat`.
             [DEMO_ENCRYPTED_CHANNEL.slice("private-encrypted-".length)]: () => true,
             // Everyone may enter the lobby; what the callback returns is what the others see of them.
             lobby: (user) => ({ id: user.id, name: user.name }),

@@ -1,6 +1,13 @@
 /** The demo's end-to-end encrypted channel, open to every demo user. */
 export const DEMO_ENCRYPTED_CHANNEL = "private-encrypted-chat";
 
+/** The demo's private channel where users whisper that they are typing (the same `chat` authorization). */
+export const DEMO_WHISPER_CHANNEL = "private-chat";
+
+/** How long "… is typing" stays after the last whisper, and the least time between two whispers of one user. */
+const TYPING_MS = 3_000;
+const WHISPER_EVERY_MS = 1_000;
+
 /**
  * The demo page: plain HTML and a script that uses the browser build (`window.EchoMercure`).
  *
@@ -42,6 +49,8 @@ export function demoPage(): string {
   ul.online li { border: 1px solid #1a7f37; color: #1a7f37; border-radius: 14px; padding: 2px 10px; }
   ul.online li::before { content: "● "; }
   header code { background: #32383f; color: #fff; }
+  .typing { min-height: 22px; margin: 4px 0; color: #57606a; font-style: italic; }
+  #chat-text { flex: 1; min-width: 0; }
 </style>
 </head>
 <body>
@@ -70,6 +79,12 @@ export function demoPage(): string {
     <ul class="online" id="online"></ul>
     <ol id="presence"></ol>
     <form id="lobby"><button id="lobby-button">Leave the lobby</button> <small>(open <code>?user=2</code> in another window, or a second tab)</small></form>
+  </section>
+  <section>
+    <h2>Private channel <code>${DEMO_WHISPER_CHANNEL}</code> · whispers: someone is typing…</h2>
+    <p class="typing" id="typing" aria-live="polite"></p>
+    <form id="chat"><input id="chat-text" placeholder="Type here: the others see it" autocomplete="off"><button>Clear</button></form>
+    <small>Client events go from browser to browser through the hub (<code>whisper("typing")</code>, <code>listenForWhisper("typing")</code>); Laravel never sees them. Open <code>?user=2</code> in another window and type in one of them.</small>
   </section>
   <section>
     <h2>Errors and status changes</h2>
@@ -162,6 +177,36 @@ export function demoPage(): string {
         enterLobby();
         $("lobby-button").textContent = "Leave the lobby";
       }
+    };
+
+    // Whispers: "typing" at most once a second while the user types, "stopped" when the field is cleared; the others
+    // show who is typing until ${TYPING_MS / 1000} s after that user's last whisper. The connector drops our own whispers.
+    const myName = $("user").selectedOptions[0].textContent.replace(/ \\(\\d+\\)$/, "");
+    const typing = new Map();
+    const showTyping = () => {
+      const names = [...typing.keys()];
+      $("typing").textContent = names.length === 0 ? "" : names.join(" and ") + (names.length === 1 ? " is" : " are") + " typing…";
+    };
+    const stopTyping = (name) => { clearTimeout(typing.get(name)); typing.delete(name); showTyping(); };
+    const chat = echo.private(${JSON.stringify(DEMO_WHISPER_CHANNEL.slice("private-".length))})
+      .listenForWhisper("typing", (e) => {
+        clearTimeout(typing.get(e.name));
+        typing.set(e.name, setTimeout(() => stopTyping(e.name), ${TYPING_MS}));
+        showTyping();
+      })
+      .listenForWhisper("stopped", (e) => stopTyping(e.name))
+      .error((error) => add("log", error.code + ": " + error.message, "error"));
+    let lastWhisper = 0;
+    $("chat-text").oninput = () => {
+      if ($("chat-text").value === "") { lastWhisper = 0; chat.whisper("stopped", { name: myName }); return; }
+      if (Date.now() - lastWhisper < ${WHISPER_EVERY_MS}) return;
+      lastWhisper = Date.now();
+      chat.whisper("typing", { name: myName });
+    };
+    $("chat").onsubmit = (event) => {
+      event.preventDefault();
+      $("chat-text").value = "";
+      $("chat-text").oninput();
     };
 
     $("trespass").onsubmit = (event) => {

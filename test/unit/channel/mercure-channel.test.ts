@@ -106,9 +106,44 @@ describe("MercureChannel", () => {
         expect(got).toEqual(["Paid", ".App\\EventsX\\Paid", ".Paid"]);
     });
 
-    it("refuses whisper() on a private channel with a clear error, for now", () => {
-        const channel = new MercurePrivateChannel("private-a", options());
+    it("refuses whisper() on a public channel with an unsupported error naming it and the channel kinds that can", () => {
+        const channel = new MercureChannel("news", options());
         expect(() => channel.whisper("typing", {})).toThrow(MercureError);
-        expect(() => channel.whisper("typing", {})).toThrow(/whisper\("typing"\) on channel "private-a"/);
+        expect(() => channel.whisper("typing", {})).toThrow(
+            'Public channel "news" cannot whisper: use a private, presence or encrypted private channel.',
+        );
+    });
+
+    it("logs a warning for a whisper listener on a public channel, and registers it all the same", () => {
+        const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+        const got: unknown[] = [];
+        const channel = new MercureChannel("news", options()).listenForWhisper("typing", (data: unknown) => got.push(data));
+        expect(warn.mock.calls).toEqual([['laravel-echo-mercure: public channel "news" receives no whispers; listen for them on a private or presence channel.']]);
+        channel.stopListeningForWhisper("typing");
+        expect(warn).toHaveBeenCalledTimes(1);
+        warn.mockRestore();
+    });
+
+    it("tells its connector about whisper listeners: after each listenForWhisper() and stopListeningForWhisper(), and listen(\".client-…\")", () => {
+        const channel = new MercurePrivateChannel("private-a", options());
+        const seen: boolean[] = [];
+        channel.whisperLink = { whisper: () => undefined, listening: (changed) => seen.push(changed.hasWhisperListeners()) };
+        const typing = () => undefined;
+        channel.listen("OrderShipped", () => undefined);
+        channel.listenForWhisper("typing", typing).listenForWhisper("typing", () => undefined).listen(".client-moved", () => undefined);
+        channel.stopListeningForWhisper("typing", typing);
+        channel.stopListeningForWhisper("typing");
+        channel.stopListening(".client-moved");
+        channel.stopListening("OrderShipped");
+        expect(seen).toEqual([true, true, true, true, true, false]);
+    });
+
+    it("hands whisper() to its connector, and does nothing without one (a channel nobody joined)", () => {
+        const channel = new MercurePrivateChannel("private-a", options());
+        expect(channel.whisper("typing", { a: 1 })).toBe(channel);
+        const sent: unknown[] = [];
+        channel.whisperLink = { whisper: (from, event, data) => sent.push([from, event, data]), listening: () => undefined };
+        expect(channel.whisper("typing", { a: 1 })).toBe(channel);
+        expect(sent).toEqual([[channel, "typing", { a: 1 }]]);
     });
 });

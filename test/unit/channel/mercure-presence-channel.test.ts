@@ -126,9 +126,9 @@ describe("MercurePresenceChannel", () => {
         expect(calls).toEqual(["first", "first", "added"]);
     });
 
-    it("keeps the inherited whisper API (whispers come with another issue)", () => {
+    it("whispers like a private channel: whisper() returns the channel, listenForWhisper() hears client events", () => {
         const channel = new MercurePresenceChannel("presence-room", options);
-        expect(() => channel.whisper("typing", {})).toThrow(MercureError);
+        expect(channel.whisper("typing", {})).toBe(channel);
         const got: unknown[] = [];
         channel.listenForWhisper("typing", (payload: unknown) => got.push(payload));
         channel.deliver("client-typing", { who: 1 });

@@ -3,6 +3,33 @@ import { CallbackQueue } from "../../../src/connector/callback-queue";
 import { RefreshScheduler } from "../../../src/connector/refresh-scheduler";
 
 describe("CallbackQueue", () => {
+    it("run(): flushes once the outermost state change is done, not from a nested one", () => {
+        const queue = new CallbackQueue();
+        const log: string[] = [];
+        const result = queue.run(() => {
+            queue.defer(() => log.push("outer callback"));
+            queue.run(() => queue.defer(() => log.push("nested callback")));
+            log.push("outer change done");
+            return 7;
+        });
+        expect(result).toBe(7);
+        expect(log).toEqual(["outer change done", "outer callback", "nested callback"]);
+        queue.run(() => queue.defer(() => log.push("next")));
+        expect(log.at(-1)).toBe("next");
+    });
+
+    it("run(): flushes even when the change throws", () => {
+        const queue = new CallbackQueue();
+        const log: string[] = [];
+        expect(() =>
+            queue.run(() => {
+                queue.defer(() => log.push("callback"));
+                throw new Error("boom");
+            }),
+        ).toThrow("boom");
+        expect(log).toEqual(["callback"]);
+    });
+
     it("runs nothing until flushed, then everything in order, including what callbacks queue meanwhile", () => {
         const queue = new CallbackQueue();
         const ran: string[] = [];

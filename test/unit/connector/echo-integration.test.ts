@@ -128,7 +128,7 @@ describe("MercureEcho", () => {
         expect(() => new MercureEcho({ broadcaster: "pusher" as never })).toThrow(/only supports the `broadcaster` option "mercure"/);
     });
 
-    it("says clearly that whispers are not in this version", () => {
+    it("says clearly that public channels cannot whisper, and lets private ones", () => {
         const echo = new MercureEcho({ host: HUB, eventSource: createFakeEventSource(), fetch: new FakeAuthServer().fetch });
         const unsupported = (run: () => unknown) => {
             try {
@@ -138,6 +138,7 @@ describe("MercureEcho", () => {
             }
             return "no error";
         };
-        expect(unsupported(() => echo.private("x").whisper("typing", {}))).toBe("unsupported");
+        expect(unsupported(() => echo.channel("x").whisper("typing", {}))).toBe("unsupported");
+        expect(unsupported(() => echo.private("x").whisper("typing", {}))).toBe("no error");
     });
 });

@@ -20,7 +20,7 @@ const topicOf = (channel: string) => PREFIX + "whisper/" + encodeURIComponent(ch
  * Whisper streams on fake EventSources behind real `HubStream`s (as the connector will wire them),
  * real `EncryptedChannels` keyed for ROOM and ORDERS, and a host that records everything.
  */
-function setup() {
+function setup(maxStreams?: () => number) {
     const EventSource = createFakeEventSource();
     const errors = reports();
     const delivered: string[] = [];
@@ -35,7 +35,7 @@ function setup() {
             report: errors.report,
             failed,
         },
-        { socketId: () => OWN, crypto },
+        { socketId: () => OWN, crypto, maxStreams },
     );
     const auth = (granted: string[], extra: Partial<WhisperAuth> = {}): WhisperAuth => ({ hub: HUB, topicPrefix: PREFIX, clientEvents: true, granted, ...extra });
     /** The live EventSources subscribed to a channel's whisper topic. */
@@ -204,6 +204,35 @@ describe("WhisperStreams: one stream per guarded channel with whisper listeners"
         streams.sync(auth([CHAT, OTHER]));
         expect(source(CHAT).param("last_event_id")).toBeNull();
         source(OTHER);
+    });
+});
+
+describe("WhisperStreams: a cap on open streams (HTTP/1.1 connections)", () => {
+    it("opens at most maxStreams streams; the next channel is told once and gets the first stream that closes", () => {
+        let max = 2;
+        const { streams, auth, live, source, errors } = setup(() => max);
+        streams.sync(auth([CHAT, OTHER, LOBBY, ROOM]));
+        for (const channel of [CHAT, OTHER, LOBBY, ROOM]) streams.listening(channel, true);
+        expect(streams.size).toBe(2);
+        expect([live(CHAT), live(OTHER), live(LOBBY), live(ROOM)].map((found) => found.length)).toEqual([1, 1, 0, 0]);
+        expect(errors.codes()).toEqual([`${LOBBY}:stream_error`, `${ROOM}:stream_error`]);
+        expect(errors.list[0]!.error.message).toBe(
+            `Channel "${LOBBY}" receives no whispers until another channel stops listening for them: the page holds the most whisper streams an HTTP/1.1 hub leaves room for (browsers open 6 connections per host); serve the hub over HTTPS (HTTP/2) to lift the limit.`,
+        );
+
+        streams.sync(auth([CHAT, OTHER, LOBBY, ROOM])); // still waiting: not reported again
+        expect(errors.list).toHaveLength(2);
+        streams.listening(OTHER, false); // its connection goes to the first channel waiting
+        source(LOBBY);
+        expect(live(ROOM)).toHaveLength(0);
+        streams.drop(CHAT); // left: the next one
+        source(ROOM);
+        expect(streams.size).toBe(2);
+
+        max = 3;
+        streams.listening(CHAT, true); // not joined any more (dropped): nothing opens for it
+        expect(streams.size).toBe(2);
+        expect(errors.list).toHaveLength(2);
     });
 });
 
