@@ -412,21 +412,22 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             }
             return;
         }
-        this.createStream(granted, topics, platform);
+        this.createStream(granted, topics, platform, false, reopen);
     }
 
     /**
      * Create the stream for `granted` within the connection budget (over HTTP/1.1 with whisper streams, the
-     * current stream may close first); a `fallback` replaces a stalled one and is watched in turn.
+     * current stream may close first); a `fallback` replaces a stalled one and is watched in turn; `reopen` names
+     * the step in the `debug` log.
      */
-    private createStream(granted: string[], topics: string[], platform: Platform, fallback = false): void {
+    private createStream(granted: string[], topics: string[], platform: Platform, fallback = false, reopen = fallback): void {
         const broken = this.streams.makeRoom(this.budget() - this.whispers.size);
         if (broken !== null) this.lose(broken.channels);
         // [spec] laravel-mercure §4.1: match per channel, match_urlpattern per presence channel, last_event_id when reopening.
         const patterns = this.presence.patterns(platform.hub, granted, topics);
         const url = buildSubscribeUrl(platform.hub, { topics, patterns, lastEventId: this.dispatcher.cursor });
         this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers), fallback);
-        this.log?.(this.streams.candidate !== null ? "reopen" : "stream", { url, channels: granted });
+        this.log?.(reopen ? "reopen" : "stream", { url, channels: granted });
         // [spec] mercure-hub §1.5: replace this stream before the hub may end it.
         const generation = this.generation;
         this.cookieRefresh.arm(resolveHubTimeouts(this.options["hubTimeouts"]), (expired) =>
