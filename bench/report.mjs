@@ -193,6 +193,9 @@ export function renderReport(r) {
         presenceUrls.some((row) => !row.measured)
             ? `A row marked *computed* is the request line laravel-mercure §4.1 gives for those channels (the connector sent no subscribe request within 5 s); the same computation ${presenceUrls.filter((row) => row.measured).every((row) => row.computedMatches) ? "equals" : "does NOT equal"} every measured row.`
             : "",
+        ...presenceUrls
+            .filter((row) => !row.measured && row.errors?.length > 0)
+            .map((row) => `With ${row.size} presence channels the connector reported instead: ${row.errors[0]}`),
         "",
     );
 
