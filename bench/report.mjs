@@ -181,7 +181,7 @@ export function renderReport(r) {
             ),
         ...presenceUrls.map(
             (row) =>
-                `| ${row.size} presence (\`presence-chat.<5 digits>\`), ${row.matchers} matchers | ${bytes(row.requestLine)}${row.measured ? "" : " (computed)"} | ${dec((row.requestLine / r.requestLineLimit) * 100, 0)} % | ${row.measured ? row.status : `not sent: auth ${row.authStatuses.join(", ") || "none"}`} |`,
+                `| ${row.size} presence (\`presence-chat.<5 digits>\`), ${row.matchers} matchers | ${bytes(row.requestLine)}${row.measured ? "" : " (computed)"} | ${dec((row.requestLine / r.requestLineLimit) * 100, 0)} % | ${row.measured ? row.status : `none reached the hub (auth answered ${row.authStatuses.join(", ") || "nothing"})`} |`,
         ),
         "",
         private100 > r.requestLineLimit
@@ -191,7 +191,7 @@ export function renderReport(r) {
             ? `**Presence channels cross it past ${r.presenceUnderLimit} channels** (computed as §4.1 builds the URL; ${presenceOver[0].size} measured: ${bytes(presenceOver[0].requestLine)}); past 50 presence channels the request also has more than the hub's 100 matchers.`
             : "The presence rows stay under it.",
         presenceUrls.some((row) => !row.measured)
-            ? `A row marked *computed* is the request line laravel-mercure §4.1 gives for those channels (the connector sent no subscribe request within 5 s); the same computation ${presenceUrls.filter((row) => row.measured).every((row) => row.computedMatches) ? "equals" : "does NOT equal"} every measured row.`
+            ? `A row marked *computed* is the request line laravel-mercure §4.1 gives for those channels, because no subscribe request reached the hub within 5 s (a request head that long also exceeds the 16 KiB that Node.js's HTTP server, which the dev hub runs on, accepts); the same computation ${presenceUrls.filter((row) => row.measured).every((row) => row.computedMatches) ? "equals" : "does NOT equal"} every measured row.`
             : "",
         ...presenceUrls
             .filter((row) => !row.measured && row.errors?.length > 0)

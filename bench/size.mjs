@@ -117,7 +117,7 @@ export async function measureSizes() {
     const echoAlone = await bundleApp(echoApp);
     const pusherFile = join(ROOT, "node_modules", "pusher-js", "dist", "web", "pusher.min.js");
     const pusher = existsSync(pusherFile) ? gzipOnly(pusherFile) : null;
-    const pusherVersion = JSON.parse(readFileSync(join(ROOT, "node_modules", "pusher-js", "package.json"), "utf8")).version;
+    const pusherVersion = pusher === null ? null : JSON.parse(readFileSync(join(ROOT, "node_modules", "pusher-js", "package.json"), "utf8")).version;
     const echoVersion = JSON.parse(readFileSync(join(ROOT, "node_modules", "laravel-echo", "package.json"), "utf8")).version;
     // What a Reverb/Pusher app ships for broadcasting: its Echo bundle plus pusher-js's minified browser build,
     // gzipped together as one download would be compressed (an approximation: two files in practice).
