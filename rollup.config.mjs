@@ -3,11 +3,13 @@
 //   dist/chunks/*.js                      lazily loaded code (the JWE code of encrypted channels, whispers), ESM
 //   dist/index.cjs + dist/chunks/*.cjs    the connector (CJS), laravel-echo's base classes inside (see below)
 //   dist/index.d.ts + dist/index.d.cts    bundled types for ESM and CJS consumers
-//   dist/laravel-echo-mercure.iife.js     self-contained browser build, laravel-echo inside: window.EchoMercure
+//   dist/laravel-echo-mercure.iife.js     self-contained browser build, laravel-echo inside: window.EchoMercure,
+//                                         minified (terser) with its source map, as a <script> tag loads it
 //   dist/dev/index.js + .d.ts, cli.js     the Node-only dev stack (hub, Laravel-compatible server, CLI),
 //                                         urlpattern-polyfill inside
 // Every .js has a .map that names the src/ files without embedding them.
 import nodeResolve from "@rollup/plugin-node-resolve";
+import terser from "@rollup/plugin-terser";
 import typescript from "@rollup/plugin-typescript";
 import { builtinModules } from "node:module";
 import { dts } from "rollup-plugin-dts";
@@ -77,7 +79,17 @@ export default [
         input: "src/iife.ts",
         plugins: [nodeResolve({ browser: true }), ts()],
         // One file for a <script> tag: the lazy JWE code and jose are inlined (an IIFE cannot load chunks).
-        output: { file: "dist/laravel-echo-mercure.iife.js", format: "iife", name: "EchoMercure", sourcemap, sourcemapExcludeSources, inlineDynamicImports: true },
+        // Nothing bundles it further, so it ships minified; its source map leads back to src/ (and to
+        // laravel-echo and jose), and the licence comments (/*! ... */) are kept.
+        output: {
+            file: "dist/laravel-echo-mercure.iife.js",
+            format: "iife",
+            name: "EchoMercure",
+            sourcemap,
+            sourcemapExcludeSources,
+            inlineDynamicImports: true,
+            plugins: [terser({ compress: { passes: 2 }, mangle: true })],
+        },
     },
     {
         input: { index: "src/dev/index.ts", cli: "src/dev/cli.ts" },

@@ -1,143 +1,118 @@
-// npm run bench: every figure the project publishes comes from here, each next to a baseline measured in
-// the same run. Needs the build (npm run bench builds first).
+// npm run bench (`npm run build && node bench/run.mjs`): every figure the project publishes comes
+// from here, each next to a baseline measured in the same run, and BENCHMARKS.md is written from them.
+// Everything runs against the dev stack on 127.0.0.1; the browser figures in headless Chromium. Every loop is
+// bounded and every wait has a deadline. `--quick` runs smaller plans (for working on the bench itself; its
+// output is not committed).
 //
-//   1. Bundle size: dist/index.js minified + gzipped, against laravel-echo's own dist/echo.js the same way.
-//   2. Delivery latency: one event at a time through the dev hub, connector vs a raw EventSource on the
-//      same hub and topic (the cost the connector adds per message).
-//   3. Throughput: a burst of events, connector vs raw EventSource.
-//   4. Join cost: from channel() to subscribed() (auth request + make-before-break reopen).
-import { EventSource } from "eventsource";
-import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
-import { performance } from "node:perf_hooks";
-import { minify } from "terser";
-import { MercureEcho } from "../dist/index.js";
-import { startDevServer } from "../dist/dev/index.js";
+//   sizes        bench/size.mjs: min+gzip of the core entry, the crypto chunk, the IIFE, a whole app, pusher-js
+//   delivery     scenarios/delivery.mjs: throughput (plain and encrypted) and latency against a raw EventSource
+//   join         scenarios/join.mjs: join bursts of N channels, subscribe URL lengths
+//   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
+//   memory       scenarios/memory.mjs: heap after GC through join/leave cycles and delivered messages
+//   navigation   scenarios/navigation.mjs: issue 13's auth requests per 100 SPA navigations, today's figure
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, release, totalmem, type } from "node:os";
+import { join } from "node:path";
+import { launchChromium } from "./lib/chromium.mjs";
+import { startBenchStack } from "./lib/stack.mjs";
+import { renderReport } from "./report.mjs";
+import { measureContinuity } from "./scenarios/continuity.mjs";
+import { measureDelivery } from "./scenarios/delivery.mjs";
+import { COOKIE_LIMIT, measureCookieSizes, measureJoinBursts, measurePresenceUrls, presenceChannelsUnder, REQUEST_LINE_LIMIT } from "./scenarios/join.mjs";
+import { measureBrowserMemory, measureNodeMemory } from "./scenarios/memory.mjs";
+import { measureNavigations } from "./scenarios/navigation.mjs";
+import { measureSizes, readBudget, ROOT } from "./size.mjs";
 
-const results = {};
-const report = (name, value) => {
-    results[name] = value;
-    console.log(`${name.padEnd(48)} ${typeof value === "number" ? value.toFixed(value < 10 ? 3 : 1) : value}`);
+const quick = process.argv.includes("--quick");
+
+/** How much each scenario does; the full plan keeps the whole run under 5 minutes on 2 busy cores. */
+const PLAN = {
+    delivery: quick
+        ? { warmup: 500, reps: 3, count: 3_000, encryptedCount: 1_000, latencyReps: 2, latencySamples: 100 }
+        : { warmup: 1_000, reps: 9, count: 10_000, encryptedCount: 4_000, latencyReps: 2, latencySamples: 250 },
+    join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 3, settleMs: 300, windowMs: 4_000 },
+    cookieSizes: [1, 10, 20, 50, 100],
+    presenceUrls: [10, 50, 100],
+    continuity: { rate: 200, reopens: 20, reopenEveryMs: 250, leadMs: 500 },
+    memory: {
+        batch: 100,
+        privatePerBatch: 10,
+        cycles: quick ? 1_000 : 10_000,
+        messages: quick ? 10_000 : 100_000,
+        messageBatch: 5_000,
+    },
+    navigation: { navigations: 100, dwellMs: 50 },
 };
 
-// 1. Size ------------------------------------------------------------------------------------------------
-async function gzipMinified(file, module = true) {
-    const { code } = await minify(readFileSync(file, "utf8"), { module, compress: { passes: 2 }, mangle: true });
-    return { min: Buffer.byteLength(code), gzip: gzipSync(code, { level: 9 }).length };
-}
-const ours = await gzipMinified("dist/index.js");
-const echo = await gzipMinified("node_modules/laravel-echo/dist/echo.js");
-const iife = await gzipMinified("dist/laravel-echo-mercure.iife.js", false);
-report("size: dist/index.js min (bytes)", ours.min);
-report("size: dist/index.js min+gzip (bytes)", ours.gzip);
-report("size: laravel-echo dist/echo.js min+gzip (bytes)", echo.gzip);
-report("size: ratio ours / laravel-echo", ours.gzip / echo.gzip);
-report("size: iife (with laravel-echo) min+gzip (bytes)", iife.gzip);
+const versionOf = (name) => JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")).version;
 
-// A cookie-keeping fetch and EventSource, as a browser profile would have.
-function jar() {
-    const cookies = new Map();
-    const fetchWithCookies = async (url, init = {}) => {
-        const headers = new Headers(init.headers);
-        if (cookies.size) headers.set("Cookie", [...cookies].map(([k, v]) => `${k}=${v}`).join("; "));
-        const response = await fetch(url, { ...init, headers });
-        for (const line of response.headers.getSetCookie()) {
-            const [pair] = line.split(";");
-            const at = pair.indexOf("=");
-            cookies.set(pair.slice(0, at), pair.slice(at + 1));
-        }
-        return response;
-    };
-    class JarEventSource extends EventSource {
-        constructor(url, init) {
-            super(url, { ...init, fetch: fetchWithCookies });
-        }
-    }
-    return { fetch: fetchWithCookies, EventSource: JarEventSource };
+const started = Date.now();
+/** Run one section, logging its duration. */
+async function section(name, body) {
+    const at = Date.now();
+    process.stdout.write(`${name.padEnd(12)} … `);
+    const result = await body();
+    console.log(`${((Date.now() - at) / 1000).toFixed(1)} s`);
+    return result;
 }
 
-const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))];
+const env = {
+    date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
+    cpu: cpus()[0]?.model.trim() ?? "unknown CPU",
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    os: `${type()} ${release()}`,
+    node: process.version,
+    playwright: versionOf("playwright-core"),
+    terser: versionOf("terser"),
+    rollup: versionOf("rollup"),
+    loadStart: loadavg()[0],
+};
 
-const server = await startDevServer({ hub: { anonymous: true } });
-const topic = "https://laravel.alt/echo/channel/bench";
-const client = jar();
-const echoClient = new MercureEcho({ host: server.hubUrl, eventSource: client.EventSource, fetch: client.fetch });
-let onConnector = () => {};
-const channel = echoClient.channel("bench").listen(".tick", (payload) => onConnector(payload));
-await new Promise((resolve) => channel.subscribed(resolve));
-const raw = new EventSource(`${server.hubUrl}?match=${encodeURIComponent(topic)}`);
-let onRaw = () => {};
-raw.onmessage = (event) => onRaw(JSON.parse(event.data).payload);
-await new Promise((resolve) => (raw.onopen = resolve));
+const sizes = await section("sizes", () => measureSizes());
+const budget = readBudget();
+const history = JSON.parse(readFileSync(join(ROOT, "bench", "size-history.json"), "utf8"));
 
-const publish = (n) =>
-    server.hub.publish({ topics: [topic], data: JSON.stringify({ channels: ["bench"], event: "tick", payload: { n, at: performance.now() } }) });
-
-// 2. Latency: publish one event, wait until both receivers have it, repeat.
-const latency = { connector: [], raw: [] };
-for (let n = 0; n < 2000; n++) {
-    await new Promise((resolve) => {
-        let pending = 2;
-        const done = () => --pending === 0 && resolve();
-        onConnector = (payload) => { latency.connector.push(performance.now() - payload.at); done(); };
-        onRaw = (payload) => { latency.raw.push(performance.now() - payload.at); done(); };
-        publish(n);
-    });
-}
-report("latency: connector p50 (ms)", quantile(latency.connector, 0.5));
-report("latency: raw EventSource p50 (ms)", quantile(latency.raw, 0.5));
-report("latency: connector p99 (ms)", quantile(latency.connector, 0.99));
-report("latency: raw EventSource p99 (ms)", quantile(latency.raw, 0.99));
-report("latency: ratio connector / raw (p50)", quantile(latency.connector, 0.5) / quantile(latency.raw, 0.5));
-
-// 3. Throughput: bursts of 20 000 events received by both at once; time until each has them all.
-async function burst() {
-    const count = 20_000;
-    const received = { connector: 0, raw: 0 };
-    const finished = {};
-    const started = performance.now();
-    await new Promise((resolve) => {
-        const handler = (which) => () => {
-            if (++received[which] === count) {
-                finished[which] = performance.now() - started;
-                if (Object.keys(finished).length === 2) resolve();
-            }
+const browser = await launchChromium();
+env.chromium = browser.version();
+const stack = await startBenchStack({ history: true });
+const results = { env, plan: PLAN, requestLineLimit: REQUEST_LINE_LIMIT, cookieLimit: COOKIE_LIMIT, sizes, budget, history };
+try {
+    results.delivery = await section("delivery", () => measureDelivery(browser, stack, PLAN.delivery));
+    results.cookies = await section("cookies", async () => [
+        await measureCookieSizes(stack, "private", PLAN.cookieSizes),
+        await measureCookieSizes(stack, "presence", PLAN.cookieSizes),
+    ]);
+    results.joins = await section("join", () => measureJoinBursts(browser, stack, PLAN.join));
+    results.presenceUrls = await section("urls", () => measurePresenceUrls(browser, stack, PLAN.presenceUrls));
+    results.presenceUnderLimit = presenceChannelsUnder(stack, REQUEST_LINE_LIMIT);
+    results.continuity = await section("continuity", () => measureContinuity(browser, PLAN.continuity));
+    results.navigation = await section("navigation", () => measureNavigations(browser, stack, PLAN.navigation));
+    // A hub without history for the memory runs: what stays in memory is the client's.
+    const quiet = await startBenchStack({ history: false });
+    try {
+        results.memory = {
+            browser: await section("memory (C)", () => measureBrowserMemory(browser, quiet, PLAN.memory)),
+            node: await section("memory (N)", () => measureNodeMemory(quiet, { ...PLAN.memory, cyclesLong: PLAN.memory.cycles * 4 })),
         };
-        onConnector = handler("connector");
-        onRaw = handler("raw");
-        for (let n = 0; n < count; n++) publish(n);
-    });
-    return { connector: count / (finished.connector / 1000), raw: count / (finished.raw / 1000) };
+    } finally {
+        await quiet.server.close();
+    }
+} finally {
+    results.refusals = stack.refusals;
+    await browser.close();
+    await stack.server.close();
 }
-const bursts = [];
-for (let round = 0; round < 5; round++) bursts.push(await burst());
-const rawRate = quantile(bursts.map((b) => b.raw), 0.5);
-const connectorRate = quantile(bursts.map((b) => b.connector), 0.5);
-report("throughput: raw EventSource (events/s, median of 5)", rawRate);
-report("throughput: connector (events/s, median of 5)", connectorRate);
-report("throughput: ratio connector / raw", connectorRate / rawRate);
+env.loadEnd = loadavg()[0];
+env.seconds = (Date.now() - started) / 1000;
 
-// 4. Join cost: channel() to subscribed(), 50 times, against opening a raw EventSource.
-const joins = [];
-const rawOpens = [];
-for (let i = 0; i < 50; i++) {
-    const started = performance.now();
-    await new Promise((resolve) => echoClient.channel(`join.${i}`).subscribed(resolve));
-    joins.push(performance.now() - started);
-    echoClient.leave(`join.${i}`);
-    const rawStarted = performance.now();
-    const source = new EventSource(`${server.hubUrl}?match=${encodeURIComponent(topic + i)}`);
-    await new Promise((resolve) => (source.onopen = resolve));
-    rawOpens.push(performance.now() - rawStarted);
-    source.close();
+mkdirSync(join(ROOT, ".bench-results"), { recursive: true });
+writeFileSync(join(ROOT, ".bench-results", quick ? "quick.json" : "latest.json"), JSON.stringify(results, null, 2) + "\n");
+const report = renderReport(results);
+if (quick) {
+    writeFileSync(join(ROOT, ".bench-results", "BENCHMARKS.quick.md"), report);
+    console.log(`\n--quick: written to .bench-results/BENCHMARKS.quick.md in ${env.seconds.toFixed(0)} s (BENCHMARKS.md untouched)`);
+} else {
+    writeFileSync(join(ROOT, "BENCHMARKS.md"), report);
+    console.log(`\nBENCHMARKS.md written in ${env.seconds.toFixed(0)} s`);
 }
-report("join: channel() to subscribed() p50 (ms)", quantile(joins, 0.5));
-report("join: raw EventSource open p50 (ms)", quantile(rawOpens, 0.5));
-report("join: ratio connector / raw", quantile(joins, 0.5) / quantile(rawOpens, 0.5));
-
-raw.close();
-echoClient.disconnect();
-await server.close();
-mkdirSync(".bench-results", { recursive: true });
-writeFileSync(".bench-results/latest.json", JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2));
-console.log("\nwritten to .bench-results/latest.json");

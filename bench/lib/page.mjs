@@ -1,0 +1,234 @@
+// The bench page: the built IIFE (window.EchoMercure) plus a plain-JavaScript recorder, served by the dev
+// server, so that the connector and a raw EventSource run side by side in the same Chromium page.
+import { waitFor } from "./stats.mjs";
+
+/** Where the bench page is served. */
+export const BENCH_PAGE = "/bench.html";
+
+/** The hub path on the dev server's origin. */
+const HUB_PATH = "/.well-known/mercure";
+
+/**
+ * The in-page recorder. Every receiver (the connector's listen() callback, a raw EventSource) counts what it
+ * got and when, with `now()` on the wall clock that Node.js shares (`performance.timeOrigin + performance.now()`).
+ */
+const BENCH_SCRIPT = String.raw`
+(function () {
+    "use strict";
+    var now = function () { return performance.timeOrigin + performance.now(); };
+    function receiver() { return { count: 0, first: 0, last: 0, numbers: null, seen: null }; }
+    var bench = {
+        echo: null,
+        raws: [],
+        receivers: { connector: receiver(), raw: receiver() },
+        target: 0,
+        latency: false,
+
+        /** Create MercureEcho on this origin's hub. */
+        create: function () {
+            this.echo = new window.EchoMercure.MercureEcho({ host: "${HUB_PATH}" });
+            return this.echo.socketId();
+        },
+
+        /** Log in as a dev user (the httpOnly dev_user cookie). */
+        login: function (id) {
+            return fetch("/dev/login?user=" + id, { method: "POST", credentials: "same-origin" }).then(function (r) { return r.status; });
+        },
+
+        /** Start counting afresh: complete at target messages per receiver; latency: report each arrival. */
+        arm: function (target, latency, keepNumbers) {
+            this.receivers = { connector: receiver(), raw: receiver() };
+            if (keepNumbers) { this.receivers.connector.numbers = []; }
+            this.target = target;
+            this.latency = latency;
+        },
+
+        record: function (which, n) {
+            var at = now();
+            var r = this.receivers[which];
+            r.count++;
+            if (r.count === 1) r.first = at;
+            r.last = at;
+            if (r.numbers !== null) r.numbers.push(n);
+            if (this.latency) window.benchArrived(which, n, at);
+        },
+
+        channelOf: function (kind, name) {
+            return kind === "private" ? this.echo.private(name)
+                : kind === "encrypted" ? this.echo.encryptedPrivate(name)
+                : kind === "presence" ? this.echo.join(name)
+                : this.echo.channel(name);
+        },
+
+        /** Listen to event on a channel through the connector; resolves when it is subscribed. */
+        listen: function (kind, name, event) {
+            var self = this;
+            var channel = this.channelOf(kind, name);
+            channel.listen(event, function (payload) { self.record("connector", payload && payload.n); });
+            return new Promise(function (resolve, reject) {
+                channel.subscribed(function () { resolve(true); });
+                channel.error(function (error) { reject(new Error(error.code + ": " + error.message)); });
+            });
+        },
+
+        /** Open a raw EventSource on topics (with the page's cookies); resolves with the ms until it opened. */
+        openRaw: function (topics, count) {
+            var self = this;
+            var params = new URLSearchParams();
+            topics.forEach(function (topic) { params.append("match", topic); });
+            var started = now();
+            var source = new EventSource("${HUB_PATH}?" + params.toString(), { withCredentials: true });
+            if (count) {
+                source.onmessage = function (event) {
+                    var data = JSON.parse(event.data);
+                    self.record("raw", data.payload ? data.payload.n : undefined);
+                };
+            }
+            this.raws.push(source);
+            return new Promise(function (resolve, reject) {
+                source.onopen = function () { resolve(now() - started); };
+                source.onerror = function () { if (source.readyState === EventSource.CLOSED) reject(new Error("the raw EventSource was refused")); };
+            });
+        },
+
+        /** Close every raw EventSource. */
+        closeRaws: function () {
+            this.raws.forEach(function (source) { source.close(); });
+            this.raws = [];
+        },
+
+        /** Whether every receiver in which has reached the target. */
+        done: function (which) {
+            var self = this;
+            return which.every(function (name) { return self.receivers[name].count >= self.target; });
+        },
+
+        /** Counts and first/last arrival times (numbers only when asked). */
+        result: function () { return JSON.parse(JSON.stringify(this.receivers)); },
+
+        /** Errors the channels of join bursts reported (the connector recovers from transient ones by itself). */
+        channelErrors: [],
+
+        /**
+         * Join names in one tick; resolves with the ms until every subscribed() fired. Errors on the way are
+         * recorded in channelErrors, not fatal: a stream the hub refused is retried by the connector.
+         */
+        joinBurst: function (kind, names) {
+            var self = this;
+            var started = now();
+            var pending = names.length;
+            return new Promise(function (resolve) {
+                names.forEach(function (name) {
+                    var channel = self.channelOf(kind, name);
+                    var done = false;
+                    channel.subscribed(function () { if (!done) { done = true; if (--pending === 0) resolve(now() - started); } });
+                    channel.error(function (error) { self.channelErrors.push(name + ": " + error.code + ": " + error.message); });
+                });
+            });
+        },
+
+        /** The recorded channel errors, emptied. */
+        takeErrors: function () { var list = this.channelErrors; this.channelErrors = []; return list; },
+
+        /** Echo's leave() for each name, in one tick. */
+        leaveAll: function (names) {
+            var self = this;
+            names.forEach(function (name) { self.echo.leave(name); });
+        },
+
+        /** One SPA navigation: leave the previous route's channels and join the next route's, in one tick; resolves when the new ones are subscribed. */
+        navigate: function (leave, join) {
+            this.leaveAll(leave);
+            return join.length === 0 ? Promise.resolve(0) : this.joinBurst(join[0].kind, join.map(function (spec) { return spec.name; }));
+        },
+
+        /** Join (when joined is false) or leave a side channel: each is one reopen of the connector's stream. */
+        toggle: function (name, joined) {
+            if (joined) this.echo.leave(name); else this.echo.private(name);
+        },
+
+        /** The connector's connection status. */
+        status: function () { return this.echo.connectionStatus(); },
+    };
+    window.bench = bench;
+})();
+`;
+
+/** The bench page's HTML: the IIFE build and the recorder, nothing created until the bench asks. */
+export function benchPage() {
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>laravel-echo-mercure bench</title>
+<script src="/dist/laravel-echo-mercure.iife.js"></script>
+<script>${BENCH_SCRIPT}</script>
+</head>
+<body><p>laravel-echo-mercure bench</p></body>
+</html>
+`;
+}
+
+/**
+ * One bench page in its own browser context (its own cookies), logged in as `userId`, with the connector
+ * created; `onArrival(which, n, at)` receives each message in latency mode.
+ */
+export class BenchPage {
+    /** Uncaught exceptions of the page (the bench fails on any). */
+    errors = [];
+
+    constructor(context, page) {
+        /** The browser context (one cookie jar). */
+        this.context = context;
+        /** The page. */
+        this.page = page;
+        /** Called by the page for each arrival in latency mode. */
+        this.onArrival = () => undefined;
+        page.on("pageerror", (error) => this.errors.push(error.message));
+    }
+
+    /** Open the bench page at `origin`, log in and create MercureEcho. */
+    static async open(browser, origin, userId) {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        const bench = new BenchPage(context, page);
+        await page.exposeFunction("benchArrived", (which, n, at) => bench.onArrival(which, n, at));
+        const response = await page.goto(origin + BENCH_PAGE);
+        if (response?.status() !== 200) throw new Error(`The bench page answered ${response?.status()}.`);
+        const status = await page.evaluate((id) => window.bench.login(id), userId);
+        if (status !== 200) throw new Error(`Logging in dev user ${userId} answered ${status}.`);
+        await page.evaluate(() => window.bench.create());
+        return bench;
+    }
+
+    /** Run `fn(arg)` in the page. */
+    run(fn, arg) {
+        return this.page.evaluate(fn, arg);
+    }
+
+    /** Wait until every receiver in `which` has the armed target (bounded by `timeout`). */
+    waitDone(which, timeout = 60_000) {
+        return waitFor(`${which.join(" and ")} to receive every message`, () => this.run((list) => window.bench.done(list), which), {
+            timeout,
+            interval: 25,
+        });
+    }
+
+    /** The JavaScript heap in use after a full garbage collection (Chrome DevTools Protocol). */
+    async heapAfterGc() {
+        const cdp = await this.context.newCDPSession(this.page);
+        try {
+            await cdp.send("HeapProfiler.collectGarbage");
+            await cdp.send("HeapProfiler.collectGarbage");
+            const { usedSize } = await cdp.send("Runtime.getHeapUsage");
+            return usedSize;
+        } finally {
+            await cdp.detach();
+        }
+    }
+
+    /** Close the context. */
+    close() {
+        return this.context.close();
+    }
+}

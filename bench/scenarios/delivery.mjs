@@ -1,0 +1,147 @@
+// Throughput and latency in Chromium: the connector's listen() callback against a raw EventSource on the same
+// topic, same hub, same messages, in the same page.
+import { performance } from "node:perf_hooks";
+import { BenchPage } from "../lib/page.mjs";
+import { topicOf, USER } from "../lib/stack.mjs";
+import { median, quantile, waitFor, withTimeout } from "../lib/stats.mjs";
+
+/** Wall-clock milliseconds with sub-millisecond precision, on the same clock as the page's recorder. */
+const now = () => performance.timeOrigin + performance.now();
+
+/**
+ * Publish `count` messages with `send(n)` (n = 1..count) all at once, so the hub writes them as fast as the
+ * socket takes them, and wait until `which` received them all; resolves with its rate: messages per second
+ * from its first arrival to its last.
+ */
+async function flood(page, which, count, send) {
+    await page.run(([target]) => window.bench.arm(target, false, false), [count]);
+    for (let n = 1; n <= count; n++) send(n);
+    await page.waitDone([which], 120_000);
+    const result = (await page.run(() => window.bench.result()))[which];
+    return (result.count - 1) / ((result.last - result.first) / 1000);
+}
+
+/**
+ * One repetition: the connector alone (listening on `channel`), then a raw EventSource alone on the same topic,
+ * or the other way round on odd repetitions. One receiver at a time, checked at the hub (exactly one open
+ * stream): two streams in one page compete for its main thread, and the one the hub writes to first wins.
+ * The raw EventSource opens while the connector has the channel joined, so the hub cookie grants its topic
+ * (the connector's next authorization, on leaving, mints a cookie without it; an open stream keeps its grants).
+ */
+async function burst(page, stack, rep, count, send, { kind, name, topic }) {
+    const alone = () => waitFor("one open stream at the hub", () => stack.server.hub.stats.openConnections === 1);
+    const connector = async () => {
+        await page.run(([k, n]) => window.bench.listen(k, n, ".tick"), [kind, name]);
+        await alone();
+        const rate = await flood(page, "connector", count, send);
+        await page.run(([n]) => window.bench.leaveAll([n]), [name]);
+        return rate;
+    };
+    const raw = async () => {
+        await page.run(([k, n]) => window.bench.listen(k, n, ".none"), [kind, name]);
+        await page.run(([t]) => window.bench.openRaw([t], true), [topic]);
+        await page.run(([n]) => window.bench.leaveAll([n]), [name]);
+        await alone();
+        const rate = await flood(page, "raw", count, send);
+        await page.run(() => window.bench.closeRaws());
+        return rate;
+    };
+    if (rep % 2 === 0) {
+        const c = await connector();
+        return { connector: c, raw: await raw() };
+    }
+    const r = await raw();
+    return { connector: await connector(), raw: r };
+}
+
+/** Median rates over `reps` bursts, and the ratio of the medians. */
+function summarize(bursts) {
+    const connector = median(bursts.map((b) => b.connector));
+    const raw = median(bursts.map((b) => b.raw));
+    return { connector, raw, ratio: connector / raw, runs: bursts };
+}
+
+/**
+ * Measure plain and encrypted throughput and plain latency in one page; `plan` gives the repetitions and
+ * message counts (`warmup`, `reps`, `count`, `encryptedCount`, `latencyReps`, `latencySamples`).
+ */
+export async function measureDelivery(browser, stack, plan) {
+    const page = await BenchPage.open(browser, stack.server.url, USER.id);
+    try {
+        // Plain: a public channel, through the connector and through a raw EventSource.
+        const plainChannel = { kind: "public", name: "bench", topic: topicOf("bench") };
+        const plainSend = (n) => stack.publish("bench", "tick", { n });
+        await burst(page, stack, 0, plan.warmup, plainSend, plainChannel);
+        const plain = [];
+        for (let rep = 0; rep < plan.reps; rep++) plain.push(await burst(page, stack, rep, plan.count, plainSend, plainChannel));
+
+        // Both receivers at once for the latency runs.
+        await page.run(() => window.bench.listen("public", "bench", ".tick"));
+        await page.run(([topic]) => window.bench.openRaw([topic], true), [topicOf("bench")]);
+        // Latency: one message at a time; the next is published once both receivers have the previous one.
+        // The hub writes to its streams in the order they opened and the page handles them in that order, so
+        // half the samples are taken with the connector's stream first and half (after a reopen) with it last.
+        const latency = { connector: [], raw: [], added: [] };
+        for (let rep = 0; rep < plan.latencyReps; rep++) {
+            if (rep % 2 === 1) await page.run(([name]) => window.bench.listen("private", name, ".none"), [`side.latency${rep}`]);
+            const run = await latencyRun(page, plan.latencySamples, plainSend);
+            for (const key of Object.keys(latency)) latency[key].push(...run[key]);
+        }
+
+        await page.run(() => window.bench.closeRaws());
+        await page.run(() => window.bench.leaveAll(["bench", "side.latency1", "side.latency3"]));
+
+        // Encrypted: a private-encrypted channel through the connector (decrypting) against a raw EventSource
+        // on the same topic (parsing the envelope only). Messages are sealed before the clock starts.
+        const encryptedChannel = { kind: "encrypted", name: "secure", topic: topicOf("private-encrypted-secure") };
+        const sealed = [];
+        for (let n = 1; n <= Math.max(plan.encryptedCount, plan.warmup); n++) sealed.push(stack.sealed("private-encrypted-secure", "tick", { n }));
+        const encryptedSend = (n) => stack.publishData("private-encrypted-secure", sealed[n - 1]);
+        await burst(page, stack, 0, Math.min(plan.warmup, plan.encryptedCount), encryptedSend, encryptedChannel);
+        const encrypted = [];
+        for (let rep = 0; rep < plan.reps; rep++) encrypted.push(await burst(page, stack, rep, plan.encryptedCount, encryptedSend, encryptedChannel));
+
+        if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
+        const p = (key, q) => quantile(latency[key], q);
+        return {
+            throughput: summarize(plain),
+            encryptedThroughput: summarize(encrypted),
+            latency: {
+                connector: { p50: p("connector", 0.5), p99: p("connector", 0.99) },
+                raw: { p50: p("raw", 0.5), p99: p("raw", 0.99) },
+                added: { p50: p("added", 0.5), p99: p("added", 0.99) },
+                samples: latency.connector.length,
+            },
+        };
+    } finally {
+        await page.close();
+    }
+}
+
+/** One latency run of `samples` messages: publish-to-callback times for both receivers, and their difference. */
+async function latencyRun(page, samples, send) {
+    const run = { connector: [], raw: [], added: [] };
+    await page.run(() => window.bench.arm(Number.POSITIVE_INFINITY, true, false));
+    try {
+        for (let n = 1; n <= samples; n++) {
+            const arrived = {};
+            const both = new Promise((resolve) => {
+                page.onArrival = (which, number, at) => {
+                    if (number !== n) return;
+                    arrived[which] = at;
+                    if (arrived.connector !== undefined && arrived.raw !== undefined) resolve();
+                };
+            });
+            const sentAt = now();
+            send(n);
+            await withTimeout(both, 10_000, `message ${n} in both receivers`);
+            run.connector.push(arrived.connector - sentAt);
+            run.raw.push(arrived.raw - sentAt);
+            run.added.push(arrived.connector - arrived.raw);
+        }
+    } finally {
+        page.onArrival = () => undefined;
+        await page.run(() => window.bench.arm(0, false, false));
+    }
+    return run;
+}

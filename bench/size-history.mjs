@@ -1,0 +1,65 @@
+// node bench/size-history.mjs: the core entry's min+gzip size at the main-line commits where features landed,
+// so BENCHMARKS.md can say what each feature cost. Not part of npm run bench (it builds a dozen commits);
+// it writes bench/size-history.json, which npm run bench reads.
+//
+// Each commit is checked out in a temporary `git worktree` under the OS temp directory (removed afterwards),
+// with this package's node_modules linked in, and only the ESM core entry is built (src/index.ts, laravel-echo
+// and jose external, TypeScript through tsconfig.build.json), the way rollup.config.mjs builds dist/index.js.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { minGzip, ROOT, TERSER_OPTIONS } from "./size.mjs";
+
+/** The main-line commits measured, oldest first, each with what it brought to the core entry. */
+const COMMITS = [
+    { commit: "ad32759", feature: "core connector: public and private channels (first benchmark)" },
+    { commit: "59b07e7", feature: "review pass of the core" },
+    { commit: "bcafd75", feature: "crypto module added (not wired yet)" },
+    { commit: "8e5b415", feature: "presence modules merged (not wired yet)" },
+    { commit: "76e1071", feature: "core hardening merged (issue 14)" },
+    { commit: "088a9f1", feature: "whisper modules merged (not wired yet)" },
+    { commit: "021f00b", feature: "error codes for encrypted, presence and whispers" },
+    { commit: "213cdfd", feature: "encrypted channels wired" },
+    { commit: "c91b32b", feature: "presence channels wired" },
+    { commit: "103fee4", feature: "issue 12: typed callbacks, fetch option passed to EventSource, stream status in errors" },
+];
+
+/** A rollup config that builds only dist/index.js as rollup.config.mjs does. */
+const CONFIG = `import typescript from "@rollup/plugin-typescript";
+export default {
+    input: "src/index.ts",
+    external: (id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/"),
+    plugins: [typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: false })],
+    output: { dir: "size-dist", format: "es", entryFileNames: "index.js", chunkFileNames: "chunks/[name]-[hash].js" },
+};
+`;
+
+const git = (...args) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8" }).trim();
+
+const results = [];
+const base = mkdtempSync(join(tmpdir(), "lem-size-"));
+try {
+    for (const { commit, feature } of COMMITS) {
+        const dir = join(base, commit);
+        git("worktree", "add", "--detach", "--quiet", dir, commit);
+        try {
+            symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
+            writeFileSync(join(dir, "size.rollup.mjs"), CONFIG);
+            execFileSync(join(ROOT, "node_modules", ".bin", "rollup"), ["-c", "size.rollup.mjs", "--silent"], { cwd: dir, stdio: "pipe" });
+            const size = await minGzip(readFileSync(join(dir, "size-dist", "index.js"), "utf8"));
+            const subject = git("log", "-1", "--format=%s", commit);
+            results.push({ commit, feature, subject, ...size });
+            console.log(`${commit}  ${String(size.gzip).padStart(6)} B  ${feature}`);
+        } finally {
+            git("worktree", "remove", "--force", dir);
+        }
+    }
+} finally {
+    rmSync(base, { recursive: true, force: true });
+}
+writeFileSync(
+    join(ROOT, "bench", "size-history.json"),
+    JSON.stringify({ measuredAt: new Date().toISOString().slice(0, 10), terser: TERSER_OPTIONS, gzipLevel: 9, commits: results }, null, 2) + "\n",
+);
+console.log("written to bench/size-history.json");
