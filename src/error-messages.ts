@@ -125,19 +125,29 @@ export function platformFailure(name: string, cause: unknown): MercureError {
 }
 
 /**
- * A hint for a refusal the connector cannot see the reason of (EventSource hides the status): the
- * reference hub rejects tokens with more than 100 topic grants, and Laravel grants each private channel
- * two (its topic and its whisper topic), each presence channel three.
+ * A hint for a refusal the connector cannot see the reason of (EventSource hides the status). Laravel's
+ * cookie grows with every guarded channel: about 176 bytes for a private one (its topic and its whisper
+ * topic) and 580 for a presence one (measured by `npm run bench`), and browsers keep at most 4,096 bytes of
+ * a cookie, so past about 19 private or 6 presence channels the browser drops it and the hub answers 401.
+ * The reference hub also rejects tokens with more than 100 topic grants (two per private channel, three per
+ * presence channel).
  */
 function tokenSizeHint(channels: Iterable<string>): string {
     let grants = 0;
+    let bytes = 0;
     for (const name of channels) {
         const kind = channelKind(name);
         grants += kind === "presence" ? 3 : kind === "public" ? 0 : 2;
+        bytes += kind === "presence" ? 580 : kind === "public" ? 0 : 176;
     }
-    return grants > 100
-        ? ` With ${grants} topic grants in the cookie, a hub that caps tokens at 100 (the reference hub does) refuses it: join fewer private or presence channels.`
-        : "";
+    return (
+        (bytes > 3_500
+            ? ` With this many private and presence channels the hub cookie outgrows the 4,096 bytes a browser keeps (about 19 private or 6 presence channels fit), so the browser may have dropped it.`
+            : "") +
+        (grants > 100
+            ? ` With ${grants} topic grants in the cookie, a hub that caps tokens at 100 (the reference hub does) refuses it: join fewer private or presence channels.`
+            : "")
+    );
 }
 
 /** A short description of a thrown value. */

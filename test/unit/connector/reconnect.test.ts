@@ -118,5 +118,24 @@ describe("a refused stream with many guarded channels", () => {
         await few.flush();
         few.stream().emitError(true);
         expect(short[0]).not.toContain("topic grants");
+        expect(short[0]).not.toContain("4,096 bytes");
+    });
+
+    it("hints that the browser may have dropped a cookie past about 19 private channels", async () => {
+        const h = createHarness();
+        const messages: string[] = [];
+        h.connector.privateChannel("p0").error((error: { message: string }) => messages.push(error.message));
+        for (let i = 1; i < 20; i++) h.connector.privateChannel(`p${i}`);
+        await h.flush();
+        h.stream().emitError(true);
+        expect(messages[0]).toContain("outgrows the 4,096 bytes a browser keeps");
+        expect(messages[0]).not.toContain("topic grants");
+        const fewer = createHarness();
+        const short: string[] = [];
+        fewer.connector.privateChannel("p0").error((error: { message: string }) => short.push(error.message));
+        for (let i = 1; i < 19; i++) fewer.connector.privateChannel(`p${i}`);
+        await fewer.flush();
+        fewer.stream().emitError(true);
+        expect(short[0]).not.toContain("4,096 bytes");
     });
 });
