@@ -168,6 +168,7 @@ export class WhisperPublisher {
     /** Send one whisper in its turn, with one re-auth and retry after a 401. */
     private async send(channel: string, event: string, data: unknown, signal: AbortSignal): Promise<WhisperResult> {
         let posted: Posted = UNSENT;
+        let retried = false;
         for (let attempt = 0; posted.kind === "answered" && posted.status === 401 && attempt < 2; attempt++) {
             if (attempt > 0) {
                 // [spec] laravel-mercure §7.2: a 401 (expired cookie) re-runs the batch auth once, then retries once.
@@ -184,6 +185,7 @@ export class WhisperPublisher {
             // [spec] §7.1: refuse to publish, without any request, when client_events is not true.
             if (!target.clientEvents) return this.fail(channel, whisperError(channel, "disabled"));
             posted = await this.post(channel, event, data, target, signal);
+            retried = attempt > 0;
         }
         if (posted.kind === "aborted") return posted;
         if (posted.kind === "unanswered") {
@@ -200,7 +202,9 @@ export class WhisperPublisher {
         }
         // The whisper_failed first, at once; the cause it names follows once the probe has run.
         const failed = this.fail(channel, whisperError(channel, status));
-        this.diagnose(channel, { kind: "whisper_post", status, challenge }, signal);
+        // A 401 is diagnosed only when it came again with a fresh cookie: after a re-auth that failed or
+        // timed out, the auth error the connector reported is the cause.
+        if (status !== 401 || retried) this.diagnose(channel, { kind: "whisper_post", status, challenge }, signal);
         return failed;
     }
 
