@@ -11,6 +11,7 @@ export {
     type WhisperResult,
     type WhisperTarget,
 } from "./publish";
+export { diagnoseWhisper, type WhisperCause, type WhisperDiagnostics, type WhisperFailureReport } from "./whisper-diagnosis";
 export { whisperError, type WhisperFailure } from "./whisper-error";
 export {
     WhisperStreams,

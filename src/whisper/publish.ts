@@ -1,9 +1,12 @@
 import { MercureError } from "../errors";
 import { whisperTopic } from "../topic/topics";
 import type { EncryptedChannels } from "../crypto/encrypted-channels";
+import type { DiagnosedFailure } from "../discovery/classify";
+import { readHeader } from "../discovery/response";
 import type { FetchLike, FetchResponseLike } from "../transport/platform";
 import { within } from "./deadline";
 import { CLIENT_PREFIX, isEncrypted, isGuarded } from "./envelope";
+import { diagnoseWhisper, type WhisperDiagnostics } from "./whisper-diagnosis";
 import { whisperError } from "./whisper-error";
 
 /** Default deadline of one whisper POST (and of sealing one), in milliseconds. */
@@ -58,6 +61,11 @@ export interface WhisperPublisherOptions {
     timeout?: number;
     /** Deadline of each wait for the connector (target, re-auth). Default {@link DEFAULT_AUTH_WAIT}. */
     authWait?: number;
+    /**
+     * Name the cause of a POST the hub refused or that got no answer (after its `whisper_failed`); none
+     * when absent.
+     */
+    diagnostics?: WhisperDiagnostics;
 }
 
 /**
@@ -74,8 +82,18 @@ export type WhisperResult =
     | { kind: "failed"; error: MercureError }
     | { kind: "aborted" };
 
-/** How one POST ended: the hub's HTTP status, the error that kept it from being answered, or the abort. */
-type Posted = number | MercureError | "aborted";
+/**
+ * How one POST ended: the hub's HTTP status (with its `WWW-Authenticate` when readable), the error that
+ * kept it from being answered (`network`: no answer at all, which is also how a CORS refusal looks), or
+ * the abort.
+ */
+type Posted =
+    | { readonly kind: "answered"; readonly status: number; readonly challenge: string | null }
+    | { readonly kind: "unanswered"; readonly error: MercureError; readonly network: boolean }
+    | { readonly kind: "aborted" };
+
+/** The answer `send()` starts from: a 401 makes the first attempt look like a retry after an expiry. */
+const UNSENT: Posted = { kind: "answered", status: 401, challenge: null };
 
 /**
  * Throw the error `whisper()` on a public channel throws (laravel-mercure §7.1); returns for guarded channels.
@@ -104,6 +122,12 @@ export class WhisperPublisher {
 
     /** The deadline of each wait for the connector. */
     private readonly authWait: number;
+
+    /**
+     * The channels whose whisper failures were diagnosed since their last whisper went through: one probe
+     * per failure streak and channel, not one per whisper (someone typing whispers every second).
+     */
+    private readonly diagnosed = new Set<string>();
 
     /**
      * Create the (idle) publisher of one connector; sends nothing until `whisper()`.
@@ -138,12 +162,14 @@ export class WhisperPublisher {
     clear(): void {
         this.controller.abort();
         this.controller = new AbortController();
+        this.diagnosed.clear();
     }
 
     /** Send one whisper in its turn, with one re-auth and retry after a 401. */
     private async send(channel: string, event: string, data: unknown, signal: AbortSignal): Promise<WhisperResult> {
-        let posted: Posted = 401;
-        for (let attempt = 0; posted === 401 && attempt < 2; attempt++) {
+        let posted: Posted = UNSENT;
+        let retried = false;
+        for (let attempt = 0; posted.kind === "answered" && posted.status === 401 && attempt < 2; attempt++) {
             if (attempt > 0) {
                 // [spec] laravel-mercure §7.2: a 401 (expired cookie) re-runs the batch auth once, then retries once.
                 const reauth = await within(() => this.host.reauthorize(), this.authWait, signal);
@@ -159,11 +185,41 @@ export class WhisperPublisher {
             // [spec] §7.1: refuse to publish, without any request, when client_events is not true.
             if (!target.clientEvents) return this.fail(channel, whisperError(channel, "disabled"));
             posted = await this.post(channel, event, data, target, signal);
+            retried = attempt > 0;
         }
-        if (posted === "aborted") return { kind: "aborted" };
-        if (typeof posted !== "number") return this.fail(channel, posted);
+        if (posted.kind === "aborted") return posted;
+        if (posted.kind === "unanswered") {
+            const failed = this.fail(channel, posted.error);
+            // No answer at all (the hub is down, or CORS refused the page): the probe can tell which.
+            if (posted.network) this.diagnose(channel, { kind: "whisper_post", status: "network" }, signal);
+            return failed;
+        }
+        const { status, challenge } = posted;
         // [spec] §7.2: success is 200 (any 2xx is taken); everything else is reported with its status.
-        return posted >= 200 && posted < 300 ? { kind: "sent" } : this.fail(channel, whisperError(channel, posted));
+        if (status >= 200 && status < 300) {
+            this.diagnosed.delete(channel); // The failure streak, if any, is over.
+            return { kind: "sent" };
+        }
+        // The whisper_failed first, at once; the cause it names follows once the probe has run.
+        const failed = this.fail(channel, whisperError(channel, status));
+        // A 401 is diagnosed only when it came again with a fresh cookie: after a re-auth that failed or
+        // timed out, the auth error the connector reported is the cause.
+        if (status !== 401 || retried) this.diagnose(channel, { kind: "whisper_post", status, challenge }, signal);
+        return failed;
+    }
+
+    /**
+     * Name the cause of the first failed whisper of a streak on `channel` (issue 10) and report it on the
+     * channel after its `whisper_failed`, unless the connector disconnected or the channel was left in
+     * between. Runs beside the queue: the next whisper does not wait for the probe.
+     */
+    private diagnose(channel: string, failure: Extract<DiagnosedFailure, { kind: "whisper_post" }>, signal: AbortSignal): void {
+        const diagnostics = this.options.diagnostics;
+        if (diagnostics === undefined || this.diagnosed.has(channel)) return;
+        this.diagnosed.add(channel);
+        void diagnoseWhisper(diagnostics, { channel, failure, signal }).then((cause) => {
+            if (cause !== null) this.host.report(channel, cause.error);
+        });
     }
 
     /** Build the envelope and POST it once; never rejects. */
@@ -173,11 +229,11 @@ export class WhisperPublisher {
         if (isEncrypted(channel)) {
             // [spec] §7.2: the hub only sees {"channels":[name],"data":<JWE>}; the seal draws a fresh IV.
             const sealed = await within(() => this.options.crypto.seal(channel, { event, payload: data, socket }), this.timeout, signal);
-            if (sealed.kind === "aborted") return "aborted";
+            if (sealed.kind === "aborted") return sealed;
             if (sealed.kind !== "done") {
                 const cause = sealed.kind === "failed" ? sealed.cause : this.late();
                 // A crypto error (no WebCrypto here) says best what to do; any other reason is kept as the cause.
-                return cause instanceof MercureError ? cause : whisperError(channel, "seal", cause);
+                return { kind: "unanswered", error: cause instanceof MercureError ? cause : whisperError(channel, "seal", cause), network: false };
             }
             envelope = { channels: [channel], data: sealed.value };
         }
@@ -196,13 +252,13 @@ export class WhisperPublisher {
             this.timeout,
             signal,
         );
-        if (answer.kind === "aborted") return "aborted";
-        if (answer.kind === "timeout") return whisperError(channel, "timeout", this.late());
-        if (answer.kind === "failed") return whisperError(channel, "network", answer.cause);
+        if (answer.kind === "aborted") return answer;
+        if (answer.kind === "timeout") return { kind: "unanswered", error: whisperError(channel, "timeout", this.late()), network: false };
+        if (answer.kind === "failed") return { kind: "unanswered", error: whisperError(channel, "network", answer.cause), network: true };
         const response = answer.value;
         // Read the small body (the event id) so that Node's fetch frees the connection; its content is not needed.
         new Promise((read) => read(response.text())).catch(() => undefined);
-        return response.status;
+        return { kind: "answered", status: response.status, challenge: readHeader(response, "www-authenticate") };
     }
 
     /** Report a failure on its channel and classify it. */

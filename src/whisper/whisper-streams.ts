@@ -3,6 +3,7 @@ import type { MercureError } from "../errors";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { whisperTopic } from "../topic/topics";
 import { CLIENT_PREFIX, isGuarded, readWhisper } from "./envelope";
+import { diagnoseWhisper, type WhisperDiagnostics } from "./whisper-diagnosis";
 import { whisperError } from "./whisper-error";
 
 /**
@@ -66,6 +67,11 @@ export interface WhisperStreamsOptions {
      * connector's requests need too.
      */
     maxStreams?: () => number;
+    /**
+     * Name the cause of a whisper stream's terminal failure, once per failure streak and stream (after
+     * its `stream_error`); none when absent.
+     */
+    diagnostics?: WhisperDiagnostics;
 }
 
 /**
@@ -92,6 +98,17 @@ interface Entry {
     cursor: string | null;
     /** It has no stream because the others hold every connection allowed (reported once, until it gets one). */
     waiting: boolean;
+    /**
+     * The failure streak in progress: a token made at the first terminal failure since the stream last
+     * opened (that failure is diagnosed, the later ones are not), null once a stream opens. A diagnosis
+     * whose token is no longer this one is history and is not reported.
+     */
+    streak: object | null;
+    /**
+     * A diagnosis said retrying cannot help (a configuration to change first): no stream reopens until the
+     * channel stops listening for whispers, loses its grant or the connector disconnects.
+     */
+    stopped: boolean;
 }
 
 /**
@@ -107,7 +124,9 @@ interface Entry {
  * is on) and closed when its last listener goes, its channel is left, evicted or denied, or
  * `client_events` turns off; it is not reopened when unrelated channels change. Each keeps its own
  * cursor across reopens. A stream the hub refused or closed for good asks the connector for its shared
- * re-auth and backoff, and reopens at the next {@link WhisperStreams.sync}. Beyond
+ * re-auth and backoff, and reopens at the next {@link WhisperStreams.sync}; the first such failure of a
+ * streak is diagnosed (see {@link WhisperStreamsOptions.diagnostics}), and a cause that retrying cannot fix
+ * keeps that stream closed (the main stream is left alone). Beyond
  * {@link WhisperStreamsOptions.maxStreams} open streams, a channel is told so on `error()` and waits for a
  * stream to close.
  */
@@ -120,6 +139,9 @@ export class WhisperStreams {
 
     /** A terminal failure asked the host for a re-auth that has not come yet (one request for all streams). */
     private failing = false;
+
+    /** Aborted and replaced by `close()`: diagnoses started before it report nothing. */
+    private controller = new AbortController();
 
     /**
      * Create the (empty) whisper streams of one connector; opens nothing.
@@ -149,7 +171,7 @@ export class WhisperStreams {
         if (!isGuarded(channel)) return;
         if (!on) return this.forget(channel);
         let entry = this.entries.get(channel);
-        if (entry === undefined) this.entries.set(channel, (entry = { stream: null, target: "", cursor: null, waiting: false }));
+        if (entry === undefined) this.entries.set(channel, (entry = { stream: null, target: "", cursor: null, waiting: false, streak: null, stopped: false }));
         this.ensure(channel, entry);
     }
 
@@ -180,6 +202,8 @@ export class WhisperStreams {
     close(): void {
         this.auth = null;
         this.failing = false;
+        this.controller.abort();
+        this.controller = new AbortController();
         for (const entry of this.entries.values()) this.reset(entry);
     }
 
@@ -195,6 +219,8 @@ export class WhisperStreams {
         // [spec] §7.3: a healthy stream is not reopened when unrelated channels change.
         if (entry.stream !== null && entry.target === target) return;
         this.shut(entry);
+        // Its diagnosis said retrying cannot help: its error() has the fix; nothing reopens until then.
+        if (entry.stopped) return;
         // The most streams allowed are open: this channel waits for one of them to close (or the next sync).
         if (this.size >= (this.options.maxStreams?.() ?? Infinity)) {
             if (entry.waiting) return;
@@ -206,7 +232,9 @@ export class WhisperStreams {
         // [spec] §7.3: match=<this channel's whisper topic> alone, last_event_id=<this stream's cursor>.
         const url = buildSubscribeUrl(auth.hub, { topics: [topic], lastEventId: entry.cursor });
         const stream: WhisperStream = this.host.open(url, channel, topic, {
-            open() {},
+            open: () => {
+                if (entry.stream === stream) entry.streak = null; // The failure streak, if any, is over.
+            },
             message: (_, event) => {
                 if (entry.stream === stream) this.receive(channel, entry, stream, event);
             },
@@ -220,9 +248,30 @@ export class WhisperStreams {
                     this.failing = true;
                     this.host.failed();
                 }
+                if (entry.streak === null) void this.diagnose(channel, entry, url);
             },
         });
         entry.stream = stream;
+    }
+
+    /**
+     * Name the cause of the first terminal failure of `channel`'s failure streak (issue 10) and report it
+     * after the `stream_error`, while the entry is still this channel's, no stream of it opened since and
+     * the connector did not disconnect; a cause retrying cannot fix stops this stream (not the main one).
+     */
+    private async diagnose(channel: string, entry: Entry, url: string): Promise<void> {
+        const diagnostics = this.options.diagnostics;
+        if (diagnostics === undefined) return;
+        const streak = (entry.streak = {});
+        const current = () => this.entries.get(channel) === entry && entry.streak === streak;
+        const { signal } = this.controller;
+        // [spec] issue 10: the probe reproduces this stream's matchers (one), never its topic.
+        const cause = await diagnoseWhisper(diagnostics, { channel, failure: { kind: "whisper_stream" }, subscribeUrl: url, signal, current });
+        if (cause === null) return;
+        this.host.report(channel, cause.error);
+        if (cause.diagnosis.retry) return;
+        entry.stopped = true;
+        this.shut(entry); // A retry already under way is dropped too.
     }
 
     /** Route one message of `channel`'s stream (laravel-mercure §7.3). */
@@ -261,6 +310,8 @@ export class WhisperStreams {
         this.shut(entry);
         entry.cursor = null;
         entry.waiting = false;
+        entry.streak = null;
+        entry.stopped = false;
     }
 
     /** Close a channel's stream, keeping its cursor. */

@@ -3,6 +3,7 @@ import type { EncryptedChannels } from "../crypto/encrypted-channels";
 import { whisperLoadFailed } from "../error-messages";
 import { loadWhispers, type WhisperModule } from "./load";
 import type { WhisperPublisher, WhisperPublisherHost, WhisperTarget } from "./publish";
+import type { WhisperDiagnostics } from "./whisper-diagnosis";
 import type { WhisperAuth, WhisperStreams, WhisperStreamsHost } from "./whisper-streams";
 
 /**
@@ -19,6 +20,11 @@ export interface WhispersHost extends WhisperStreamsHost, Pick<WhisperPublisherH
     refresh(): boolean;
     /** Whether `channel` is the joined channel of its name (a channel object left since is not). */
     joined(channel: { readonly name: string }): boolean;
+    /**
+     * When the cookie the connector obtained expires, in ms since the epoch, or null when unknown: lets a
+     * diagnosis say that an expired cookie was refused. Optional: without it the probe's answer alone decides.
+     */
+    tokenExpiresAt?(): number | null;
 }
 
 /**
@@ -33,6 +39,8 @@ export interface WhispersOptions {
     maxStreams: () => number;
     /** Loads the publisher and the streams (default: the memoised dynamic import {@link loadWhispers}). */
     load?: () => Promise<WhisperModule>;
+    /** Loads the diagnostics chunk after a whisper failure (default: `loadDiagnostics()`, in the whisper chunk). */
+    loadDiagnostics?: WhisperDiagnostics["load"];
 }
 
 /**
@@ -207,10 +215,19 @@ export class Whispers {
     private load(): void {
         if (this.loading !== null) return;
         const { socketId, crypto, maxStreams } = this.options;
+        // [spec] issue 10: whisper failures are diagnosed on the channel, while it is joined and the connector connected.
+        const diagnostics: WhisperDiagnostics = {
+            probe: (channel) => {
+                const target = this.host.locate(channel);
+                return target === "pending" ? null : target;
+            },
+            tokenExpiresAt: () => this.host.tokenExpiresAt?.() ?? null,
+            load: this.options.loadDiagnostics,
+        };
         this.loading = (this.options.load ?? loadWhispers)().then(
             (module) => {
-                const streams = new module.WhisperStreams(this.host, { socketId, crypto, maxStreams });
-                this.loaded = { publisher: new module.WhisperPublisher(this.publisherHost, { socketId, crypto }), streams };
+                const streams = new module.WhisperStreams(this.host, { socketId, crypto, maxStreams, diagnostics });
+                this.loaded = { publisher: new module.WhisperPublisher(this.publisherHost, { socketId, crypto, diagnostics }), streams };
                 for (const channel of this.listening) streams.listening(channel, true);
                 if (this.auth !== null) streams.sync(this.auth);
                 // In the order they were made, before any later whisper (which goes straight to the publisher).

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { runDoctor } from "../../src/dev/doctor";
 import { diagnose } from "../../src/discovery/diagnose";
 import { WhisperPublisher } from "../../src/whisper/publish";
@@ -11,6 +11,7 @@ const running: Deployment[] = [];
 const clients: NodeClient[] = [];
 
 afterEach(async () => {
+    vi.unstubAllGlobals();
     for (const client of clients.splice(0)) client.echo.disconnect();
     await Promise.all(running.splice(0).map((deployment) => deployment.close()));
 });
@@ -179,5 +180,40 @@ describe("the connector's error() names the cause, as doctor does", () => {
         await new Promise((resolve) => setTimeout(resolve, 2_500));
         expect(deployment.hub.stats.subscribeConnections.length).toBe(streams);
         expect(errors.map((error) => error.code)).toEqual(["stream_error", "hub_outdated"]);
+    });
+
+    it("missing publish origin: a whisper gets whisper_failed, then publish_origin_refused naming the page origin, as doctor does", async () => {
+        for (const kind of ["healthy", "publish_origin"] as const) {
+            const deployment = await deploy(kind);
+            running.push(deployment);
+            // What a browser page of the app has and sends: its location (the connector's diagnosis names
+            // location.origin) and an Origin header on its POSTs (Node's fetch sends none; see pageClient).
+            vi.stubGlobal("location", { origin: deployment.stack.url, href: deployment.appUrl });
+            const client = await pageClient(deployment, { origin: true });
+            clients.push(client);
+            const joined = await joinOrders(client);
+            expect(joined.subscribed, kind).toBe(true);
+            const publishes = deployment.hub.stats.publishes;
+            client.echo.private("orders.1").whisper("typing", { name: "Ann" });
+            if (kind === "healthy") {
+                // The same client and Origin header on a hub that lists the app's origin: the whisper goes through.
+                await waitFor(() => deployment.hub.stats.publishes > publishes, "the whisper to be published", 15_000);
+                expect(joined.errors).toEqual([]);
+                continue;
+            }
+            await waitFor(() => joined.errors.some((error) => error.code === "publish_origin_refused"), "the connector to name the cause", 20_000);
+            expect(joined.errors.map((error) => [error.code, error.channel, error.status])).toEqual([
+                ["whisper_failed", "private-orders.1", 400],
+                ["publish_origin_refused", "private-orders.1", 400],
+            ]);
+            const fix = `add ${deployment.stack.url} to the hub's publish_origins`;
+            expect(joined.errors[1]!.message).toContain(fix);
+            expect(client.echo.connector.connectionStatus()).toBe("connected"); // whispers refused, the stream stays
+            const value = client.jar.get(deployment.cookieName);
+            const report = await runDoctor({ appUrl: deployment.appUrl, cookie: value === undefined ? null : { name: deployment.cookieName, value } });
+            const failed = report.checks.filter((check) => check.verdict === "fail");
+            expect(failed.map((check) => check.name)).toEqual(["publish origin (whispers)"]);
+            expect(failed[0]!.fix).toContain(fix);
+        }
     });
 });

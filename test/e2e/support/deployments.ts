@@ -85,9 +85,22 @@ export async function deploy(kind: DeploymentKind): Promise<Deployment> {
     return { stack, hub: stack.hub, hubUrl: stack.hubUrl, appUrl: stack.url + "/", cookieName: "mercure_access_token", close: () => stack.close() };
 }
 
-/** A logged-in client of the deployment. */
-export function pageClient(deployment: Deployment): Promise<NodeClient> {
-    return nodeClient(deployment.stack, 1, { host: deployment.hubUrl, authEndpoint: deployment.stack.authEndpoint });
+/**
+ * A logged-in client of the deployment. With `origin`, the connector's own fetch (auth, whisper POSTs,
+ * diagnostics probes) sends the app's `Origin` header, as a browser page's POSTs do: Node's fetch sends
+ * none, and a hub checks a cookie-authenticated publish's `Origin` against its publish origins.
+ */
+export async function pageClient(deployment: Deployment, options: { origin?: boolean } = {}): Promise<NodeClient> {
+    const connection = { host: deployment.hubUrl, authEndpoint: deployment.stack.authEndpoint };
+    if (options.origin !== true) return nodeClient(deployment.stack, 1, connection);
+    // The jar exists once nodeClient made it; the connector fetches nothing before a channel is joined.
+    let client: NodeClient | null = null;
+    const fetch: FetchLike = (url, init) => {
+        if (client === null) throw new Error("the connector fetched before the client was ready");
+        return pageFetch(client, deployment)(url, init);
+    };
+    client = await nodeClient(deployment.stack, 1, { ...connection, fetch });
+    return client;
 }
 
 /**

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { MercureConnectorOptions } from "../../../src/connector/options";
 import type { MercureError } from "../../../src/errors";
-import type { FetchLike } from "../../../src/transport/platform";
+import type { FetchLike, FetchResponseLike } from "../../../src/transport/platform";
 import { DRAIN_MS, OPEN_DEADLINE_MS } from "../../../src/transport/stream-switch";
-// Loaded here too, so that the connector's dynamic import of it finds it in the module cache at once.
+// Loaded here too, so that the connector's dynamic imports of them find them in the module cache at once.
 import "../../../src/whisper";
+import "../../../src/discovery/diagnose";
 import { createHarness, envelope, HUB, topic, useScopedFakeTimers } from "../../fakes/connector-harness";
 import { grant, PREFIX } from "../../fakes/fake-auth-server";
 import type { FakeEventSource } from "../../fakes/fake-event-source";
@@ -26,8 +27,9 @@ const whisperTopic = (name: string) => PREFIX + "whisper/" + encodeURIComponent(
 const HTTP_HUB = "http://app.test/.well-known/mercure";
 
 /**
- * A connector whose `fetch` answers the auth endpoint with the fake auth server and whisper POSTs to the
- * hub from `replies` (200 when empty); `onPost` runs when a POST arrives, before it is answered.
+ * A connector whose `fetch` answers the auth endpoint and the diagnostics' hub probes (GET, see
+ * `h.auth.probeHandler`) with the fake auth server and whisper POSTs to the hub from `replies` (200 when
+ * empty); `onPost` runs when a POST arrives, before it is answered.
  */
 function whisperHarness(options: MercureConnectorOptions = {}) {
     const posts: Array<{ url: string; body: URLSearchParams; init: RequestInit }> = [];
@@ -35,7 +37,7 @@ function whisperHarness(options: MercureConnectorOptions = {}) {
     let onPost: () => void = () => undefined;
     let h: ReturnType<typeof createHarness>;
     const fetch: FetchLike = async (url, init) => {
-        if (!url.includes("/.well-known/mercure")) return h.auth.fetch(url, init);
+        if (!url.includes("/.well-known/mercure") || (init.method ?? "GET") === "GET") return h.auth.fetch(url, init);
         posts.push({ url, body: new URLSearchParams(String(init.body)), init });
         onPost();
         const status = replies.shift() ?? 200;
@@ -328,6 +330,71 @@ describe("whisper stream failures, wired", () => {
         expect(w.whisperStream("private-chat.1").param("last_event_id")).toBe("w-7");
         expect(w.whisperStream("private-orders.1").param("last_event_id")).toBeNull();
         expect(w.h.connector.connectionStatus()).toBe("connected");
+    });
+});
+
+/** Settle until `done` holds (the diagnostics chunk resolves through the real event loop), at most 50 rounds. */
+async function settleUntil(h: ReturnType<typeof createHarness>, done: () => boolean): Promise<void> {
+    for (let round = 0; round < 50 && !done(); round++) await settle(h);
+}
+
+describe("whisper failures diagnosed, wired (issue 10)", () => {
+    it("a whisper refused with 400: whisper_failed, then publish_origin_refused on that channel only; the connection stays", async () => {
+        const w = whisperHarness();
+        w.privateChannel("chat.1");
+        w.privateChannel("orders.1");
+        await settle(w.h);
+        w.main().emitOpen();
+        w.replies.push(400);
+        w.privateChannel("chat.1").whisper("typing", {});
+        await settleUntil(w.h, () => w.log.length >= 2);
+        expect(w.log).toEqual(["private-chat.1:!whisper_failed", "private-chat.1:!publish_origin_refused"]);
+        expect(w.errors[1]!.message).toContain("add https://app.test to the hub's publish_origins");
+        expect(w.h.auth.probes).toEqual([]); // a 400 says it all
+        expect(w.h.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("a whisper stream refused for good: stream_error, then the named cause; that stream stays closed, the main stream is untouched", async () => {
+        const w = whisperHarness();
+        w.listen("chat.1");
+        w.listen("orders.1");
+        await settle(w.h);
+        const main = w.main();
+        main.emitOpen();
+        const orders = w.whisperStream("private-orders.1");
+        orders.emitOpen();
+        w.h.auth.probeHandler = () => ({ status: 401, headers: new Headers({ "www-authenticate": 'Bearer realm="mercure"' }), text: async () => "" }) as FetchResponseLike;
+        w.whisperStream("private-chat.1").emitError(true);
+        await settleUntil(w.h, () => w.log.length >= 2);
+        expect(w.log).toEqual(["private-chat.1:!stream_error", "private-chat.1:!cookie_missing"]);
+        // One probe of the hub (with the stream's one matcher), then the metadata a 401 needs.
+        const hubProbes = () => w.h.auth.probes.filter((url) => url.startsWith(HUB + "?"));
+        expect(hubProbes()).toHaveLength(1);
+        expect(new URL(hubProbes()[0]!).searchParams.getAll("match")).toHaveLength(1);
+        await vi.advanceTimersByTimeAsync(2_000); // the shared backoff's re-auth (first delay at most 1.2 s)
+        await settle(w.h);
+        expect(w.h.auth.requests).toHaveLength(2);
+        expect(w.whisperStreams()).toEqual([orders]); // not reopened: retrying cannot fix a missing cookie
+        expect(w.main()).toBe(main);
+        expect(w.h.connector.connectionStatus()).toBe("connected");
+        expect(hubProbes()).toHaveLength(1);
+    });
+
+    it("reports no cause after disconnect() during the probe", async () => {
+        const w = whisperHarness();
+        w.listen("chat.1");
+        await settle(w.h);
+        w.main().emitOpen();
+        let answer: (response: FetchResponseLike) => void = () => undefined;
+        w.h.auth.probeHandler = () => new Promise<FetchResponseLike>((resolve) => (answer = resolve));
+        w.whisperStream("private-chat.1").emitError(true);
+        await settleUntil(w.h, () => w.h.auth.probes.length > 0);
+        expect(w.h.auth.probes).toHaveLength(1);
+        w.h.connector.disconnect();
+        answer({ status: 401, headers: new Headers({ "www-authenticate": 'Bearer realm="mercure"' }), text: async () => "" } as FetchResponseLike);
+        await settle(w.h);
+        await settle(w.h);
+        expect(w.log).toEqual(["private-chat.1:!stream_error"]);
     });
 });
 
