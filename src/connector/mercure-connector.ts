@@ -9,6 +9,7 @@ import type { MercureChannel } from "../channel/mercure-channel";
 import { MercurePresenceChannel } from "../channel/mercure-presence-channel";
 import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
+import { HubLocator, type HubOptions } from "../discovery/hub-location";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
 import type { MercureError } from "../errors";
@@ -19,15 +20,13 @@ import { StatusStore } from "../status/status-store";
 import { WakeSignals } from "../status/wake-signals";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
-import { streamBudget } from "../transport/connection-budget";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import { OPEN_DEADLINE_MS, StreamSwitch, type Stall } from "../transport/stream-switch";
-import { resolvePlatform, type Platform } from "../transport/platform";
+import type { Platform } from "../transport/platform";
 import type { WhisperTarget } from "../whisper/publish";
 import { Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
 import { resolveDebug } from "./debug-log";
-import { locateByLink, locateNow, type HubLocation } from "./hub-location";
 import { StreamDiagnosis } from "./stream-diagnosis";
 import { RefreshScheduler } from "./refresh-scheduler";
 import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
@@ -80,14 +79,14 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             report: (name, error) => this.settle(() => this.reportEach([name], () => error)),
             // Only after an auth (the platform is resolved); drains end early if the budget needs their connections.
             open: (url, name, topic, handlers) => {
-                this.streams.trimDrains(this.budget() - this.whispers.size - 1);
-                return new HubStream((this.platform as Platform).EventSource, url, [name], [topic], handlers);
+                this.streams.trimDrains(this.hub.budget() - this.whispers.size - 1);
+                return new HubStream((this.hub.platform as Platform).EventSource, url, [name], [topic], handlers);
             },
             deliver: (name, event, payload) => this.settle(() => this.callbacks.defer(() => this.registry.get(name)?.deliver(event, payload))),
             // [spec] laravel-mercure §7.3: the shared re-auth and backoff; a healthy main stream is not reopened.
             failed: () => this.settle(() => this.scheduleRetry(false)),
         },
-        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.budget() - 1 },
+        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.hub.budget() - 1 },
     );
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
@@ -99,14 +98,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Cancels in-flight auth requests on `disconnect()`. */
     private abortController = new AbortController();
 
-    /** Resolved platform, or null until the first subscription. */
-    private platform: Platform | null = null;
-
-    /** Where the hub is (the `host` option, the page's `<link>`, the `discover` URL), or null until looked up. */
-    private location: HubLocation | null = null;
-
-    /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
-    private initialCursorTaken = false;
+    /** Where the hub is and the platform resolved for it (null until the first auth), both forgotten by `disconnect()`. */
+    private readonly hub = new HubLocator(this.options as HubOptions);
 
     /** The `debug` option's logger, or null (then call sites build no detail objects). */
     private readonly log = resolveDebug(this.options["debug"]);
@@ -247,8 +240,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.abortController.abort();
         this.abortController = new AbortController();
         this.wake.stop();
-        this.platform = null;
-        this.location = null;
+        this.hub.forget();
         this.refresher.reset();
         this.dispatcher.reset();
         this.encrypted.clear();
@@ -302,10 +294,15 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Authorize the current channel set, then open (or keep) the stream that carries it. */
     private async refreshOnce(generation: number): Promise<void> {
-        if (this.platform === null && this.location === null) {
-            this.location = locateNow(this.options.host, this.options["discover"]);
-            if (this.location === null && !(await this.locateByLink(generation))) return;
+        const found = this.hub.locate() || (await this.hub.discover(this.abortController.signal, this.log));
+        if (found instanceof Error) {
+            this.settle(() => {
+                this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, found));
+                if (found.status === undefined) this.backOff();
+                else this.status.set("failed");
+            });
         }
+        if (found !== true) return;
         const batch = this.settle(() => this.prepareBatch());
         if (batch === null) this.whispers.authFailed();
         if (batch === null || generation !== this.generation) return;
@@ -322,25 +319,6 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         });
         if (generation !== this.generation) return;
         this.settle(() => this.applyAuthResult(batch.names, result, batch.platform, requestedAt));
-    }
-
-    /**
-     * [spec] mercure-hub §5: find the hub from the `discover` URL's `Link` header; false when it failed (then
-     * `failed` if the URL answered without a link, else a retry with backoff) or `disconnect()` came first.
-     */
-    private async locateByLink(generation: number): Promise<boolean> {
-        this.log?.("discover", { url: this.options["discover"] });
-        const found = await locateByLink(String(this.options["discover"]), this.options.fetch, this.abortController.signal);
-        if (generation !== this.generation) return false;
-        if (!(found instanceof Error)) this.location = found;
-        else {
-            this.settle(() => {
-                this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, found));
-                if (found.status === undefined) this.backOff();
-                else this.status.set("failed");
-            });
-        }
-        return this.location !== null;
     }
 
     /** Resolve the platform and the names to authorize, and report `connecting`; null when there is nothing to do. */
@@ -420,7 +398,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
      * current stream may close first); a `fallback` replaces a stalled one and is watched in turn.
      */
     private createStream(granted: string[], topics: string[], platform: Platform, fallback = false): void {
-        const broken = this.streams.makeRoom(this.budget() - this.whispers.size);
+        const broken = this.streams.makeRoom(this.hub.budget() - this.whispers.size);
         if (broken !== null) this.lose(broken.channels);
         // [spec] laravel-mercure §4.1: match per channel, match_urlpattern per presence channel, last_event_id when reopening.
         const patterns = this.presence.patterns(platform.hub, granted, topics);
@@ -479,7 +457,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** [spec] laravel-mercure §5.4 step 3: seed the presence channels the open `stream` carries from their snapshots. */
     private seedPresence(stream: HubStream): void {
-        const { platform, abortController } = this;
+        const { hub: { platform }, abortController } = this;
         const { signal } = abortController;
         if (platform === null) return;
         const seeded = this.log && [...stream.channels].filter((name) => name.startsWith("presence-"));
@@ -551,7 +529,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
      * `EventSource` hides), after the `stream_error`; a configuration that must change first stops with `failed`.
      */
     private async diagnoseStream(stream: HubStream): Promise<void> {
-        const { platform, generation } = this;
+        const { hub: { platform }, generation } = this;
         if (platform === null) return;
         const named = await this.diagnosis.once(platform, stream, this.cookieRefresh.expiresAt(), this.abortController.signal);
         // A disconnect() during the probe, or a stream that opened meanwhile: the failure is history.
@@ -575,7 +553,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
      * is left to close; report the likely cause and retry with backoff.
      */
     private handleStalled(stream: HubStream, stall: Stall): void {
-        const platform = this.platform;
+        const platform = this.hub.platform;
         if (platform === null) return;
         const replaced = this.streams.current;
         this.streams.closeAll();
@@ -615,16 +593,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Resolve host, EventSource and fetch at first use; on failure report and set `failed`. */
     private ensurePlatform(): Platform | null {
-        if (this.platform !== null) return this.platform;
+        if (this.hub.platform !== null) return this.hub.platform;
         try {
-            const location = this.location;
-            this.platform = resolvePlatform({ ...this.options, host: location?.host ?? this.options.host });
-            this.log?.("hub", { url: this.platform.hub.href, source: location?.source });
-            // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
-            if (!this.initialCursorTaken) this.dispatcher.cursor ??= location?.lastEventId ?? null;
-            this.initialCursorTaken = true;
+            const platform = this.hub.resolve(this.dispatcher, this.log);
             this.wake.start();
-            return this.platform;
+            return platform;
         } catch (error) {
             this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, error));
             this.status.set("failed");
@@ -632,14 +605,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         }
     }
 
-    /** How many streams this connector may hold on the hub (see {@link streamBudget}). */
-    private budget(): number {
-        return this.platform === null ? Infinity : streamBudget(this.platform.hub);
-    }
-
     /** Where a whisper on `name` goes (laravel-mercure §7.2): null when not joined, `pending` until its auth answer is known. */
     private whisperTarget(name: string): WhisperTarget | null | "pending" {
-        const { platform, response } = this;
+        const { response } = this;
+        const platform = this.hub.platform;
         if (this.paused || !this.registry.has(name)) return null;
         if (platform === null || response === null || this.granted?.has(name) !== true) return "pending";
         return { hub: platform.hub, fetch: platform.fetch, topicPrefix: response.topicPrefix, clientEvents: response.clientEvents };
