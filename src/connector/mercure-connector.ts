@@ -1,7 +1,6 @@
 import { Connector, type ConnectionStatus } from "laravel-echo";
-import { requestAuthorization, type AuthResult } from "../auth/auth-client";
-import type { AuthResponse } from "../auth/auth-response";
-import { interpretBatch } from "../auth/batch-outcome";
+import type { AuthResult } from "../auth/auth-client";
+import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
@@ -10,11 +9,11 @@ import { MercurePresenceChannel } from "../channel/mercure-presence-channel";
 import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
 import { HubLocator, type HubOptions } from "../discovery/hub-location";
+import { deliverRoute, type RouteTarget } from "../dispatch/deliver-route";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
 import type { MercureError } from "../errors";
-import { createPresenceRooms } from "../presence/presence-rooms";
-import { fetchSnapshot } from "../presence/snapshot";
+import { createPresenceRooms, seedPresence } from "../presence/presence-rooms";
 import { ReconnectTimer } from "../status/reconnect-timer";
 import { StatusStore } from "../status/status-store";
 import { WakeSignals } from "../status/wake-signals";
@@ -29,7 +28,7 @@ import { CallbackQueue } from "./callback-queue";
 import { resolveDebug } from "./debug-log";
 import { StreamDiagnosis } from "./stream-diagnosis";
 import { RefreshScheduler } from "./refresh-scheduler";
-import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
+import { cloneHeaderOptions, MAX_CHANNELS, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
 
 /**
  * Laravel Echo connector for Laravel's `mercure` broadcaster: every channel over one Mercure `EventSource`.
@@ -116,11 +115,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** The next refresh must open a new stream even when the topics did not change (renewal, stream lost). */
     private reopenRequested = false;
 
-    /** The channels the last successful auth granted (the cookie covers them), or null. */
-    private granted: ReadonlySet<string> | null = null;
-
-    /** The last successful auth response (its topic prefix and `client_events`), or null. */
-    private response: AuthResponse | null = null;
+    /** The batch auth request, and what the last successful answer granted. */
+    private readonly auth = new BatchAuth(this.options as BatchAuthOptions);
 
     /** The current stream, its make-before-break replacement and the replaced streams still draining. */
     private readonly streams = new StreamSwitch(
@@ -309,14 +305,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.log?.("auth", { channels: batch.names });
         const requestedAt = Date.now();
         this.whispers.authStarted();
-        const result = await requestAuthorization({
-            endpoint: batch.platform.authEndpoint,
-            headers: this.options.auth.headers,
-            channelNames: batch.names,
-            fetch: batch.platform.fetch,
-            signal: this.abortController.signal,
-            timeout: resolveAuthTimeout(this.options["authTimeout"]),
-        });
+        const result = await this.auth.request(batch.names, batch.platform, this.abortController.signal);
         if (generation !== this.generation) return;
         this.settle(() => this.applyAuthResult(batch.names, result, batch.platform, requestedAt));
     }
@@ -335,40 +324,30 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         return { names, platform };
     }
 
-    /** Act on what the auth answer means for the batch (see {@link interpretBatch}). */
+    /** Act on what the auth answer means for the batch (see {@link BatchAuth.answer}): evictions first. */
     private applyAuthResult(names: string[], result: AuthResult, platform: Platform, requestedAt: number): void {
-        const outcome = interpretBatch(names, result, this.granted, (name) => this.registry.has(name));
+        const outcome = this.auth.answer(names, result, platform.authEndpoint, (name) => this.registry.has(name));
         this.log?.("auth result", outcome.kind === "granted" ? { granted: outcome.granted, denied: outcome.denied } : { outcome: outcome.kind });
-        switch (outcome.kind) {
-            case "granted":
-                for (const name of outcome.denied) this.evict(name, failures.authDenied(name));
-                this.granted = new Set(outcome.granted);
-                this.response = outcome.response;
-                this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
-                // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
-                // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
-                this.encrypted.setKeys(
-                    outcome.granted.map((name) => [name, outcome.response.channels.get(name)?.jwk ?? null] as const),
-                    (name, error) => this.reportEach([name], () => error),
-                );
-                // [spec] laravel-mercure §7.3: whisper streams follow every auth, before the main stream counts them.
-                const { topicPrefix, clientEvents } = outcome.response;
-                this.whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted: outcome.granted });
-                if (outcome.granted.length === 0) this.windDown();
-                else this.openStream(outcome.granted, topicPrefix, platform);
-                return;
-            case "newcomers_rejected":
-                for (const name of outcome.newcomers) this.evict(name, failures.authRejectedNewcomer(name, outcome.status, outcome.newcomers));
-                this.refresher.request(); // A trailing run authorizes the others again.
-                return;
-            case "rejected":
-                this.reportEach(names, (name) => failures.authRejected(name, outcome.status, platform.authEndpoint));
-                this.backOff();
-                break;
-            case "failed":
-                this.reportEach(names, (name) => failures.authFailed(name, platform.authEndpoint, outcome.status, outcome.cause));
-                this.backOff();
-                break;
+        for (const [name, error] of outcome.evict) this.evict(name, error);
+        if (outcome.kind === "granted") {
+            this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
+            // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
+            // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
+            this.encrypted.setKeys(
+                outcome.granted.map((name) => [name, outcome.response.channels.get(name)?.jwk ?? null] as const),
+                (name, error) => this.reportEach([name], () => error),
+            );
+            // [spec] laravel-mercure §7.3: whisper streams follow every auth, before the main stream counts them.
+            const { topicPrefix, clientEvents } = outcome.response;
+            this.whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted: outcome.granted });
+            if (outcome.granted.length === 0) this.windDown();
+            else this.openStream(outcome.granted, topicPrefix, platform);
+            return;
+        }
+        if (outcome.kind === "newcomers_rejected") return this.refresher.request(); // A trailing run authorizes the others again.
+        if (outcome.failure !== undefined) {
+            this.reportEach(names, outcome.failure);
+            this.backOff();
         }
         this.whispers.authFailed();
     }
@@ -457,59 +436,35 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** [spec] laravel-mercure §5.4 step 3: seed the presence channels the open `stream` carries from their snapshots. */
     private seedPresence(stream: HubStream): void {
-        const { hub: { platform }, abortController } = this;
-        const { signal } = abortController;
-        if (platform === null) return;
-        const seeded = this.log && [...stream.channels].filter((name) => name.startsWith("presence-"));
-        if (seeded && seeded.length > 0) this.log?.("presence seed", { channels: seeded });
-        this.presence.streamOpened(stream.channels, (url) => fetchSnapshot(url, platform.fetch, signal));
+        const platform = this.hub.platform;
+        if (platform !== null) seedPresence(this.presence, stream.channels, platform.fetch, this.abortController.signal, this.log);
     }
 
     /** A subscription event (`event: mercure`) from any stream, for the presence channels (laravel-mercure §5.4 step 6). */
-    private handleSubscription(stream: HubStream, event: MessageEvent): void {
-        const id = event.lastEventId;
-        if (id !== "") {
-            // [spec] §5.4 step 6 and §8: it moves the main cursor too (state first, user callbacks after).
-            this.dispatcher.cursor = id;
-            this.streams.delivered(stream, id);
-        }
-        this.presence.handleEvent(event.data, id);
+    private handleSubscription(stream: HubStream, { lastEventId: id, data }: MessageEvent): void {
+        // [spec] §5.4 step 6 and §8: it moves the main cursor too (state first, user callbacks after).
+        if (id !== "") this.streams.delivered(stream, (this.dispatcher.cursor = id));
+        this.presence.handleEvent(data, id);
     }
 
-    /** Deliver one main-stream message to its channels (laravel-mercure §4.4). */
+    /** Deliver one main-stream message to its channels (laravel-mercure §4.4), once per channel. */
     private dispatch(stream: HubStream, event: MessageEvent): void {
         const { id, route } = this.dispatcher.receive(event, (name) => stream.channels.has(name) && this.registry.has(name));
         if (id !== null) this.streams.delivered(stream, id);
         if (route === null) return;
         this.log?.("event", { id, channels: route.channels });
-        if (route.kind === "encrypted") {
-            // [spec] laravel-mercure §4.4 step 3: the ledger claimed (id, channel) above, before decryption starts.
-            for (const name of route.channels) this.decrypt(name, route.data);
-            return;
-        }
-        const generation = this.generation;
-        for (const name of route.channels) {
-            if (generation !== this.generation) return; // A listener disconnected.
-            this.registry.get(name)?.deliver(route.event, route.payload);
-        }
+        deliverRoute(route, this.encrypted, this.deliveries);
     }
 
-    /**
-     * Queue one channel's JWE for decryption; it settles in order of arrival, after the events before it: the
-     * plaintext goes to the channel's listeners, a failure to its `error()` callbacks (laravel-mercure §6.4).
-     */
-    private decrypt(name: string, jwe: string): void {
-        this.encrypted.enqueue(
-            name,
-            jwe,
-            // A left channel or a disconnect silences its queued events, so the channel found now is the one joined.
-            (event, payload) => this.registry.get(name)?.deliver(event, payload),
-            (error) => {
-                this.log?.("decrypt failed", { channel: name, code: error.code });
-                this.settle(() => this.reportEach([name], () => error));
-            },
-        );
-    }
+    /** Where routed broadcasts go: the joined channels' listeners, and a failed decryption to their `error()` callbacks. */
+    private readonly deliveries: RouteTarget = {
+        deliver: (name, event, payload) => this.registry.get(name)?.deliver(event, payload),
+        failed: (name, error) => {
+            this.log?.("decrypt failed", { channel: name, code: error.code });
+            this.settle(() => this.reportEach([name], () => error));
+        },
+        generation: () => this.generation,
+    };
 
     /** A stream error: report it; a stream that gave up is replaced with backoff. */
     private handleStreamError(stream: HubStream, event: Event, closed: boolean): void {
@@ -607,10 +562,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Where a whisper on `name` goes (laravel-mercure §7.2): null when not joined, `pending` until its auth answer is known. */
     private whisperTarget(name: string): WhisperTarget | null | "pending" {
-        const { response } = this;
-        const platform = this.hub.platform;
+        const { platform } = this.hub;
+        const { response } = this.auth;
         if (this.paused || !this.registry.has(name)) return null;
-        if (platform === null || response === null || this.granted?.has(name) !== true) return "pending";
+        if (platform === null || response === null || this.auth.granted?.has(name) !== true) return "pending";
         return { hub: platform.hub, fetch: platform.fetch, topicPrefix: response.topicPrefix, clientEvents: response.clientEvents };
     }
 
@@ -635,8 +590,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.streams.closeAll();
         this.cookieRefresh.reset();
         this.reconnect.reset();
-        this.granted = null;
-        this.response = null;
+        this.auth.reset();
         this.reopenRequested = false;
         this.everConnected = false;
         this.registry.markUnsubscribed();
