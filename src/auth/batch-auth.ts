@@ -16,11 +16,11 @@ export interface BatchAuthOptions {
 
 /**
  * A batch answer as the connector acts on it: the {@link BatchOutcome}, the channels to `evict` with their
- * errors (denied ones, or newcomers an older server rejected), and for a batch that was `rejected` or
- * `failed` as a whole, the `failure` each of its channels reports before the connector backs off.
+ * errors (denied ones, or newcomers an older server rejected; none when absent), and for a batch that was
+ * `rejected` or `failed` as a whole, the `failure` each of its channels reports before the connector backs off.
  */
 export type BatchAnswer = BatchOutcome & {
-    readonly evict: ReadonlyArray<readonly [name: string, error: MercureError]>;
+    readonly evict?: ReadonlyArray<readonly [name: string, error: MercureError]>;
     readonly failure?: (name: string) => MercureError;
 };
 
@@ -64,11 +64,11 @@ export class BatchAuth {
             case "newcomers_rejected":
                 return { ...outcome, evict: outcome.newcomers.map((name) => [name, authRejectedNewcomer(name, outcome.status, outcome.newcomers)] as const) };
             case "rejected":
-                return { ...outcome, evict: [], failure: (name) => authRejected(name, outcome.status, endpoint) };
+                return { ...outcome, failure: (name) => authRejected(name, outcome.status, endpoint) };
             case "failed":
-                return { ...outcome, evict: [], failure: (name) => authFailed(name, endpoint, outcome.status, outcome.cause) };
+                return { ...outcome, failure: (name) => authFailed(name, endpoint, outcome.status, outcome.cause) };
             case "aborted":
-                return { ...outcome, evict: [] };
+                return outcome;
         }
     }
 

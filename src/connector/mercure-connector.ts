@@ -20,10 +20,9 @@ import { WakeSignals } from "../status/wake-signals";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
-import { OPEN_DEADLINE_MS, StreamSwitch, type Stall } from "../transport/stream-switch";
+import { OPEN_DEADLINE_MS, StreamSwitch } from "../transport/stream-switch";
 import type { Platform } from "../transport/platform";
-import type { WhisperTarget } from "../whisper/publish";
-import { Whispers } from "../whisper/whispers";
+import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
 import { resolveDebug } from "./debug-log";
 import { StreamDiagnosis } from "./stream-diagnosis";
@@ -69,7 +68,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Whisper publishing and the per-channel whisper streams (laravel-mercure §7), sharing the crypto above. */
     private readonly whispers = new Whispers(
         {
-            locate: (name) => this.whisperTarget(name),
+            locate: (name) => (this.paused || !this.registry.has(name) ? null : whisperTarget(name, this.hub.platform, this.auth)),
             refresh: () => {
                 this.scheduleRefresh();
                 return !this.paused;
@@ -81,7 +80,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 this.streams.trimDrains(this.hub.budget() - this.whispers.size - 1);
                 return new HubStream((this.hub.platform as Platform).EventSource, url, [name], [topic], handlers);
             },
-            deliver: (name, event, payload) => this.settle(() => this.callbacks.defer(() => this.registry.get(name)?.deliver(event, payload))),
+            deliver: (name, event, payload) => this.settle(() => this.callbacks.defer(() => this.deliveries.deliver(name, event, payload))),
             // [spec] laravel-mercure §7.3: the shared re-auth and backoff; a healthy main stream is not reopened.
             failed: () => this.settle(() => this.scheduleRetry(false)),
         },
@@ -94,11 +93,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Set by `disconnect()`: nothing reconnects until `connect()` or a newly joined channel. */
     private paused = false;
 
-    /** Cancels in-flight auth requests on `disconnect()`. */
-    private abortController = new AbortController();
+    /** Cancels in-flight requests (auth, discovery, snapshots, probes) on `disconnect()`, which also bumps {@link generation}. */
+    private aborter = new AbortController();
 
     /** Where the hub is and the platform resolved for it (null until the first auth), both forgotten by `disconnect()`. */
-    private readonly hub = new HubLocator(this.options as HubOptions);
+    private readonly hub = new HubLocator();
 
     /** The `debug` option's logger, or null (then call sites build no detail objects). */
     private readonly log = resolveDebug(this.options["debug"]);
@@ -106,10 +105,19 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Probes the hub once per failure streak to name the cause of a terminal stream failure. */
     private readonly diagnosis = new StreamDiagnosis();
 
-    /** Coalesces joins and leaves into one refresh (auth, then stream) at a time, plus one trailing run. */
+    /**
+     * Coalesces joins and leaves into one refresh (auth, then stream) at a time, plus one trailing run. A
+     * refresh that throws where nothing should (a broken EventSource polyfill, a fetch wrapper that throws
+     * synchronously) is reported on every channel and retried with backoff, never an unhandled rejection.
+     */
     private readonly refresher = new RefreshScheduler(
         () => this.refreshOnce(this.generation),
-        (error) => this.recoverFromFailure(error),
+        (error) =>
+            this.settle(() => {
+                this.reportEach(this.registry.names(), (name) => failures.unexpectedFailure(name, error));
+                this.whispers.authFailed();
+                this.backOff();
+            }),
     );
 
     /** The next refresh must open a new stream even when the topics did not change (renewal, stream lost). */
@@ -118,9 +126,24 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** The batch auth request, and what the last successful answer granted. */
     private readonly auth = new BatchAuth(this.options as BatchAuthOptions);
 
-    /** The current stream, its make-before-break replacement and the replaced streams still draining. */
+    /**
+     * The current stream, its make-before-break replacement and the replaced streams still draining. When a
+     * stream misses its open deadline: a replacement closes every stream, freeing their connections, and
+     * opens one that resumes from the cursor (the ledger drops what comes twice); a fallback leaves nothing
+     * of ours to close, so the likely cause is reported and the refresh retried with backoff.
+     */
     private readonly streams = new StreamSwitch(
-        (stream, stall) => this.settle(() => this.handleStalled(stream, stall)),
+        (stream, stall) =>
+            this.settle(() => {
+                const platform = this.hub.platform;
+                if (platform === null) return;
+                const replaced = this.streams.current;
+                this.streams.closeAll();
+                this.lose(replaced?.channels ?? stream.channels);
+                if (stall === "replacement") return this.createStream([...stream.channels], [...stream.topics], platform, true);
+                this.reportEach(stream.channels, (name) => failures.streamStalled(name, OPEN_DEADLINE_MS / 1_000));
+                this.scheduleRetry();
+            }),
         (stream) => this.log?.("drain end", { stream: stream.id }),
     );
 
@@ -233,8 +256,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private stop(status: ConnectionStatus): void {
         this.generation++;
         this.paused = true;
-        this.abortController.abort();
-        this.abortController = new AbortController();
+        this.aborter.abort();
+        this.aborter = new AbortController();
         this.wake.stop();
         this.hub.forget();
         this.refresher.reset();
@@ -276,21 +299,9 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.refresher.request();
     }
 
-    /**
-     * Something threw where nothing should (a broken EventSource polyfill, a fetch wrapper that throws
-     * synchronously): report it on every channel and retry with backoff, never as an unhandled rejection.
-     */
-    private recoverFromFailure(error: unknown): void {
-        this.settle(() => {
-            this.reportEach(this.registry.names(), (name) => failures.unexpectedFailure(name, error));
-            this.whispers.authFailed();
-            this.backOff();
-        });
-    }
-
     /** Authorize the current channel set, then open (or keep) the stream that carries it. */
     private async refreshOnce(generation: number): Promise<void> {
-        const found = this.hub.locate() || (await this.hub.discover(this.abortController.signal, this.log));
+        const found = this.hub.locate(this.options as HubOptions) || (await this.hub.discover(this.options as HubOptions, this.aborter.signal, this.log));
         if (found instanceof Error) {
             this.settle(() => {
                 this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, found));
@@ -305,17 +316,28 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.log?.("auth", { channels: batch.names });
         const requestedAt = Date.now();
         this.whispers.authStarted();
-        const result = await this.auth.request(batch.names, batch.platform, this.abortController.signal);
+        const result = await this.auth.request(batch.names, batch.platform, this.aborter.signal);
         if (generation !== this.generation) return;
         this.settle(() => this.applyAuthResult(batch.names, result, batch.platform, requestedAt));
     }
 
-    /** Resolve the platform and the names to authorize, and report `connecting`; null when there is nothing to do. */
+    /**
+     * Resolve the platform at first use (on failure report and set `failed`), evict the channels past the
+     * 100th with an explicit error, and report `connecting`; the names to authorize, or null for nothing to do.
+     */
     private prepareBatch(): { names: string[]; platform: Platform } | null {
-        const platform = this.ensurePlatform();
-        if (platform === null) return null;
+        let platform = this.hub.platform;
+        try {
+            platform ??= this.hub.resolve(this.options as HubOptions, this.dispatcher, this.log);
+        } catch (error) {
+            this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, error));
+            this.status.set("failed");
+            return null;
+        }
+        this.wake.start();
         this.reconnect.cancel();
-        const names = this.enforceChannelLimit();
+        const names = this.registry.names();
+        for (const name of names.splice(MAX_CHANNELS)) this.evict(name, failures.channelLimit(name, MAX_CHANNELS));
         if (names.length === 0) {
             this.windDown();
             return null;
@@ -328,7 +350,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private applyAuthResult(names: string[], result: AuthResult, platform: Platform, requestedAt: number): void {
         const outcome = this.auth.answer(names, result, platform.authEndpoint, (name) => this.registry.has(name));
         this.log?.("auth result", outcome.kind === "granted" ? { granted: outcome.granted, denied: outcome.denied } : { outcome: outcome.kind });
-        for (const [name, error] of outcome.evict) this.evict(name, error);
+        for (const [name, error] of outcome.evict ?? []) this.evict(name, error);
         if (outcome.kind === "granted") {
             this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
             // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
@@ -358,15 +380,12 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
      */
     private openStream(granted: string[], topicPrefix: string | null, platform: Platform): void {
         const topics = granted.map((name) => channelTopic(topicPrefix, name));
-        const reopen = this.reopenRequested;
+        const live = this.reopenRequested ? null : this.streams.carrying(topics);
         this.reopenRequested = false;
-        const live = this.streams.latest();
-        if (!reopen && live !== null && sameList(live.topics, topics)) {
-            // [spec] laravel-mercure §9 item 19: a channel left and joined again fires subscribed() again.
-            if (live === this.streams.current && live.isOpen()) {
-                this.announceSubscribed(live);
-                this.seedPresence(live); // [spec] §5.4 step 4: a failed snapshot is retried on the next refresh.
-            }
+        if (live !== null) {
+            // [spec] laravel-mercure §9 item 19: a channel left and joined again fires subscribed() again;
+            // §5.4 step 4: a failed snapshot is retried on the next refresh.
+            if (live === this.streams.current && live.isOpen()) this.announce(live);
             return;
         }
         this.createStream(granted, topics, platform);
@@ -395,56 +414,53 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Callbacks every stream reports to; the stream itself drops them once retired. */
     private readonly streamHandlers: HubStreamHandlers = {
-        open: (stream) => this.settle(() => this.handleOpen(stream)),
+        // A stream opened, for the first time or after a native reconnect.
+        open: (stream) =>
+            this.settle(() => {
+                // A replacement that opens becomes current; the streams it replaces drain, then retire.
+                const replaced = this.streams.current;
+                if (!this.streams.opened(stream)) return;
+                this.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
+                this.diagnosis.reset();
+                // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
+                // anonymous at best; renew instead of reporting `connected`.
+                if (this.cookieRefresh.isExpired()) return this.renew(true);
+                this.everConnected = true;
+                this.status.set("connected");
+                this.announce(stream);
+                this.reconnect.connected(() => stream === this.streams.current && stream.isOpen());
+                this.cookieRefresh.check(); // The renewal timer may be late (a throttled tab).
+            }),
         message: (stream, event) => this.dispatch(stream, event),
-        subscription: (stream, event) => this.handleSubscription(stream, event),
-        error: (stream, event, closed) => this.settle(() => this.handleStreamError(stream, event, closed)),
+        // [spec] laravel-mercure §5.4 step 6 and §8: a subscription event (presence) moves the main cursor too.
+        subscription: (stream, { lastEventId: id, data }) => {
+            if (id !== "") this.streams.delivered(stream, (this.dispatcher.cursor = id));
+            this.presence.handleEvent(data, id);
+        },
+        // A stream error: report it; a stream that gave up is replaced with backoff.
+        error: (stream, event, closed) =>
+            this.settle(() => {
+                const failure = this.streams.failed(stream, closed);
+                this.log?.("stream error", { stream: stream.id, failure });
+                if (failure === "ignored") return;
+                if (failure !== "replacement_refused") this.lose(stream.channels);
+                this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
+                // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
+                // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
+                if (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null)) this.scheduleRetry();
+                if (failure === "closed") void this.diagnoseStream(stream);
+            }),
     };
 
-    /** A stream opened, for the first time or after a native reconnect. */
-    private handleOpen(stream: HubStream): void {
-        // A replacement that opens becomes current; the streams it replaces drain, then retire.
-        const replaced = this.streams.current;
-        if (!this.streams.opened(stream)) return;
-        this.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
-        this.diagnosis.reset();
-        // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
-        // anonymous at best; renew instead of reporting `connected`.
-        if (this.cookieRefresh.isExpired()) {
-            this.renew(true);
-            return;
-        }
-        this.everConnected = true;
-        this.status.set("connected");
-        this.announceSubscribed(stream);
-        this.seedPresence(stream);
-        this.reconnect.connected(() => stream === this.streams.current && stream.isOpen());
-        this.cookieRefresh.check(); // The renewal timer may be late (a throttled tab).
-    }
-
-    /** Mark the channels `stream` carries subscribed once the state is settled, while it still carries them. */
-    private announceSubscribed(stream: HubStream): void {
+    /**
+     * The open `stream` serves: mark the channels it carries subscribed once the state is settled, while it
+     * still carries them, and seed its presence channels from their snapshots (laravel-mercure §5.4 step 3).
+     */
+    private announce(stream: HubStream): void {
         const generation = this.generation;
-        this.callbacks.defer(() => {
-            for (const name of stream.channels) {
-                // An earlier subscribed() callback may have disconnected or replaced the stream.
-                if (generation !== this.generation || stream !== this.streams.current || !stream.isOpen()) return;
-                this.registry.get(name)?.markSubscribed();
-            }
-        });
-    }
-
-    /** [spec] laravel-mercure §5.4 step 3: seed the presence channels the open `stream` carries from their snapshots. */
-    private seedPresence(stream: HubStream): void {
-        const platform = this.hub.platform;
-        if (platform !== null) seedPresence(this.presence, stream.channels, platform.fetch, this.abortController.signal, this.log);
-    }
-
-    /** A subscription event (`event: mercure`) from any stream, for the presence channels (laravel-mercure §5.4 step 6). */
-    private handleSubscription(stream: HubStream, { lastEventId: id, data }: MessageEvent): void {
-        // [spec] §5.4 step 6 and §8: it moves the main cursor too (state first, user callbacks after).
-        if (id !== "") this.streams.delivered(stream, (this.dispatcher.cursor = id));
-        this.presence.handleEvent(data, id);
+        const carried = () => generation === this.generation && stream === this.streams.current && stream.isOpen();
+        this.callbacks.defer(() => this.registry.markSubscribed(stream.channels, carried));
+        seedPresence(this.presence, stream.channels, this.hub.platform, this.aborter.signal, this.log);
     }
 
     /** Deliver one main-stream message to its channels (laravel-mercure §4.4), once per channel. */
@@ -453,7 +469,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         if (id !== null) this.streams.delivered(stream, id);
         if (route === null) return;
         this.log?.("event", { id, channels: route.channels });
-        deliverRoute(route, this.encrypted, this.deliveries);
+        deliverRoute(route, this.encrypted, this.deliveries, this.aborter.signal);
     }
 
     /** Where routed broadcasts go: the joined channels' listeners, and a failed decryption to their `error()` callbacks. */
@@ -463,21 +479,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             this.log?.("decrypt failed", { channel: name, code: error.code });
             this.settle(() => this.reportEach([name], () => error));
         },
-        generation: () => this.generation,
     };
-
-    /** A stream error: report it; a stream that gave up is replaced with backoff. */
-    private handleStreamError(stream: HubStream, event: Event, closed: boolean): void {
-        const failure = this.streams.failed(stream, closed);
-        this.log?.("stream error", { stream: stream.id, failure });
-        if (failure === "ignored") return;
-        if (failure !== "replacement_refused") this.lose(stream.channels);
-        this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
-        // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
-        // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
-        if (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null)) this.scheduleRetry();
-        if (failure === "closed") void this.diagnoseStream(stream);
-    }
 
     /**
      * Name the cause of a terminal stream failure once per failure streak (a `fetch` probe reads what
@@ -486,7 +488,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private async diagnoseStream(stream: HubStream): Promise<void> {
         const { hub: { platform }, generation } = this;
         if (platform === null) return;
-        const named = await this.diagnosis.once(platform, stream, this.cookieRefresh.expiresAt(), this.abortController.signal);
+        const named = await this.diagnosis.once(platform, stream, this.cookieRefresh.expiresAt(), this.aborter.signal);
         // A disconnect() during the probe, or a stream that opened meanwhile: the failure is history.
         if (named === null || generation !== this.generation || this.streams.current?.isOpen() === true) return;
         this.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
@@ -499,22 +501,6 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** An auth or a stream failed: report `reconnecting` unless a stream still serves, and retry with backoff. */
     private backOff(): void {
         if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
-        this.scheduleRetry();
-    }
-
-    /**
-     * A stream missed its open deadline. A replacement: close every stream, freeing their connections, and
-     * open one that resumes from the cursor (the ledger drops what comes twice). A fallback: nothing of ours
-     * is left to close; report the likely cause and retry with backoff.
-     */
-    private handleStalled(stream: HubStream, stall: Stall): void {
-        const platform = this.hub.platform;
-        if (platform === null) return;
-        const replaced = this.streams.current;
-        this.streams.closeAll();
-        this.lose(replaced?.channels ?? stream.channels);
-        if (stall === "replacement") return this.createStream([...stream.channels], [...stream.topics], platform, true);
-        this.reportEach(stream.channels, (name) => failures.streamStalled(name, OPEN_DEADLINE_MS / 1_000));
         this.scheduleRetry();
     }
 
@@ -546,36 +532,6 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.scheduleRefresh(true);
     }
 
-    /** Resolve host, EventSource and fetch at first use; on failure report and set `failed`. */
-    private ensurePlatform(): Platform | null {
-        if (this.hub.platform !== null) return this.hub.platform;
-        try {
-            const platform = this.hub.resolve(this.dispatcher, this.log);
-            this.wake.start();
-            return platform;
-        } catch (error) {
-            this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, error));
-            this.status.set("failed");
-            return null;
-        }
-    }
-
-    /** Where a whisper on `name` goes (laravel-mercure §7.2): null when not joined, `pending` until its auth answer is known. */
-    private whisperTarget(name: string): WhisperTarget | null | "pending" {
-        const { platform } = this.hub;
-        const { response } = this.auth;
-        if (this.paused || !this.registry.has(name)) return null;
-        if (platform === null || response === null || this.auth.granted?.has(name) !== true) return "pending";
-        return { hub: platform.hub, fetch: platform.fetch, topicPrefix: response.topicPrefix, clientEvents: response.clientEvents };
-    }
-
-    /** Evict the channels past the 100th with an explicit error; returns the names to authorize. */
-    private enforceChannelLimit(): string[] {
-        const names = this.registry.names();
-        for (const name of names.slice(MAX_CHANNELS)) this.evict(name, failures.channelLimit(name, MAX_CHANNELS));
-        return names.slice(0, MAX_CHANNELS);
-    }
-
     /** Remove a channel from the registry and tell its `error()` callbacks why. */
     private evict(name: string, error: MercureError): void {
         this.presence.remove(name);
@@ -598,9 +554,4 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.diagnosis.reset();
         this.status.set(status);
     }
-}
-
-/** Whether two lists hold the same strings in the same order. */
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-    return a.length === b.length && a.every((value, index) => value === b[index]);
 }

@@ -81,22 +81,19 @@ export class HubLocator {
     /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
     private cursorOffered = false;
 
-    /** Create the locator of a connector with these options; looks nothing up yet. */
-    constructor(private readonly options: HubOptions) {}
-
-    /** Whether the hub is known, looking it up without a request when it is not; false: call {@link HubLocator.discover}. */
-    locate(): boolean {
-        this.location ??= locateNow(this.options.host, this.options.discover);
+    /** Whether the hub is known, looking it up in `options` without a request when it is not; false: call {@link HubLocator.discover}. */
+    locate(options: HubOptions): boolean {
+        this.location ??= locateNow(options.host, options.discover);
         return this.location !== null;
     }
 
     /**
-     * [spec] mercure-hub §5: find the hub from the `discover` URL's `Link` header: true when found, the
+     * [spec] mercure-hub §5: find the hub from the `Link` header of the `discover` URL in `options`: true when found, the
      * error when not (`status` set: the URL answered without a link), false when `signal` aborted first.
      */
-    async discover(signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | MercureError> {
-        log?.("discover", { url: this.options.discover });
-        const found = await locateByLink(String(this.options.discover), this.options.fetch, signal);
+    async discover(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | MercureError> {
+        log?.("discover", { url: options.discover });
+        const found = await locateByLink(String(options.discover), options.fetch, signal);
         if (signal.aborted) return false;
         if (found instanceof Error) return found;
         this.location = found;
@@ -104,12 +101,12 @@ export class HubLocator {
     }
 
     /**
-     * Resolve the platform for the located hub (throws a `MercureError` naming the missing piece), and offer
+     * Resolve the platform for the located hub with `options` (throws a `MercureError` naming the missing piece), and offer
      * the link's `last-event-id` to `cursor` if it has none, once per connector (not after a `disconnect()`).
      */
-    resolve(cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
+    resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.location;
-        const platform = resolvePlatform({ ...this.options, host: location?.host ?? this.options.host });
+        const platform = resolvePlatform({ ...options, host: location?.host ?? options.host });
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).

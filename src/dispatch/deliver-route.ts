@@ -8,17 +8,15 @@ export interface RouteTarget {
     deliver(name: string, event: string, payload: unknown): void;
     /** A broadcast for `name` could not be decrypted: report `error` on that channel. */
     failed(name: string, error: MercureError): void;
-    /** The connector's generation: bumped by `disconnect()`, which a listener may call mid-delivery. */
-    generation(): number;
 }
 
 /**
- * Deliver one routed main-stream message (laravel-mercure §4.4) to each of its channels, in order. A
- * plain broadcast goes to the listeners at once, and stops when a listener disconnects; an encrypted one
- * is queued for decryption in `crypto`, and settles in order of arrival, after the events before it: the
- * plaintext goes to the channel's listeners, a failure to `target.failed` (laravel-mercure §6.4).
+ * Deliver one routed main-stream message (laravel-mercure §4.4) to each of its channels, in order. A plain
+ * broadcast goes to the listeners at once, and stops once `signal` aborts (a listener called `disconnect()`);
+ * an encrypted one is queued for decryption in `crypto`, and settles in order of arrival, after the events
+ * before it: the plaintext goes to the channel's listeners, a failure to `target.failed` (laravel-mercure §6.4).
  */
-export function deliverRoute(route: Route, crypto: EncryptedChannels, target: RouteTarget): void {
+export function deliverRoute(route: Route, crypto: EncryptedChannels, target: RouteTarget, signal: AbortSignal): void {
     if (route.kind === "encrypted") {
         // [spec] laravel-mercure §4.4 step 3: the ledger claimed (id, channel) before decryption starts.
         // A left channel or a disconnect silences its queued events, so the channel found then is the one joined.
@@ -27,9 +25,8 @@ export function deliverRoute(route: Route, crypto: EncryptedChannels, target: Ro
         }
         return;
     }
-    const generation = target.generation();
     for (const name of route.channels) {
-        if (generation !== target.generation()) return; // A listener disconnected.
+        if (signal.aborted) return; // A listener disconnected.
         target.deliver(name, route.event, route.payload);
     }
 }

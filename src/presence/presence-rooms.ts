@@ -112,16 +112,18 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
 
 /**
  * [spec] laravel-mercure §5.4 step 3: seed the presence channels among `names` (those an open stream
- * carries) from their snapshots, fetched with `fetch` and cancelled by `signal`; `log` (the connector's
- * `debug` option) hears which channels.
+ * carries) from their snapshots, fetched with `platform`'s `fetch` (nothing before it is resolved) and
+ * cancelled by `signal`; `log` (the connector's `debug` option) hears which channels.
  */
 export function seedPresence(
     rooms: PresenceRooms,
     names: ReadonlySet<string>,
-    fetch: FetchLike,
+    platform: { readonly fetch: FetchLike } | null,
     signal: AbortSignal,
     log: ((step: string, detail: object) => void) | null,
 ): void {
+    if (platform === null) return;
+    const { fetch } = platform;
     const seeded = log && [...names].filter((name) => name.startsWith("presence-"));
     if (seeded && seeded.length > 0) log?.("presence seed", { channels: seeded });
     rooms.streamOpened(names, (url) => fetchSnapshot(url, fetch, signal));
