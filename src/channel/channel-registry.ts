@@ -62,6 +62,17 @@ export class ChannelRegistry {
     }
 
     /**
+     * Mark the named joined channels subscribed, in order, while `carried()` holds: an earlier
+     * `subscribed()` callback may disconnect or replace the stream that carries them.
+     */
+    markSubscribed(names: Iterable<string>, carried: () => boolean): void {
+        for (const name of names) {
+            if (!carried()) return;
+            this.byName.get(name)?.markSubscribed();
+        }
+    }
+
+    /**
      * Mark the named channels unsubscribed (every channel when no names are given): the connection
      * carrying them was lost or is no longer relied on.
      */

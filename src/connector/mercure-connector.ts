@@ -1,7 +1,6 @@
 import { Connector, type ConnectionStatus } from "laravel-echo";
-import { requestAuthorization, type AuthResult } from "../auth/auth-client";
-import type { AuthResponse } from "../auth/auth-response";
-import { interpretBatch } from "../auth/batch-outcome";
+import type { AuthResult } from "../auth/auth-client";
+import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
@@ -9,28 +8,26 @@ import type { MercureChannel } from "../channel/mercure-channel";
 import { MercurePresenceChannel } from "../channel/mercure-presence-channel";
 import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
+import { HubLocator, type HubOptions } from "../discovery/hub-location";
+import { deliverRoute, type RouteTarget } from "../dispatch/deliver-route";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
 import type { MercureError } from "../errors";
-import { createPresenceRooms } from "../presence/presence-rooms";
-import { fetchSnapshot } from "../presence/snapshot";
+import { createPresenceRooms, seedPresence } from "../presence/presence-rooms";
 import { ReconnectTimer } from "../status/reconnect-timer";
 import { StatusStore } from "../status/status-store";
 import { WakeSignals } from "../status/wake-signals";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
-import { streamBudget } from "../transport/connection-budget";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
-import { OPEN_DEADLINE_MS, StreamSwitch, type Stall } from "../transport/stream-switch";
-import { resolvePlatform, type Platform } from "../transport/platform";
-import type { WhisperTarget } from "../whisper/publish";
-import { Whispers } from "../whisper/whispers";
+import { OPEN_DEADLINE_MS, StreamSwitch } from "../transport/stream-switch";
+import type { Platform } from "../transport/platform";
+import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
 import { resolveDebug } from "./debug-log";
-import { locateByLink, locateNow, type HubLocation } from "./hub-location";
 import { StreamDiagnosis } from "./stream-diagnosis";
 import { RefreshScheduler } from "./refresh-scheduler";
-import { cloneHeaderOptions, MAX_CHANNELS, resolveAuthTimeout, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
+import { cloneHeaderOptions, MAX_CHANNELS, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
 
 /**
  * Laravel Echo connector for Laravel's `mercure` broadcaster: every channel over one Mercure `EventSource`.
@@ -71,7 +68,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Whisper publishing and the per-channel whisper streams (laravel-mercure §7), sharing the crypto above. */
     private readonly whispers = new Whispers(
         {
-            locate: (name) => this.whisperTarget(name),
+            locate: (name) => (this.paused || !this.registry.has(name) ? null : whisperTarget(name, this.hub.platform, this.auth)),
             refresh: () => {
                 this.scheduleRefresh();
                 return !this.paused;
@@ -80,14 +77,16 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             report: (name, error) => this.settle(() => this.reportEach([name], () => error)),
             // Only after an auth (the platform is resolved); drains end early if the budget needs their connections.
             open: (url, name, topic, handlers) => {
-                this.streams.trimDrains(this.budget() - this.whispers.size - 1);
-                return new HubStream((this.platform as Platform).EventSource, url, [name], [topic], handlers);
+                this.streams.trimDrains(this.hub.budget() - this.whispers.size - 1);
+                return new HubStream((this.hub.platform as Platform).EventSource, url, [name], [topic], handlers);
             },
-            deliver: (name, event, payload) => this.settle(() => this.callbacks.defer(() => this.registry.get(name)?.deliver(event, payload))),
+            deliver: (name, event, payload) => this.settle(() => this.callbacks.defer(() => this.deliveries.deliver(name, event, payload))),
             // [spec] laravel-mercure §7.3: the shared re-auth and backoff; a healthy main stream is not reopened.
             failed: () => this.settle(() => this.scheduleRetry(false)),
+            // For the diagnosis of a refused whisper: the cookie's expiry, as far as `expires_in` tells it.
+            tokenExpiresAt: () => this.cookieRefresh.expiresAt(),
         },
-        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.budget() - 1 },
+        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.hub.budget() - 1 },
     );
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
@@ -96,17 +95,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Set by `disconnect()`: nothing reconnects until `connect()` or a newly joined channel. */
     private paused = false;
 
-    /** Cancels in-flight auth requests on `disconnect()`. */
-    private abortController = new AbortController();
+    /** Cancels in-flight requests (auth, discovery, snapshots, probes) on `disconnect()`, which also bumps {@link generation}. */
+    private aborter = new AbortController();
 
-    /** Resolved platform, or null until the first subscription. */
-    private platform: Platform | null = null;
-
-    /** Where the hub is (the `host` option, the page's `<link>`, the `discover` URL), or null until looked up. */
-    private location: HubLocation | null = null;
-
-    /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
-    private initialCursorTaken = false;
+    /** Where the hub is and the platform resolved for it (null until the first auth), both forgotten by `disconnect()`. */
+    private readonly hub = new HubLocator();
 
     /** The `debug` option's logger, or null (then call sites build no detail objects). */
     private readonly log = resolveDebug(this.options["debug"]);
@@ -114,24 +107,45 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** Probes the hub once per failure streak to name the cause of a terminal stream failure. */
     private readonly diagnosis = new StreamDiagnosis();
 
-    /** Coalesces joins and leaves into one refresh (auth, then stream) at a time, plus one trailing run. */
+    /**
+     * Coalesces joins and leaves into one refresh (auth, then stream) at a time, plus one trailing run. A
+     * refresh that throws where nothing should (a broken EventSource polyfill, a fetch wrapper that throws
+     * synchronously) is reported on every channel and retried with backoff, never an unhandled rejection.
+     */
     private readonly refresher = new RefreshScheduler(
         () => this.refreshOnce(this.generation),
-        (error) => this.recoverFromFailure(error),
+        (error) =>
+            this.settle(() => {
+                this.reportEach(this.registry.names(), (name) => failures.unexpectedFailure(name, error));
+                this.whispers.authFailed();
+                this.backOff();
+            }),
     );
 
     /** The next refresh must open a new stream even when the topics did not change (renewal, stream lost). */
     private reopenRequested = false;
 
-    /** The channels the last successful auth granted (the cookie covers them), or null. */
-    private granted: ReadonlySet<string> | null = null;
+    /** The batch auth request, and what the last successful answer granted. */
+    private readonly auth = new BatchAuth(this.options as BatchAuthOptions);
 
-    /** The last successful auth response (its topic prefix and `client_events`), or null. */
-    private response: AuthResponse | null = null;
-
-    /** The current stream, its make-before-break replacement and the replaced streams still draining. */
+    /**
+     * The current stream, its make-before-break replacement and the replaced streams still draining. When a
+     * stream misses its open deadline: a replacement closes every stream, freeing their connections, and
+     * opens one that resumes from the cursor (the ledger drops what comes twice); a fallback leaves nothing
+     * of ours to close, so the likely cause is reported and the refresh retried with backoff.
+     */
     private readonly streams = new StreamSwitch(
-        (stream, stall) => this.settle(() => this.handleStalled(stream, stall)),
+        (stream, stall) =>
+            this.settle(() => {
+                const platform = this.hub.platform;
+                if (platform === null) return;
+                const replaced = this.streams.current;
+                this.streams.closeAll();
+                this.lose(replaced?.channels ?? stream.channels);
+                if (stall === "replacement") return this.createStream([...stream.channels], [...stream.topics], platform, true);
+                this.reportEach(stream.channels, (name) => failures.streamStalled(name, OPEN_DEADLINE_MS / 1_000));
+                this.scheduleRetry();
+            }),
         (stream) => this.log?.("drain end", { stream: stream.id }),
     );
 
@@ -244,11 +258,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private stop(status: ConnectionStatus): void {
         this.generation++;
         this.paused = true;
-        this.abortController.abort();
-        this.abortController = new AbortController();
+        this.aborter.abort();
+        this.aborter = new AbortController();
         this.wake.stop();
-        this.platform = null;
-        this.location = null;
+        this.hub.forget();
         this.refresher.reset();
         this.dispatcher.reset();
         this.encrypted.clear();
@@ -288,67 +301,45 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.refresher.request();
     }
 
-    /**
-     * Something threw where nothing should (a broken EventSource polyfill, a fetch wrapper that throws
-     * synchronously): report it on every channel and retry with backoff, never as an unhandled rejection.
-     */
-    private recoverFromFailure(error: unknown): void {
-        this.settle(() => {
-            this.reportEach(this.registry.names(), (name) => failures.unexpectedFailure(name, error));
-            this.whispers.authFailed();
-            this.backOff();
-        });
-    }
-
     /** Authorize the current channel set, then open (or keep) the stream that carries it. */
     private async refreshOnce(generation: number): Promise<void> {
-        if (this.platform === null && this.location === null) {
-            this.location = locateNow(this.options.host, this.options["discover"]);
-            if (this.location === null && !(await this.locateByLink(generation))) return;
-        }
-        const batch = this.settle(() => this.prepareBatch());
-        if (batch === null) this.whispers.authFailed();
-        if (batch === null || generation !== this.generation) return;
-        this.log?.("auth", { channels: batch.names });
-        const requestedAt = Date.now();
-        this.whispers.authStarted();
-        const result = await requestAuthorization({
-            endpoint: batch.platform.authEndpoint,
-            headers: this.options.auth.headers,
-            channelNames: batch.names,
-            fetch: batch.platform.fetch,
-            signal: this.abortController.signal,
-            timeout: resolveAuthTimeout(this.options["authTimeout"]),
-        });
-        if (generation !== this.generation) return;
-        this.settle(() => this.applyAuthResult(batch.names, result, batch.platform, requestedAt));
-    }
-
-    /**
-     * [spec] mercure-hub §5: find the hub from the `discover` URL's `Link` header; false when it failed (then
-     * `failed` if the URL answered without a link, else a retry with backoff) or `disconnect()` came first.
-     */
-    private async locateByLink(generation: number): Promise<boolean> {
-        this.log?.("discover", { url: this.options["discover"] });
-        const found = await locateByLink(String(this.options["discover"]), this.options.fetch, this.abortController.signal);
-        if (generation !== this.generation) return false;
-        if (!(found instanceof Error)) this.location = found;
-        else {
+        const found = this.hub.locate(this.options as HubOptions) || (await this.hub.discover(this.options as HubOptions, this.aborter.signal, this.log));
+        if (found instanceof Error) {
             this.settle(() => {
                 this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, found));
                 if (found.status === undefined) this.backOff();
                 else this.status.set("failed");
             });
         }
-        return this.location !== null;
+        if (found !== true) return;
+        const batch = this.settle(() => this.prepareBatch());
+        if (batch === null) this.whispers.authFailed();
+        if (batch === null || generation !== this.generation) return;
+        this.log?.("auth", { channels: batch.names });
+        const requestedAt = Date.now();
+        this.whispers.authStarted();
+        const result = await this.auth.request(batch.names, batch.platform, this.aborter.signal);
+        if (generation !== this.generation) return;
+        this.settle(() => this.applyAuthResult(batch.names, result, batch.platform, requestedAt));
     }
 
-    /** Resolve the platform and the names to authorize, and report `connecting`; null when there is nothing to do. */
+    /**
+     * Resolve the platform at first use (on failure report and set `failed`), evict the channels past the
+     * 100th with an explicit error, and report `connecting`; the names to authorize, or null for nothing to do.
+     */
     private prepareBatch(): { names: string[]; platform: Platform } | null {
-        const platform = this.ensurePlatform();
-        if (platform === null) return null;
+        let platform = this.hub.platform;
+        try {
+            platform ??= this.hub.resolve(this.options as HubOptions, this.dispatcher, this.log);
+        } catch (error) {
+            this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, error));
+            this.status.set("failed");
+            return null;
+        }
+        this.wake.start();
         this.reconnect.cancel();
-        const names = this.enforceChannelLimit();
+        const names = this.registry.names();
+        for (const name of names.splice(MAX_CHANNELS)) this.evict(name, failures.channelLimit(name, MAX_CHANNELS));
         if (names.length === 0) {
             this.windDown();
             return null;
@@ -357,40 +348,30 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         return { names, platform };
     }
 
-    /** Act on what the auth answer means for the batch (see {@link interpretBatch}). */
+    /** Act on what the auth answer means for the batch (see {@link BatchAuth.answer}): evictions first. */
     private applyAuthResult(names: string[], result: AuthResult, platform: Platform, requestedAt: number): void {
-        const outcome = interpretBatch(names, result, this.granted, (name) => this.registry.has(name));
+        const outcome = this.auth.answer(names, result, platform.authEndpoint, (name) => this.registry.has(name));
         this.log?.("auth result", outcome.kind === "granted" ? { granted: outcome.granted, denied: outcome.denied } : { outcome: outcome.kind });
-        switch (outcome.kind) {
-            case "granted":
-                for (const name of outcome.denied) this.evict(name, failures.authDenied(name));
-                this.granted = new Set(outcome.granted);
-                this.response = outcome.response;
-                this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
-                // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
-                // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
-                this.encrypted.setKeys(
-                    outcome.granted.map((name) => [name, outcome.response.channels.get(name)?.jwk ?? null] as const),
-                    (name, error) => this.reportEach([name], () => error),
-                );
-                // [spec] laravel-mercure §7.3: whisper streams follow every auth, before the main stream counts them.
-                const { topicPrefix, clientEvents } = outcome.response;
-                this.whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted: outcome.granted });
-                if (outcome.granted.length === 0) this.windDown();
-                else this.openStream(outcome.granted, topicPrefix, platform);
-                return;
-            case "newcomers_rejected":
-                for (const name of outcome.newcomers) this.evict(name, failures.authRejectedNewcomer(name, outcome.status, outcome.newcomers));
-                this.refresher.request(); // A trailing run authorizes the others again.
-                return;
-            case "rejected":
-                this.reportEach(names, (name) => failures.authRejected(name, outcome.status, platform.authEndpoint));
-                this.backOff();
-                break;
-            case "failed":
-                this.reportEach(names, (name) => failures.authFailed(name, platform.authEndpoint, outcome.status, outcome.cause));
-                this.backOff();
-                break;
+        for (const [name, error] of outcome.evict ?? []) this.evict(name, error);
+        if (outcome.kind === "granted") {
+            this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
+            // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
+            // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
+            this.encrypted.setKeys(
+                outcome.granted.map((name) => [name, outcome.response.channels.get(name)?.jwk ?? null] as const),
+                (name, error) => this.reportEach([name], () => error),
+            );
+            // [spec] laravel-mercure §7.3: whisper streams follow every auth, before the main stream counts them.
+            const { topicPrefix, clientEvents } = outcome.response;
+            this.whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted: outcome.granted });
+            if (outcome.granted.length === 0) this.windDown();
+            else this.openStream(outcome.granted, topicPrefix, platform);
+            return;
+        }
+        if (outcome.kind === "newcomers_rejected") return this.refresher.request(); // A trailing run authorizes the others again.
+        if (outcome.failure !== undefined) {
+            this.reportEach(names, outcome.failure);
+            this.backOff();
         }
         this.whispers.authFailed();
     }
@@ -402,14 +383,12 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     private openStream(granted: string[], topicPrefix: string | null, platform: Platform): void {
         const topics = granted.map((name) => channelTopic(topicPrefix, name));
         const reopen = this.reopenRequested;
+        const live = reopen ? null : this.streams.carrying(topics);
         this.reopenRequested = false;
-        const live = this.streams.latest();
-        if (!reopen && live !== null && sameList(live.topics, topics)) {
-            // [spec] laravel-mercure §9 item 19: a channel left and joined again fires subscribed() again.
-            if (live === this.streams.current && live.isOpen()) {
-                this.announceSubscribed(live);
-                this.seedPresence(live); // [spec] §5.4 step 4: a failed snapshot is retried on the next refresh.
-            }
+        if (live !== null) {
+            // [spec] laravel-mercure §9 item 19: a channel left and joined again fires subscribed() again;
+            // §5.4 step 4: a failed snapshot is retried on the next refresh.
+            if (live === this.streams.current && live.isOpen()) this.announce(live);
             return;
         }
         this.createStream(granted, topics, platform, false, reopen);
@@ -421,7 +400,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
      * the step in the `debug` log.
      */
     private createStream(granted: string[], topics: string[], platform: Platform, fallback = false, reopen = fallback): void {
-        const broken = this.streams.makeRoom(this.budget() - this.whispers.size);
+        const broken = this.streams.makeRoom(this.hub.budget() - this.whispers.size);
         if (broken !== null) this.lose(broken.channels);
         // [spec] laravel-mercure §4.1: match per channel, match_urlpattern per presence channel, last_event_id when reopening.
         const patterns = this.presence.patterns(platform.hub, granted, topics);
@@ -439,122 +418,81 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Callbacks every stream reports to; the stream itself drops them once retired. */
     private readonly streamHandlers: HubStreamHandlers = {
-        open: (stream) => this.settle(() => this.handleOpen(stream)),
+        // A stream opened, for the first time or after a native reconnect.
+        open: (stream) =>
+            this.settle(() => {
+                // A replacement that opens becomes current; the streams it replaces drain, then retire.
+                const replaced = this.streams.current;
+                if (!this.streams.opened(stream)) return;
+                this.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
+                this.diagnosis.reset();
+                // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
+                // anonymous at best; renew instead of reporting `connected`.
+                if (this.cookieRefresh.isExpired()) return this.renew(true);
+                this.everConnected = true;
+                this.status.set("connected");
+                this.announce(stream);
+                this.reconnect.connected(() => stream === this.streams.current && stream.isOpen());
+                this.cookieRefresh.check(); // The renewal timer may be late (a throttled tab).
+            }),
         message: (stream, event) => this.dispatch(stream, event),
-        subscription: (stream, event) => this.handleSubscription(stream, event),
-        error: (stream, event, closed) => this.settle(() => this.handleStreamError(stream, event, closed)),
+        // [spec] laravel-mercure §5.4 step 6 and §8: a subscription event (presence) moves the main cursor too.
+        subscription: (stream, { lastEventId: id, data }) => {
+            if (id !== "") this.streams.delivered(stream, (this.dispatcher.cursor = id));
+            this.presence.handleEvent(data, id);
+        },
+        // A stream error: report it; a stream that gave up is replaced with backoff.
+        error: (stream, event, closed) =>
+            this.settle(() => {
+                const failure = this.streams.failed(stream, closed);
+                this.log?.("stream error", { stream: stream.id, failure });
+                if (failure === "ignored") return;
+                if (failure !== "replacement_refused") this.lose(stream.channels);
+                this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
+                // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
+                // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
+                if (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null)) this.scheduleRetry();
+                if (failure === "closed") void this.diagnoseStream(stream);
+            }),
     };
 
-    /** A stream opened, for the first time or after a native reconnect. */
-    private handleOpen(stream: HubStream): void {
-        // A replacement that opens becomes current; the streams it replaces drain, then retire.
-        const replaced = this.streams.current;
-        if (!this.streams.opened(stream)) return;
-        this.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
-        this.diagnosis.reset();
-        // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
-        // anonymous at best; renew instead of reporting `connected`.
-        if (this.cookieRefresh.isExpired()) {
-            this.renew(true);
-            return;
-        }
-        this.everConnected = true;
-        this.status.set("connected");
-        this.announceSubscribed(stream);
-        this.seedPresence(stream);
-        this.reconnect.connected(() => stream === this.streams.current && stream.isOpen());
-        this.cookieRefresh.check(); // The renewal timer may be late (a throttled tab).
-    }
-
-    /** Mark the channels `stream` carries subscribed once the state is settled, while it still carries them. */
-    private announceSubscribed(stream: HubStream): void {
+    /**
+     * The open `stream` serves: mark the channels it carries subscribed once the state is settled, while it
+     * still carries them, and seed its presence channels from their snapshots (laravel-mercure §5.4 step 3).
+     */
+    private announce(stream: HubStream): void {
         const generation = this.generation;
-        this.callbacks.defer(() => {
-            for (const name of stream.channels) {
-                // An earlier subscribed() callback may have disconnected or replaced the stream.
-                if (generation !== this.generation || stream !== this.streams.current || !stream.isOpen()) return;
-                this.registry.get(name)?.markSubscribed();
-            }
-        });
+        const carried = () => generation === this.generation && stream === this.streams.current && stream.isOpen();
+        this.callbacks.defer(() => this.registry.markSubscribed(stream.channels, carried));
+        seedPresence(this.presence, stream.channels, this.hub.platform, this.aborter.signal, this.log);
     }
 
-    /** [spec] laravel-mercure §5.4 step 3: seed the presence channels the open `stream` carries from their snapshots. */
-    private seedPresence(stream: HubStream): void {
-        const { platform, abortController } = this;
-        const { signal } = abortController;
-        if (platform === null) return;
-        const seeded = this.log && [...stream.channels].filter((name) => name.startsWith("presence-"));
-        if (seeded && seeded.length > 0) this.log?.("presence seed", { channels: seeded });
-        this.presence.streamOpened(stream.channels, (url) => fetchSnapshot(url, platform.fetch, signal));
-    }
-
-    /** A subscription event (`event: mercure`) from any stream, for the presence channels (laravel-mercure §5.4 step 6). */
-    private handleSubscription(stream: HubStream, event: MessageEvent): void {
-        const id = event.lastEventId;
-        if (id !== "") {
-            // [spec] §5.4 step 6 and §8: it moves the main cursor too (state first, user callbacks after).
-            this.dispatcher.cursor = id;
-            this.streams.delivered(stream, id);
-        }
-        this.presence.handleEvent(event.data, id);
-    }
-
-    /** Deliver one main-stream message to its channels (laravel-mercure §4.4). */
+    /** Deliver one main-stream message to its channels (laravel-mercure §4.4), once per channel. */
     private dispatch(stream: HubStream, event: MessageEvent): void {
         const { id, route } = this.dispatcher.receive(event, (name) => stream.channels.has(name) && this.registry.has(name));
         if (id !== null) this.streams.delivered(stream, id);
         if (route === null) return;
         this.log?.("event", { id, channels: route.channels });
-        if (route.kind === "encrypted") {
-            // [spec] laravel-mercure §4.4 step 3: the ledger claimed (id, channel) above, before decryption starts.
-            for (const name of route.channels) this.decrypt(name, route.data);
-            return;
-        }
-        const generation = this.generation;
-        for (const name of route.channels) {
-            if (generation !== this.generation) return; // A listener disconnected.
-            this.registry.get(name)?.deliver(route.event, route.payload);
-        }
+        deliverRoute(route, this.encrypted, this.deliveries, this.aborter.signal);
     }
 
-    /**
-     * Queue one channel's JWE for decryption; it settles in order of arrival, after the events before it: the
-     * plaintext goes to the channel's listeners, a failure to its `error()` callbacks (laravel-mercure §6.4).
-     */
-    private decrypt(name: string, jwe: string): void {
-        this.encrypted.enqueue(
-            name,
-            jwe,
-            // A left channel or a disconnect silences its queued events, so the channel found now is the one joined.
-            (event, payload) => this.registry.get(name)?.deliver(event, payload),
-            (error) => {
-                this.log?.("decrypt failed", { channel: name, code: error.code });
-                this.settle(() => this.reportEach([name], () => error));
-            },
-        );
-    }
-
-    /** A stream error: report it; a stream that gave up is replaced with backoff. */
-    private handleStreamError(stream: HubStream, event: Event, closed: boolean): void {
-        const failure = this.streams.failed(stream, closed);
-        this.log?.("stream error", { stream: stream.id, failure });
-        if (failure === "ignored") return;
-        if (failure !== "replacement_refused") this.lose(stream.channels);
-        this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
-        // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
-        // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
-        if (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null)) this.scheduleRetry();
-        if (failure === "closed") void this.diagnoseStream(stream);
-    }
+    /** Where routed broadcasts go: the joined channels' listeners, and a failed decryption to their `error()` callbacks. */
+    private readonly deliveries: RouteTarget = {
+        deliver: (name, event, payload) => this.registry.get(name)?.deliver(event, payload),
+        failed: (name, error) => {
+            this.log?.("decrypt failed", { channel: name, code: error.code });
+            this.settle(() => this.reportEach([name], () => error));
+        },
+    };
 
     /**
      * Name the cause of a terminal stream failure once per failure streak (a `fetch` probe reads what
      * `EventSource` hides), after the `stream_error`; a configuration that must change first stops with `failed`.
      */
     private async diagnoseStream(stream: HubStream): Promise<void> {
-        const { platform, generation } = this;
+        const { hub: { platform }, generation } = this;
         if (platform === null) return;
-        const named = await this.diagnosis.once(platform, stream, this.cookieRefresh.expiresAt(), this.abortController.signal);
+        const named = await this.diagnosis.once(platform, stream, this.cookieRefresh.expiresAt(), this.aborter.signal);
         // A disconnect() during the probe, or a stream that opened meanwhile: the failure is history.
         if (named === null || generation !== this.generation || this.streams.current?.isOpen() === true) return;
         this.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
@@ -567,22 +505,6 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** An auth or a stream failed: report `reconnecting` unless a stream still serves, and retry with backoff. */
     private backOff(): void {
         if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
-        this.scheduleRetry();
-    }
-
-    /**
-     * A stream missed its open deadline. A replacement: close every stream, freeing their connections, and
-     * open one that resumes from the cursor (the ledger drops what comes twice). A fallback: nothing of ours
-     * is left to close; report the likely cause and retry with backoff.
-     */
-    private handleStalled(stream: HubStream, stall: Stall): void {
-        const platform = this.platform;
-        if (platform === null) return;
-        const replaced = this.streams.current;
-        this.streams.closeAll();
-        this.lose(replaced?.channels ?? stream.channels);
-        if (stall === "replacement") return this.createStream([...stream.channels], [...stream.topics], platform, true);
-        this.reportEach(stream.channels, (name) => failures.streamStalled(name, OPEN_DEADLINE_MS / 1_000));
         this.scheduleRetry();
     }
 
@@ -614,45 +536,6 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.scheduleRefresh(true);
     }
 
-    /** Resolve host, EventSource and fetch at first use; on failure report and set `failed`. */
-    private ensurePlatform(): Platform | null {
-        if (this.platform !== null) return this.platform;
-        try {
-            const location = this.location;
-            this.platform = resolvePlatform({ ...this.options, host: location?.host ?? this.options.host });
-            this.log?.("hub", { url: this.platform.hub.href, source: location?.source });
-            // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
-            if (!this.initialCursorTaken) this.dispatcher.cursor ??= location?.lastEventId ?? null;
-            this.initialCursorTaken = true;
-            this.wake.start();
-            return this.platform;
-        } catch (error) {
-            this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, error));
-            this.status.set("failed");
-            return null;
-        }
-    }
-
-    /** How many streams this connector may hold on the hub (see {@link streamBudget}). */
-    private budget(): number {
-        return this.platform === null ? Infinity : streamBudget(this.platform.hub);
-    }
-
-    /** Where a whisper on `name` goes (laravel-mercure §7.2): null when not joined, `pending` until its auth answer is known. */
-    private whisperTarget(name: string): WhisperTarget | null | "pending" {
-        const { platform, response } = this;
-        if (this.paused || !this.registry.has(name)) return null;
-        if (platform === null || response === null || this.granted?.has(name) !== true) return "pending";
-        return { hub: platform.hub, fetch: platform.fetch, topicPrefix: response.topicPrefix, clientEvents: response.clientEvents };
-    }
-
-    /** Evict the channels past the 100th with an explicit error; returns the names to authorize. */
-    private enforceChannelLimit(): string[] {
-        const names = this.registry.names();
-        for (const name of names.slice(MAX_CHANNELS)) this.evict(name, failures.channelLimit(name, MAX_CHANNELS));
-        return names.slice(0, MAX_CHANNELS);
-    }
-
     /** Remove a channel from the registry and tell its `error()` callbacks why. */
     private evict(name: string, error: MercureError): void {
         this.presence.remove(name);
@@ -667,8 +550,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.streams.closeAll();
         this.cookieRefresh.reset();
         this.reconnect.reset();
-        this.granted = null;
-        this.response = null;
+        this.auth.reset();
         this.reopenRequested = false;
         this.everConnected = false;
         this.registry.markUnsubscribed();
@@ -676,9 +558,4 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.diagnosis.reset();
         this.status.set(status);
     }
-}
-
-/** Whether two lists hold the same strings in the same order. */
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-    return a.length === b.length && a.every((value, index) => value === b[index]);
 }

@@ -1,6 +1,7 @@
 import { presencePattern, snapshotUrl } from "../topic/presence-pattern";
 import { createPresenceSync, type PresenceSync, type PresenceTarget } from "./presence-sync";
-import type { SnapshotResult } from "./snapshot";
+import type { FetchLike } from "../transport/platform";
+import { fetchSnapshot, type SnapshotResult } from "./snapshot";
 import { parseSubscriptionEvent } from "./subscription-event";
 
 /** How many recent subscription-event ids are remembered to drop the copy a second stream delivers. */
@@ -107,4 +108,23 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
             }
         },
     };
+}
+
+/**
+ * [spec] laravel-mercure §5.4 step 3: seed the presence channels among `names` (those an open stream
+ * carries) from their snapshots, fetched with `platform`'s `fetch` (nothing before it is resolved) and
+ * cancelled by `signal`; `log` (the connector's `debug` option) hears which channels.
+ */
+export function seedPresence(
+    rooms: PresenceRooms,
+    names: ReadonlySet<string>,
+    platform: { readonly fetch: FetchLike } | null,
+    signal: AbortSignal,
+    log: ((step: string, detail: object) => void) | null,
+): void {
+    if (platform === null) return;
+    const { fetch } = platform;
+    const seeded = log && [...names].filter((name) => name.startsWith("presence-"));
+    if (seeded && seeded.length > 0) log?.("presence seed", { channels: seeded });
+    rooms.streamOpened(names, (url) => fetchSnapshot(url, fetch, signal));
 }

@@ -89,6 +89,15 @@ export class StreamSwitch {
     }
 
     /**
+     * The {@link StreamSwitch.latest} stream when it subscribes to exactly `topics`, in this order (a
+     * refresh then keeps it), else null.
+     */
+    carrying(topics: readonly string[]): HubStream | null {
+        const live = this.latest();
+        return live !== null && live.topics.length === topics.length && live.topics.every((topic, index) => topic === topics[index]) ? live : null;
+    }
+
+    /**
      * Take a newly created stream: it is `current` when there is none, else the candidate (an older
      * candidate that never opened is retired). A candidate is watched for its open deadline, and so is a
      * `fallback` stream (the one that replaced a stalled candidate).

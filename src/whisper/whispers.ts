@@ -1,6 +1,8 @@
 import type { WhisperLink } from "../channel/mercure-private-channel";
+import type { AuthResponse } from "../auth/auth-response";
 import type { EncryptedChannels } from "../crypto/encrypted-channels";
 import { whisperLoadFailed } from "../error-messages";
+import type { Platform } from "../transport/platform";
 import { loadWhispers, type WhisperModule } from "./load";
 import type { WhisperPublisher, WhisperPublisherHost, WhisperTarget } from "./publish";
 import type { WhisperDiagnostics } from "./whisper-diagnosis";
@@ -25,6 +27,20 @@ export interface WhispersHost extends WhisperStreamsHost, Pick<WhisperPublisherH
      * diagnosis say that an expired cookie was refused. Optional: without it the probe's answer alone decides.
      */
     tokenExpiresAt?(): number | null;
+}
+
+/**
+ * Where a whisper on the joined channel `name` goes (laravel-mercure §7.2): the hub of `platform`, with the
+ * topic prefix and `client_events` of the last successful auth, or `pending` until an auth answer granted it.
+ */
+export function whisperTarget(
+    name: string,
+    platform: Platform | null,
+    auth: { readonly granted: ReadonlySet<string> | null; readonly response: AuthResponse | null },
+): WhisperTarget | "pending" {
+    const { response } = auth;
+    if (platform === null || response === null || auth.granted?.has(name) !== true) return "pending";
+    return { hub: platform.hub, fetch: platform.fetch, topicPrefix: response.topicPrefix, clientEvents: response.clientEvents };
 }
 
 /**

@@ -1,0 +1,80 @@
+import { resolveAuthTimeout } from "../connector/options";
+import { authDenied, authFailed, authRejected, authRejectedNewcomer } from "../error-messages";
+import type { MercureError } from "../errors";
+import type { Platform } from "../transport/platform";
+import { requestAuthorization, type AuthResult } from "./auth-client";
+import type { AuthResponse } from "./auth-response";
+import { interpretBatch, type BatchOutcome } from "./batch-outcome";
+
+/** The connector options the batch auth request reads. */
+export interface BatchAuthOptions {
+    /** The `auth` option: extra headers (Echo writes the CSRF and bearer headers here). */
+    readonly auth: { readonly headers: Record<string, string> };
+    /** The `authTimeout` option. */
+    readonly authTimeout?: unknown;
+}
+
+/**
+ * A batch answer as the connector acts on it: the {@link BatchOutcome}, the channels to `evict` with their
+ * errors (denied ones, or newcomers an older server rejected; none when absent), and for a batch that was
+ * `rejected` or `failed` as a whole, the `failure` each of its channels reports before the connector backs off.
+ */
+export type BatchAnswer = BatchOutcome & {
+    readonly evict?: ReadonlyArray<readonly [name: string, error: MercureError]>;
+    readonly failure?: (name: string) => MercureError;
+};
+
+/**
+ * The batch auth of one connector (laravel-mercure §2): the request for the joined channels, what the last
+ * successful answer granted (the next answer is read against it), and the error each refusal gives.
+ */
+export class BatchAuth {
+    /** The channels the last successful auth granted (the cookie covers them), or null. */
+    granted: ReadonlySet<string> | null = null;
+
+    /** The last successful auth response (its topic prefix and `client_events`), or null. */
+    response: AuthResponse | null = null;
+
+    /** Create the batch auth of a connector with these options; sends nothing yet. */
+    constructor(private readonly options: BatchAuthOptions) {}
+
+    /** Ask `platform`'s auth endpoint to authorize `names` in one request, cancelled by `signal`. */
+    request(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
+        return requestAuthorization({
+            endpoint: platform.authEndpoint,
+            headers: this.options.auth.headers,
+            channelNames: names,
+            fetch: platform.fetch,
+            signal,
+            timeout: resolveAuthTimeout(this.options.authTimeout),
+        });
+    }
+
+    /**
+     * Read the answer to the batch of `names` sent to `endpoint` (see {@link interpretBatch}; `joined(name)`:
+     * whether the channel is still joined), and remember what a successful one granted.
+     */
+    answer(names: readonly string[], result: AuthResult, endpoint: string, joined: (name: string) => boolean): BatchAnswer {
+        const outcome = interpretBatch(names, result, this.granted, joined);
+        switch (outcome.kind) {
+            case "granted":
+                this.granted = new Set(outcome.granted);
+                this.response = outcome.response;
+                return { ...outcome, evict: outcome.denied.map((name) => [name, authDenied(name)] as const) };
+            case "newcomers_rejected":
+                return { ...outcome, evict: outcome.newcomers.map((name) => [name, authRejectedNewcomer(name, outcome.status, outcome.newcomers)] as const) };
+            case "rejected":
+                return { ...outcome, failure: (name) => authRejected(name, outcome.status, endpoint) };
+            case "failed":
+                return { ...outcome, failure: (name) => authFailed(name, endpoint, outcome.status, outcome.cause) };
+            case "aborted":
+                return outcome;
+        }
+    }
+
+    /** Forget what was granted (no channel left, or `disconnect()`). */
+    reset(): void {
+        this.granted = null;
+        this.response = null;
+    }
+}
