@@ -1,3 +1,5 @@
+import type { DiagnosisCode } from "./discovery/classify";
+
 /**
  * The stable codes a {@link MercureError} can carry.
  *
@@ -46,16 +48,7 @@ export type MercureErrorCode =
     | "callback_failed"
     | "whisper_disabled"
     | "whisper_failed"
-    | "invalid_token"
-    | "insufficient_scope"
-    | "cookie_missing"
-    | "cors_refused"
-    | "too_many_matchers"
-    | "publish_origin_refused"
-    | "hub_outdated"
-    | "hub_not_found"
-    | "hub_unreachable"
-    | "hub_refused"
+    | DiagnosisCode
     | "discovery_failed";
 
 /**
