@@ -5,7 +5,7 @@
  */
 
 import { resolveFetch, resolveHubUrl, type FetchLike } from "../transport/platform";
-import { within } from "../whisper/deadline";
+import { within } from "../transport/deadline";
 import { discoveryError } from "./discovery-error";
 import { findHtmlLinks } from "./html-links";
 import { linksWithRel, parseLinkHeader } from "./link-header";

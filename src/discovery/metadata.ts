@@ -1,5 +1,5 @@
 import type { FetchLike } from "../transport/platform";
-import { within } from "../whisper/deadline";
+import { within } from "../transport/deadline";
 import { isToken } from "./http-syntax";
 import { describeFailure } from "./response";
 import { metadataUrlFor } from "./well-known";

@@ -1,5 +1,5 @@
 import type { FetchLike, FetchResponseLike } from "../transport/platform";
-import { within } from "../whisper/deadline";
+import { within } from "../transport/deadline";
 import { describeFailure, discardBody, readHeader, responseType, responseUrl } from "./response";
 import { bearerChallenge, type BearerChallenge } from "./www-authenticate";
 

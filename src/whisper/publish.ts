@@ -4,7 +4,7 @@ import type { EncryptedChannels } from "../crypto/encrypted-channels";
 import type { DiagnosedFailure } from "../discovery/classify";
 import { readHeader } from "../discovery/response";
 import type { FetchLike, FetchResponseLike } from "../transport/platform";
-import { within } from "./deadline";
+import { within } from "../transport/deadline";
 import { CLIENT_PREFIX, isEncrypted, isGuarded } from "./envelope";
 import { diagnoseWhisper, type WhisperDiagnostics } from "./whisper-diagnosis";
 import { whisperError } from "./whisper-error";

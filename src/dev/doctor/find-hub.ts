@@ -5,7 +5,7 @@ import { fetchMetadata } from "../../discovery/metadata";
 import { probe, probeUrl } from "../../discovery/probe";
 import { describeFailure, readHeader, responseUrl } from "../../discovery/response";
 import type { FetchLike } from "../../transport/platform";
-import { within } from "../../whisper/deadline";
+import { within } from "../../transport/deadline";
 import type { CheckResult } from "./checks";
 
 /** Where the hub was found, or why not: the "hub found" line of the report. */

@@ -1,3 +1,5 @@
+import { setClampedTimeout } from "../timers";
+
 /**
  * How a bounded wait ended: the work's value, its failure, the deadline, or the caller's abort.
  */
@@ -6,9 +8,6 @@ export type Waited<T> =
     | { kind: "failed"; cause: unknown }
     | { kind: "timeout" }
     | { kind: "aborted" };
-
-/** The longest delay `setTimeout` honours (2³¹−1 ms); longer ones fire at once. */
-const MAX_DELAY = 2_147_483_647;
 
 /**
  * Run `work` and wait for it at most `ms` milliseconds, or until `signal` aborts; never rejects.
@@ -28,7 +27,7 @@ export function within<T>(work: (signal: AbortSignal) => T | PromiseLike<T>, ms:
         };
         const onAbort = () => finish({ kind: "aborted" });
         // Clamped: a deadline past what a timer can wait is capped there instead of overflowing to "at once".
-        const timer = setTimeout(() => finish({ kind: "timeout" }), Math.min(MAX_DELAY, Math.max(0, ms || 0)));
+        const timer = setClampedTimeout(() => finish({ kind: "timeout" }), ms || 0);
         signal.addEventListener("abort", onAbort);
         new Promise<T>((run) => run(work(inner.signal))).then(
             (value) => finish({ kind: "done", value }),
