@@ -9,7 +9,7 @@
 //   join         scenarios/join.mjs: join bursts of N channels, subscribe URL lengths
 //   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
 //   memory       scenarios/memory.mjs: heap after GC through join/leave cycles and delivered messages
-//   navigation   scenarios/navigation.mjs: issue 13's auth requests per 100 SPA navigations, today's figure
+//   navigation   scenarios/navigation.mjs: issue 13's auth requests per 100 SPA navigations, sharing off and on
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
 import { join } from "node:path";
@@ -87,7 +87,10 @@ try {
     results.presenceUrls = await section("urls", () => measurePresenceUrls(browser, stack, PLAN.presenceUrls));
     results.presenceUnderLimit = presenceChannelsUnder(stack, REQUEST_LINE_LIMIT);
     results.continuity = await section("continuity", () => measureContinuity(browser, PLAN.continuity));
-    results.navigation = await section("navigation", () => measureNavigations(browser, stack, PLAN.navigation));
+    results.navigation = await section("navigation", async () => ({
+        before: await measureNavigations(browser, stack, PLAN.navigation, { shareAcrossTabs: false }),
+        after: await measureNavigations(browser, stack, PLAN.navigation),
+    }));
     // A hub without history for the memory runs: what stays in memory is the client's.
     const quiet = await startBenchStack({ history: false });
     try {

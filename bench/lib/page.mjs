@@ -24,9 +24,9 @@ const BENCH_SCRIPT = String.raw`
         target: 0,
         latency: false,
 
-        /** Create MercureEcho on this origin's hub. */
-        create: function () {
-            this.echo = new window.EchoMercure.MercureEcho({ host: "${HUB_PATH}" });
+        /** Create MercureEcho on this origin's hub, with extra connector options. */
+        create: function (options) {
+            this.echo = new window.EchoMercure.MercureEcho(Object.assign({ host: "${HUB_PATH}" }, options || {}));
             return this.echo.socketId();
         },
 
@@ -187,8 +187,8 @@ export class BenchPage {
         page.on("pageerror", (error) => this.errors.push(error.message));
     }
 
-    /** Open the bench page at `origin`, log in and create MercureEcho. */
-    static async open(browser, origin, userId) {
+    /** Open the bench page at `origin`, log in and create MercureEcho with `options` added to its `host`. */
+    static async open(browser, origin, userId, options = {}) {
         const context = await browser.newContext();
         const page = await context.newPage();
         const bench = new BenchPage(context, page);
@@ -197,7 +197,7 @@ export class BenchPage {
         if (response?.status() !== 200) throw new Error(`The bench page answered ${response?.status()}.`);
         const status = await page.evaluate((id) => window.bench.login(id), userId);
         if (status !== 200) throw new Error(`Logging in dev user ${userId} answered ${status}.`);
-        await page.evaluate(() => window.bench.create());
+        await page.evaluate((extra) => window.bench.create(extra), options);
         return bench;
     }
 

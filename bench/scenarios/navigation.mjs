@@ -1,5 +1,6 @@
-// Issue 13's figure, for today's connector (the "before" figure): Laravel auth requests per 100 page navigations
-// of a typical single-page app. The app keeps the user's notification channel joined; each navigation leaves
+// Issue 13's figure: Laravel auth requests per 100 page navigations of a typical single-page app, with tab
+// sharing off (every change of the channel set authorizes: the "before" figure) and on (the default: leaves and
+// public joins are answered from the shared grant), and the reopen latency of each navigation. The app keeps the user's notification channel joined; each navigation leaves
 // the previous route's channel and joins the next route's in one tick (a router's unmount and mount), and
 // the user stays on each page until its channel is subscribed and a moment more.
 import { BenchPage } from "../lib/page.mjs";
@@ -24,28 +25,34 @@ export function routeAt(i) {
     }
 }
 
-/** 100 navigations (`plan.navigations`), `plan.dwellMs` on each page after its channels are subscribed. */
-export async function measureNavigations(browser, stack, plan) {
-    const page = await BenchPage.open(browser, stack.server.url, USER.id);
+/**
+ * 100 navigations (`plan.navigations`), `plan.dwellMs` on each page after its channels are subscribed, with the
+ * connector `options` (e.g. `{ shareAcrossTabs: false }`). `latencies`: for each navigation that joins a channel,
+ * the ms from the navigation until its channel's `subscribed()` fired.
+ */
+export async function measureNavigations(browser, stack, plan, options = {}) {
+    const page = await BenchPage.open(browser, stack.server.url, USER.id, options);
     try {
         await withTimeout(page.run(([id]) => window.bench.joinBurst("private", [`App.Models.User.${id}`]), [USER.id]), 30_000, "the notification channel");
         await sleep(plan.dwellMs);
         stack.resetStats();
         let previous = [];
+        const latencies = [];
         for (let i = 0; i < plan.navigations; i++) {
             const route = routeAt(i);
-            await withTimeout(
+            const ms = await withTimeout(
                 page.run(([leave, join]) => window.bench.navigate(leave, join), [previous.map((channel) => channel.name), route.channels]),
                 30_000,
                 `navigation ${i} to ${route.path}`,
             );
+            if (route.channels.length > 0) latencies.push(ms);
             previous = route.channels;
             await sleep(plan.dwellMs);
         }
         const counts = stack.counts();
         if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
         const channelErrors = (await page.run(() => window.bench.takeErrors())).length;
-        return { navigations: plan.navigations, auth: counts.auth, subscribes: counts.subscribes, per100: (counts.auth * 100) / plan.navigations, channelErrors };
+        return { navigations: plan.navigations, auth: counts.auth, subscribes: counts.subscribes, per100: (counts.auth * 100) / plan.navigations, channelErrors, latencies };
     } finally {
         await page.close();
     }
