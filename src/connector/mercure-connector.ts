@@ -21,6 +21,7 @@ import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import { OPEN_DEADLINE_MS, StreamSwitch } from "../transport/stream-switch";
+import { errorStatus } from "../transport/event-source-adapter";
 import type { Platform } from "../transport/platform";
 import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
@@ -354,7 +355,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.log?.("auth result", outcome.kind === "granted" ? { granted: outcome.granted, denied: outcome.denied } : { outcome: outcome.kind });
         for (const [name, error] of outcome.evict ?? []) this.evict(name, error);
         if (outcome.kind === "granted") {
-            this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
+            // With `hubToken`, the token's `exp` may come before the cookie's: the renewal follows the earlier.
+            this.cookieRefresh.authorized(requestedAt, platform.hubToken?.lifetime(requestedAt, outcome.response.expiresIn) ?? outcome.response.expiresIn);
             // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
             // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
             this.encrypted.setKeys(
@@ -451,6 +453,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
                 // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
                 // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
+                // A 400 (a malformed request, e.g. a bad `hubToken`) cannot heal by retrying: stop until the configuration changes.
+                if (failure === "closed" && errorStatus(event) === 400) return this.stop("failed");
                 if (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null)) this.scheduleRetry();
                 if (failure === "closed") void this.diagnoseStream(stream);
             }),
