@@ -70,7 +70,7 @@ export function streamError(name: string, failure: StreamFailure, channels: Iter
         status === 401
             ? "The hub refused the event stream with HTTP 401: the subscriber cookie from the auth request (or the `hubToken`) was missing or not accepted (outside a browser, pass a `fetch` that keeps cookies and an EventSource that takes `{ fetch }`, such as the eventsource package's); re-authorizing and reconnecting with backoff."
             : status === 400 && failure === "closed"
-              ? "The hub refused the event stream with HTTP 400, a malformed request that retrying cannot fix: check that `hubToken` gives a bare JWT and that the page joins at most 100 channels, then call connect() again."
+              ? "The hub refused the event stream with HTTP 400 (a malformed request): check that `hubToken` gives a bare JWT and at most 100 channels are joined, then call connect()."
               : failure === "closed"
               ? `The hub ${status === undefined ? "refused or closed the event stream" : `refused the event stream with HTTP ${status}`}; re-authorizing and reconnecting with backoff.` + tokenSizeHint(channels)
               : failure === "interrupted"

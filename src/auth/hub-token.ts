@@ -89,11 +89,11 @@ export class HubTokenSource {
         try {
             value = typeof option === "function" ? await option() : option;
         } catch (cause) {
-            throw new MercureError("auth_failed", "The `hubToken` function failed; retrying with backoff (check what it calls).", { cause });
+            throw new MercureError("auth_failed", "The `hubToken` function failed; retrying with backoff.", { cause });
         }
         // [spec] mercure-hub §2.1: the token travels as `Authorization: Bearer <jws>`, one token, no spaces.
         if (typeof value !== "string" || !/^[A-Za-z0-9\-._~+/]+=*$/.test(value)) {
-            throw new MercureError("invalid_option", "The `hubToken` option must be, or resolve to, a bare subscriber JWT (no `Bearer ` prefix, no spaces).");
+            throw new MercureError("invalid_option", "`hubToken` must give a bare subscriber JWT (no `Bearer `, no spaces).");
         }
         const exp = tokenExpiry(value);
         this.token = { value, obtainedAt: Date.now(), expiresAt: exp === null ? null : exp * 1_000 };

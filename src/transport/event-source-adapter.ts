@@ -69,7 +69,7 @@ export function adaptEventSource(Impl: EventSourceConstructor, options: AdaptOpt
     if (kind === "native" && token !== null) {
         throw new MercureError(
             "invalid_option",
-            "The `hubToken` option needs an EventSource that can send an Authorization header, which the browser's cannot: pass `eventSource: EventSourcePolyfill` from the event-source-polyfill package, or serve the hub under the app's domain and use the cookie instead of `hubToken`.",
+            "`hubToken` needs an EventSource that sends headers, which the browser's cannot: pass `eventSource: EventSourcePolyfill` (event-source-polyfill), or serve the hub under the app's domain and use the cookie.",
         );
     }
     if (kind === "native" || (kind === "fetch" && fetch === undefined)) return Impl;
