@@ -39,8 +39,8 @@ export function tokenExpiry(token: string): number | null {
  * {@link HubTokenSource.lifetime}, so the replacement stream asks for a new token before the old one expires.
  */
 export class HubTokenSource {
-    /** The last token obtained and when (wall clock, ms), or null before the first one or after a 401. */
-    private token: { value: string; obtainedAt: number; expiresAt: number | null } | null = null;
+    /** The last token obtained, when (wall clock, ms), when it expires, and whether the hub refused it (401); null before the first. */
+    private token: { value: string; obtainedAt: number; expiresAt: number | null; refused: boolean } | null = null;
 
     /** The call of the `hubToken` function in flight, shared by every asker. */
     private pending: Promise<string> | null = null;
@@ -48,7 +48,10 @@ export class HubTokenSource {
     /** Wrap the `hubToken` option. */
     constructor(private readonly option: HubTokenOption) {}
 
-    /** The last token obtained, for an `EventSource` that takes its headers synchronously; null before the first. */
+    /**
+     * The last token obtained, even one refused, for an `EventSource` that takes its headers synchronously (a refused
+     * token gets 401 and a re-auth, where an empty header would get a fatal 400); null before the first.
+     */
     current(): string | null {
         return this.token?.value ?? null;
     }
@@ -59,7 +62,7 @@ export class HubTokenSource {
      */
     get(): Promise<string> {
         const token = this.token;
-        if (token !== null && (token.expiresAt === null || Date.now() < token.obtainedAt + REUSE_SHARE * (token.expiresAt - token.obtainedAt))) {
+        if (token !== null && !token.refused && (token.expiresAt === null || Date.now() < token.obtainedAt + REUSE_SHARE * (token.expiresAt - token.obtainedAt))) {
             return Promise.resolve(token.value);
         }
         this.pending ??= this.obtain().finally(() => (this.pending = null));
@@ -68,7 +71,7 @@ export class HubTokenSource {
 
     /** The hub refused the last token (401): the next {@link HubTokenSource.get} asks for a new one. */
     refused(): void {
-        this.token = null;
+        if (this.token !== null) this.token.refused = true;
     }
 
     /**
@@ -96,7 +99,7 @@ export class HubTokenSource {
             throw new MercureError("invalid_option", "`hubToken` must give a bare subscriber JWT (no `Bearer `, no spaces).");
         }
         const exp = tokenExpiry(value);
-        this.token = { value, obtainedAt: Date.now(), expiresAt: exp === null ? null : exp * 1_000 };
+        this.token = { value, obtainedAt: Date.now(), expiresAt: exp === null ? null : exp * 1_000, refused: false };
         return value;
     }
 }

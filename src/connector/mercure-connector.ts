@@ -453,10 +453,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
                 // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
                 // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
-                // A 400 (a malformed request, e.g. a bad `hubToken`) cannot heal by retrying: stop until the configuration changes.
-                if (failure === "closed" && errorStatus(event) === 400) return this.stop("failed");
-                if (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null)) this.scheduleRetry();
-                if (failure === "closed") void this.diagnoseStream(stream);
+                // A 400 (a malformed request, e.g. a bad `hubToken`) cannot heal by retrying: diagnosed, then `failed`.
+                const malformed = failure === "closed" && errorStatus(event) === 400;
+                if (!malformed && (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null))) this.scheduleRetry();
+                if (failure === "closed") void this.diagnoseStream(stream, malformed);
             }),
     };
 
@@ -491,18 +491,20 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /**
      * Name the cause of a terminal stream failure once per failure streak (a `fetch` probe reads what
-     * `EventSource` hides), after the `stream_error`; a configuration that must change first stops with `failed`.
+     * `EventSource` hides), after the `stream_error`; a configuration that must change first (or a `fatal` refusal,
+     * whatever the probe finds) stops with `failed`.
      */
-    private async diagnoseStream(stream: HubStream): Promise<void> {
+    private async diagnoseStream(stream: HubStream, fatal: boolean): Promise<void> {
         const { hub: { platform }, generation } = this;
         if (platform === null) return;
         const named = await this.diagnosis.once(platform, stream, this.cookieRefresh.expiresAt(), this.aborter.signal);
         // A disconnect() during the probe, or a stream that opened meanwhile: the failure is history.
-        if (named === null || generation !== this.generation || this.streams.current?.isOpen() === true) return;
+        if (generation !== this.generation || this.streams.current?.isOpen() === true) return;
+        if (named === null) return void (fatal && this.settle(() => this.stop("failed")));
         this.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
         this.settle(() => {
             this.reportEach(stream.channels, named.error);
-            if (!named.diagnosis.retry) this.stop("failed");
+            if (fatal || !named.diagnosis.retry) this.stop("failed");
         });
     }
 
