@@ -1,5 +1,6 @@
 import { channelKind } from "./channel/channel-kind";
 import { MercureError } from "./errors";
+import { errorStatus } from "./transport/event-source-adapter";
 
 /*
  * The errors the connector reports on channels' `error()` callbacks, one factory each: one sentence that
@@ -59,26 +60,23 @@ export function channelLimit(name: string, max: number): MercureError {
 export type StreamFailure = "closed" | "interrupted" | "replacement_refused";
 
 /**
- * The hub stream carrying `channels` failed; `cause` is the EventSource's error event, whose `code` is the
- * HTTP status when the implementation reports one (the `eventsource` package does; browsers never do).
+ * The hub stream carrying `channels` failed; `cause` is the EventSource's error event, whose `code` or `status` is
+ * the HTTP status when the implementation reports one (the `eventsource` package and `event-source-polyfill` do;
+ * browsers never do).
  */
 export function streamError(name: string, failure: StreamFailure, channels: Iterable<string>, cause: Event): MercureError {
-    const status = eventStatus(cause);
+    const status = errorStatus(cause);
     const message =
         status === 401
-            ? "The hub refused the event stream with HTTP 401: the subscriber cookie from the auth request was missing or not accepted (outside a browser, pass a `fetch` that keeps cookies and an EventSource that takes `{ fetch }`, such as the eventsource package's); re-authorizing and reconnecting with backoff."
-            : failure === "closed"
+            ? "The hub refused the event stream with HTTP 401: the subscriber cookie from the auth request (or the `hubToken`) was missing or not accepted (outside a browser, pass a `fetch` that keeps cookies and an EventSource that takes `{ fetch }`, such as the eventsource package's); re-authorizing and reconnecting with backoff."
+            : status === 400 && failure === "closed"
+              ? "The hub refused the event stream with HTTP 400 (a malformed request): check that `hubToken` gives a bare JWT and at most 100 channels are joined, then call connect()."
+              : failure === "closed"
               ? `The hub ${status === undefined ? "refused or closed the event stream" : `refused the event stream with HTTP ${status}`}; re-authorizing and reconnecting with backoff.` + tokenSizeHint(channels)
               : failure === "interrupted"
                 ? "The hub event stream was interrupted; the EventSource is reconnecting by itself."
                 : "The replacement hub stream was refused; retrying with backoff.";
     return new MercureError("stream_error", `${message} (channel "${name}")`, { channel: name, status, cause });
-}
-
-/** The HTTP status an EventSource error event carries as `code` (the `eventsource` package's), if any. */
-function eventStatus(event: Event): number | undefined {
-    const code: unknown = (event as { code?: unknown }).code;
-    return typeof code === "number" && Number.isInteger(code) && code >= 100 && code <= 599 ? code : undefined;
 }
 
 /** `whisper()` on a public channel, which has no whisper topic (laravel-mercure §7.1). */

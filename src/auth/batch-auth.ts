@@ -38,16 +38,27 @@ export class BatchAuth {
     /** Create the batch auth of a connector with these options; sends nothing yet. */
     constructor(private readonly options: BatchAuthOptions) {}
 
-    /** Ask `platform`'s auth endpoint to authorize `names` in one request, cancelled by `signal`. */
-    request(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
-        return requestAuthorization({
-            endpoint: platform.authEndpoint,
-            headers: this.options.auth.headers,
-            channelNames: names,
-            fetch: platform.fetch,
-            signal,
-            timeout: resolveAuthTimeout(this.options.authTimeout),
-        });
+    /**
+     * Ask `platform`'s auth endpoint to authorize `names` in one request, cancelled by `signal`; with a hub token,
+     * obtain a fresh one meanwhile (a stream opened after the answer reads it synchronously), and fail as a
+     * transient auth failure when it cannot be had.
+     */
+    async request(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
+        const [result, tokenFailure] = await Promise.all([
+            requestAuthorization({
+                endpoint: platform.authEndpoint,
+                headers: this.options.auth.headers,
+                channelNames: names,
+                fetch: platform.fetch,
+                signal,
+                timeout: resolveAuthTimeout(this.options.authTimeout),
+            }),
+            platform.hubToken?.get().then(
+                () => null,
+                (error: unknown) => error,
+            ) ?? null,
+        ]);
+        return tokenFailure === null || result.kind !== "ok" ? result : { kind: "error", status: null, cause: tokenFailure };
     }
 
     /**

@@ -21,6 +21,7 @@ import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import { OPEN_DEADLINE_MS, StreamSwitch } from "../transport/stream-switch";
+import { errorStatus } from "../transport/event-source-adapter";
 import type { Platform } from "../transport/platform";
 import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
@@ -354,7 +355,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.log?.("auth result", outcome.kind === "granted" ? { granted: outcome.granted, denied: outcome.denied } : { outcome: outcome.kind });
         for (const [name, error] of outcome.evict ?? []) this.evict(name, error);
         if (outcome.kind === "granted") {
-            this.cookieRefresh.authorized(requestedAt, outcome.response.expiresIn);
+            // With `hubToken`, the token's `exp` may come before the cookie's: the renewal follows the earlier.
+            this.cookieRefresh.authorized(requestedAt, platform.hubToken?.lifetime(requestedAt, outcome.response.expiresIn) ?? outcome.response.expiresIn);
             // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
             // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
             this.encrypted.setKeys(
@@ -451,8 +453,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
                 // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
                 // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
-                if (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null)) this.scheduleRetry();
-                if (failure === "closed") void this.diagnoseStream(stream);
+                // A 400 (a malformed request, e.g. a bad `hubToken`) cannot heal by retrying: diagnosed, then `failed`.
+                const malformed = failure === "closed" && errorStatus(event) === 400;
+                if (!malformed && (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null))) this.scheduleRetry();
+                if (failure === "closed") void this.diagnoseStream(stream, malformed);
             }),
     };
 
@@ -487,18 +491,20 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /**
      * Name the cause of a terminal stream failure once per failure streak (a `fetch` probe reads what
-     * `EventSource` hides), after the `stream_error`; a configuration that must change first stops with `failed`.
+     * `EventSource` hides), after the `stream_error`; a configuration that must change first (or a `fatal` refusal,
+     * whatever the probe finds) stops with `failed`.
      */
-    private async diagnoseStream(stream: HubStream): Promise<void> {
+    private async diagnoseStream(stream: HubStream, fatal: boolean): Promise<void> {
         const { hub: { platform }, generation } = this;
         if (platform === null) return;
         const named = await this.diagnosis.once(platform, stream, this.cookieRefresh.expiresAt(), this.aborter.signal);
         // A disconnect() during the probe, or a stream that opened meanwhile: the failure is history.
-        if (named === null || generation !== this.generation || this.streams.current?.isOpen() === true) return;
+        if (generation !== this.generation || this.streams.current?.isOpen() === true) return;
+        if (named === null) return void (fatal && this.settle(() => this.stop("failed")));
         this.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
         this.settle(() => {
             this.reportEach(stream.channels, named.error);
-            if (!named.diagnosis.retry) this.stop("failed");
+            if (fatal || !named.diagnosis.retry) this.stop("failed");
         });
     }
 

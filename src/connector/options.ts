@@ -1,4 +1,5 @@
 import { DEFAULT_HUB_TIMEOUTS, type HubTimeouts } from "../auth/cookie-refresh";
+import type { HubTokenOption } from "../auth/hub-token";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 import type { DebugLogger } from "./debug-log";
 
@@ -21,6 +22,18 @@ export interface MercureConnectorOptions {
     eventSource?: EventSourceConstructor;
     /** `fetch` implementation for the auth request. Default `globalThis.fetch`. */
     fetch?: FetchLike;
+    /**
+     * Header auth with the hub: a subscriber JWT, or a function returning one (called again before it expires, read
+     * from its `exp`, and after a 401). Streams, whispers and hub probes then send `Authorization: Bearer <token>`
+     * instead of relying on the cookie. Needs an `eventSource` that can send headers (`event-source-polyfill`, or the
+     * `eventsource` package); with the browser's it is a configuration error (`invalid_option`). Never put in a URL.
+     */
+    hubToken?: HubTokenOption | null;
+    /**
+     * `event-source-polyfill` only: its `heartbeatTimeout` in milliseconds, after which a stream that received nothing
+     * reconnects. Default 60000, above the reference hub's 40 s keep-alive; keep it above your hub's `heartbeat`.
+     */
+    heartbeatTimeout?: number;
     /** Batch auth URL. Default `/broadcasting/auth` (resolved against the hub origin outside a browser). */
     authEndpoint?: string;
     /** Extra headers for the auth request. */

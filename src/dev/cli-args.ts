@@ -45,6 +45,7 @@ hub options:
   --cors-origin <origin>    allow credentialed cross-origin subscribers from <origin> (repeatable)
   --publish-origin <origin> allow cookie-authenticated publishes (whispers) from <origin> (repeatable)
   --cookie-name <name>      cookie carrying the token (default mercure_access_token; Laravel's MERCURE_COOKIE_NAME)
+  --no-cookie-auth          ignore the cookie: accept only an Authorization: Bearer header (the connector's hubToken)
   --no-subscriptions        disable active subscriptions (presence)
   --no-history              keep no history, like "transport local": reconnects replay nothing
   --dispatch-timeout <ms>   end each stream this long before its deadline (default 5000, the reference hub's)
@@ -129,7 +130,7 @@ function parseHubFlags(args: readonly string[]): DevHubOptions {
         "--dispatch-timeout",
         "--write-timeout",
     ]);
-    const switches = new Set(["--anonymous", "--no-subscriptions", "--no-history"]);
+    const switches = new Set(["--anonymous", "--no-subscriptions", "--no-history", "--no-cookie-auth"]);
     const flags = readFlags(args, valued, switches);
     const jwtKey = flags.values.get("--jwt-key")?.at(-1);
     if (jwtKey === undefined || jwtKey === "") throw new CliUsageError("Missing --jwt-key <secret>: the key your Laravel app signs tokens with (MERCURE_JWT_SECRET).");
@@ -144,6 +145,7 @@ function parseHubFlags(args: readonly string[]): DevHubOptions {
         anonymous: flags.switches.has("--anonymous"),
         subscriptions: !flags.switches.has("--no-subscriptions"),
         history: !flags.switches.has("--no-history"),
+        ...(flags.switches.has("--no-cookie-auth") ? { cookieAuth: false } : {}),
         corsOrigins: (flags.values.get("--cors-origin") ?? []).map((value) => origin("--cors-origin", value)),
         publishOrigins: (flags.values.get("--publish-origin") ?? []).map((value) => origin("--publish-origin", value)),
     };

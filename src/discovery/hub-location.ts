@@ -1,5 +1,6 @@
 import { discoverFromDocument, type DocumentLike } from "./link-element";
 import { loadDiscovery } from "./load";
+import type { HubTokenOption } from "../auth/hub-token";
 import { MercureError } from "../errors";
 import { streamBudget } from "../transport/connection-budget";
 import { resolveFetch, resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
@@ -64,6 +65,10 @@ export interface HubOptions {
     readonly eventSource?: EventSourceConstructor;
     /** The `fetch` option. */
     readonly fetch?: FetchLike;
+    /** The `hubToken` option (header auth). */
+    readonly hubToken?: HubTokenOption | null;
+    /** The `heartbeatTimeout` option (`event-source-polyfill`'s). */
+    readonly heartbeatTimeout?: number;
 }
 
 /**

@@ -1,4 +1,6 @@
+import { HubTokenSource, type HubTokenOption } from "../auth/hub-token";
 import { MercureError } from "../errors";
+import { adaptEventSource, DEFAULT_HEARTBEAT_TIMEOUT } from "./event-source-adapter";
 
 /**
  * The part of the `EventSource` interface the connector uses; the browser's, the `eventsource` npm
@@ -26,9 +28,9 @@ export interface EventSourceLike {
 export type StreamFetch = (url: string | URL, init: RequestInit) => Promise<Response>;
 
 /**
- * What the connector passes to an `EventSource` constructor: `withCredentials` (always true), and the
- * `fetch` option when one was given, for implementations that make their requests with it (native
- * `EventSource` ignores it).
+ * What the connector passes to an `EventSource` constructor: `withCredentials` (always true), and what the
+ * implementation's kind takes (see {@link adaptEventSource}): the `fetch` for the `eventsource` package,
+ * `headers`, `heartbeatTimeout` and `lastEventIdQueryParameterName` for `event-source-polyfill`.
  */
 export interface EventSourceInitLike {
     /** Send cookies (the hub's subscriber cookie). */
@@ -115,23 +117,6 @@ export function resolveEventSource(option: EventSourceConstructor | undefined): 
 }
 
 /**
- * The `EventSource` to open streams with: `Impl` itself, or, when the `fetch` option was given, `Impl`
- * receiving that `fetch` in its init dict, so that an implementation that makes its requests with it (the
- * `eventsource` package) sends the cookie the auth request stored. The `fetch` option is typed for the auth
- * request; one used for the stream must resolve with a full `Response` (the global `fetch` or a wrapper of
- * it does). An implementation that sets its own `fetch` (a subclass passing `{ ...init, fetch }`) keeps it.
- */
-export function withStreamFetch(Impl: EventSourceConstructor, fetch: FetchLike | undefined): EventSourceConstructor {
-    if (fetch === undefined) return Impl;
-    const streamFetch: StreamFetch = (url, init) => fetch(String(url), init) as Promise<Response>;
-    return class extends Impl {
-        constructor(url: string, init?: EventSourceInitLike) {
-            super(url, { ...init, fetch: streamFetch });
-        }
-    };
-}
-
-/**
  * Pick the `fetch` implementation: the `fetch` option, else `globalThis.fetch`.
  */
 export function resolveFetch(option: FetchLike | undefined): FetchLike {
@@ -152,6 +137,28 @@ function pageHref(): string | null {
 }
 
 /**
+ * `fetch` with the hub token: a request to the hub (its URL, or a path below it: subscriptions, snapshots,
+ * whispers, probes) carries `Authorization: Bearer <token>` unless it sets its own, and a 401 from the hub
+ * makes the token source ask for a new token next time. Other requests (the auth endpoint) go as they are.
+ */
+export function withHubToken(fetch: FetchLike, hub: URL, token: HubTokenSource): FetchLike {
+    const base = hub.origin + hub.pathname.replace(/\/$/, "");
+    const isHub = (url: string): boolean => {
+        const href = new URL(url, hub).href;
+        return href.startsWith(base) && /^(?:$|[/?#])/.test(href.slice(base.length));
+    };
+    return async (url, init) => {
+        if (!isHub(url)) return fetch(url, init);
+        const headers = new Headers(init.headers);
+        // [spec] mercure-hub §2.1: the header, never the query string.
+        if (!headers.has("Authorization")) headers.set("Authorization", `Bearer ${await token.get()}`);
+        const response = await fetch(url, { ...init, headers });
+        if (response.status === 401) token.refused();
+        return response;
+    };
+}
+
+/**
  * The platform pieces a connector needs, resolved at first subscription (never at construction: server-side
  * rendering constructs Echo where there is no `window` or `EventSource`).
  */
@@ -160,27 +167,35 @@ export interface Platform {
     hub: URL;
     /** The auth endpoint, ready for `fetch`. */
     authEndpoint: string;
-    /** The `EventSource` implementation. */
+    /** The `EventSource` implementation, adapted to its kind (see {@link adaptEventSource}). */
     EventSource: EventSourceConstructor;
-    /** The `fetch` implementation. */
+    /** The `fetch` implementation; with a hub token, requests to the hub carry it. */
     fetch: FetchLike;
+    /** The hub token source (the `hubToken` option), or null: the hub reads the cookie. */
+    hubToken: HubTokenSource | null;
 }
 
 /**
  * Resolve every platform piece from the connector options; throws a {@link MercureError} naming the
- * missing or invalid one.
+ * missing or invalid one (the browser's `EventSource` with `hubToken` is one).
  */
 export function resolvePlatform(options: {
     host?: string | null;
     authEndpoint: string;
     eventSource?: EventSourceConstructor;
     fetch?: FetchLike;
+    hubToken?: HubTokenOption | null;
+    heartbeatTimeout?: unknown;
 }): Platform {
     const hub = resolveHubUrl(options.host);
-    return {
-        hub,
-        authEndpoint: resolveAuthEndpoint(options.authEndpoint, hub),
-        EventSource: withStreamFetch(resolveEventSource(options.eventSource), options.fetch),
-        fetch: resolveFetch(options.fetch),
-    };
+    const { hubToken: option, heartbeatTimeout } = options;
+    const hubToken = option === undefined || option === null || option === "" ? null : new HubTokenSource(option);
+    const fetch = hubToken === null ? resolveFetch(options.fetch) : withHubToken(resolveFetch(options.fetch), hub, hubToken);
+    const EventSource = adaptEventSource(resolveEventSource(options.eventSource), {
+        // The stream goes through the `fetch` option, or through the global one when the token must be added.
+        fetch: options.fetch === undefined && hubToken === null ? undefined : fetch,
+        token: hubToken,
+        heartbeatTimeout: typeof heartbeatTimeout === "number" && heartbeatTimeout > 0 ? heartbeatTimeout : DEFAULT_HEARTBEAT_TIMEOUT,
+    });
+    return { hub, authEndpoint: resolveAuthEndpoint(options.authEndpoint, hub), EventSource, fetch, hubToken };
 }

@@ -6,7 +6,7 @@ import type { DevServer } from "../../src/dev/server";
 import type { MercureError } from "../../src/errors";
 import type { EventSourceInitLike } from "../../src/transport/platform";
 import { startStack } from "./support/stack";
-import { waitFor } from "./support/wait";
+import { sleep, waitFor } from "./support/wait";
 
 let server: DevServer | null = null;
 const echos: MercureEcho[] = [];
@@ -66,4 +66,43 @@ describe("the connector in Node.js with the eventsource package", () => {
         expect(errors[0]!.message).toContain("a user is logged in");
         expect(errors[0]!.message).toContain("routes/channels.php");
     });
+});
+
+describe("the eventsource package with a cookie-keeping fetch, over time", () => {
+    it("receives every private broadcast, in order, across a cookie expiry and a hub restart (the hub keeps history)", async () => {
+        // 10 s cookies; the hub ends a stream 1 s before its token's exp (fraction 100 %, 1 s dispatch timeout), and
+        // the connector, told so, renews at 6 s. A hub restart drops every stream; the reconnect resumes from the cursor.
+        server = await startStack({ app: { expiresIn: 10 }, hub: { dispatchTimeout: 1_000, lifetimeFraction: () => 1 } });
+        const stack = server;
+        const fetch = cookieJarFetch();
+        expect((await fetch(`${stack.url}/dev/login?user=1`, { method: "POST" })).status).toBe(200);
+        const echo = new MercureEcho({ host: stack.hubUrl, eventSource: EventSource, fetch, hubTimeouts: { dispatch: 1_000 } });
+        echos.push(echo);
+        const received: number[] = [];
+        let subscribed = false;
+        echo.private("orders.1")
+            .listen(".tick", (payload: { n: number }) => received.push(payload.n))
+            .subscribed(() => (subscribed = true));
+        await waitFor(() => subscribed, "the channel to be subscribed", 15_000);
+
+        let n = 0;
+        const tick = () => stack.broadcast({ channels: ["private-orders.1"], event: "tick", payload: { n: n++ } });
+        const started = Date.now();
+        // Past the first cookie's expiry (10 s) with the hub up, waiting for each tick to arrive before the next.
+        while (Date.now() - started < 12_000) {
+            await tick();
+            await waitFor(() => received.length === n, `tick ${n - 1}`, 15_000);
+            await sleep(100);
+        }
+        // A hub restart: the streams drop; broadcasts resume as soon as the hub is back, before the client reconnects.
+        await stack.stop();
+        await sleep(500);
+        await stack.restart();
+        for (let i = 0; i < 5; i++) await tick();
+        await waitFor(() => received.length === n, "the broadcasts made while the client reconnected", 30_000);
+
+        expect(received).toEqual(Array.from({ length: n }, (_, i) => i));
+        expect(stack.app.stats.authRequests.filter((record) => record.status === 200).length).toBeGreaterThanOrEqual(2);
+        expect(stack.hub.stats.subscribeConnections.filter((connection) => connection.status !== 200)).toEqual([]);
+    }, 90_000);
 });

@@ -39,6 +39,27 @@ describe("the published package", () => {
         expect(out).toBe("true disconnected string");
     });
 
+    it("bundles neither event-source-polyfill nor eventsource: optional peer dependencies, absent from every build but the dev entry", () => {
+        const manifest = JSON.parse(readFileSync("package.json", "utf8")) as {
+            peerDependencies: Record<string, string>;
+            peerDependenciesMeta: Record<string, { optional?: boolean }>;
+            dependencies: Record<string, string>;
+        };
+        for (const name of ["event-source-polyfill", "eventsource"]) {
+            expect(manifest.peerDependencies[name], name).toBeDefined();
+            expect(manifest.peerDependenciesMeta[name]?.optional, name).toBe(true);
+            expect(manifest.dependencies[name], name).toBeUndefined();
+        }
+        const builds = ["dist/index.js", "dist/index.cjs", "dist/laravel-echo-mercure.iife.js", ...readdirSync("dist/chunks").filter((file) => file.endsWith(".js")).map((file) => `dist/chunks/${file}`)];
+        for (const file of builds) {
+            const code = readFileSync(file, "utf8");
+            // The polyfill's and the eventsource package's own code, and any import of them.
+            for (const marker of ["function EventSourcePolyfill", "XHRWrapper", "class EventSource ", "eventsource-parser", "event-source-polyfill\"", "from \"eventsource\"", "require(\"eventsource\")"]) {
+                expect(code, `${file} contains ${marker}`).not.toContain(marker);
+            }
+        }
+    });
+
     it("exposes the dev stack, the browser build and package.json", () => {
         const out = node(
             ["--input-type=module"],

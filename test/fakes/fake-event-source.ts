@@ -15,8 +15,11 @@ export interface FakeEventSource extends EventSourceLike {
     emitSubscription(data: unknown, id?: string): void;
     /** The `match_urlpattern` parameters of the URL, in order. */
     patterns(): string[];
-    /** Report an error; `closed` makes it terminal (readyState CLOSED), otherwise CONNECTING. */
-    emitError(closed?: boolean): void;
+    /**
+     * Report an error; `closed` makes it terminal (readyState CLOSED), otherwise CONNECTING; `status` is put on the
+     * event as `event-source-polyfill` does. The `addEventListener("error")` listeners hear it first, then `onerror`.
+     */
+    emitError(closed?: boolean, status?: number): void;
 }
 
 /** A fake EventSource class with its own list of instances. */
@@ -94,10 +97,12 @@ export function createFakeEventSource(): FakeEventSourceClass {
             for (const listener of this.listeners.get("mercure") ?? []) listener(message("mercure", data, id));
         }
 
-        emitError(closed = false): void {
+        emitError(closed = false, status?: number): void {
             this.readyState = closed ? 2 : 0;
             if (closed) this.closed = true;
-            this.onerror?.(new Event("error"));
+            const event = Object.assign(new Event("error"), status === undefined ? {} : { status });
+            for (const listener of this.listeners.get("error") ?? []) listener(event as MessageEvent);
+            this.onerror?.(event);
         }
     }
     return Fake as unknown as FakeEventSourceClass;

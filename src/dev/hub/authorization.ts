@@ -30,10 +30,10 @@ export type AuthenticationResult =
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /**
- * Find the token of a request: `Authorization: Bearer` wins over the cookie; the query string is never
- * looked at.
+ * Find the token of a request: `Authorization: Bearer` wins over the cookie (`cookieName`; null: cookie auth
+ * is off and only the header counts); the query string is never looked at.
  */
-export function extractToken(req: IncomingMessage, cookieName: string): TokenPresentation {
+export function extractToken(req: IncomingMessage, cookieName: string | null): TokenPresentation {
     // [spec] §2.1: header beats cookie; no query-string token (`access_token` is ignored).
     const authorization = req.headersDistinct["authorization"];
     if (authorization !== undefined) {
@@ -41,6 +41,7 @@ export function extractToken(req: IncomingMessage, cookieName: string): TokenPre
         const match = BEARER.exec(authorization[0]!);
         return match === null ? { kind: "malformed" } : { kind: "token", token: match[1]!, source: "header" };
     }
+    if (cookieName === null) return { kind: "none" };
     const token = readCookie(req.headers.cookie, cookieName);
     return token === null || token === "" ? { kind: "none" } : { kind: "token", token, source: "cookie" };
 }
@@ -133,19 +134,19 @@ export function checkToken(token: string, requirements: TokenRequirements, now =
 export function authenticate(
     req: IncomingMessage,
     context: RequestContext,
-    options: Pick<ResolvedHubOptions, "cookieName" | "publisherJwtKey" | "subscriberJwtKey" | "issuers" | "patternBase" | "onRefusal">,
+    options: Pick<ResolvedHubOptions, "cookieName" | "cookieAuth" | "publisherJwtKey" | "subscriberJwtKey" | "issuers" | "patternBase" | "onRefusal">,
     role: "publisher" | "subscriber",
     optional = false,
 ): AuthenticationResult {
     const refused = (why: string): void => options.onRefusal?.(`${req.method ?? "GET"} ${context.rawPath} refused (${role}): ${why}.`);
-    const presented = extractToken(req, options.cookieName);
+    const presented = extractToken(req, options.cookieAuth ? options.cookieName : null);
     if (presented.kind === "malformed") {
         refused("the Authorization header is not one `Bearer <token>`");
         return { ok: false, status: 400, error: "invalid_request" };
     }
     if (presented.kind === "none") {
         if (optional) return { ok: true, token: null, source: null };
-        refused(`no token, neither in an Authorization: Bearer header nor in the "${options.cookieName}" cookie`);
+        refused(options.cookieAuth ? `no token, neither in an Authorization: Bearer header nor in the "${options.cookieName}" cookie` : "no Authorization: Bearer header (cookie auth is off)");
         return { ok: false, status: 401, error: null };
     }
     const checked = checkToken(presented.token, {

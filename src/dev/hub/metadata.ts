@@ -19,7 +19,7 @@ export function metadataDocument(context: RequestContext, options: ResolvedHubOp
         authorization_details_types_supported: [MERCURE_DETAIL_TYPE],
         // [spec] §5: the cookie is not an RFC 6750 method; it is advertised as `mercure_cookie`.
         bearer_methods_supported: ["header"],
-        mercure_cookie: options.cookieName,
+        ...(options.cookieAuth ? { mercure_cookie: options.cookieName } : {}),
         mercure_subscriptions: options.subscriptions,
     };
 }

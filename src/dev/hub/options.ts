@@ -28,6 +28,12 @@ export interface MercureHubOptions {
     anonymous?: boolean;
     /** Cookie carrying the JWT. Default "mercure_access_token" (the dev stack runs on plain http, so no __Secure- prefix). */
     cookieName?: string;
+    /**
+     * Accept the token from the cookie. Default true; false accepts only `Authorization: Bearer` (the cookie is
+     * ignored, as if absent, and the metadata advertises no `mercure_cookie`), like a hub on another registrable
+     * domain that the app's cookie cannot reach.
+     */
+    cookieAuth?: boolean;
     /** Origins allowed for credentialed CORS (explicit allowlist, never "*" with credentials). Default []. */
     corsOrigins?: string[];
     /**
@@ -92,6 +98,8 @@ export interface ResolvedHubOptions {
     anonymous: boolean;
     /** Name of the cookie carrying the JWT. */
     cookieName: string;
+    /** Whether the cookie is read at all (false: header auth only). */
+    cookieAuth: boolean;
     /** Origins allowed for credentialed CORS. */
     corsOrigins: readonly string[];
     /** Origins allowed to publish with cookie authentication. */
@@ -177,6 +185,7 @@ export function resolveHubOptions(options: MercureHubOptions): ResolvedHubOption
         path,
         anonymous: options.anonymous ?? false,
         cookieName: options.cookieName ?? "mercure_access_token",
+        cookieAuth: options.cookieAuth ?? true,
         corsOrigins,
         publishOrigins: options.publishOrigins ?? [],
         subscriptions: options.subscriptions ?? true,

@@ -25,7 +25,7 @@ export async function handlePublish(
     // [spec] §3, §9: CSRF mitigation for cookie-authenticated POSTs, checked before the token (an expired
     // cookie from a refused origin is 400, not 401): Origin (fallback Referer) must be listed, the hub's own
     // origin included.
-    const presented = extractToken(req, options.cookieName);
+    const presented = extractToken(req, options.cookieAuth ? options.cookieName : null);
     if (presented.kind === "token" && presented.source === "cookie" && !isAllowedOrigin(req, options.publishOrigins)) {
         options.onRefusal?.(
             `POST ${context.rawPath} refused (publisher): a cookie-authenticated publish from origin ${JSON.stringify(req.headers.origin ?? req.headers.referer ?? null)}, which is not in the publish origins (--publish-origin).`,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { handleAuthRequest } from "./auth-endpoint";
+import { handleAuthRequest, handleHubToken } from "./auth-endpoint";
 import { buildPublications, publish, type BroadcastInput } from "./broadcaster";
 import { ChannelRegistry } from "./channels";
 import { cookieUserResolver, handleBroadcast, handleLogin, handleLogout } from "./dev-routes";
@@ -31,6 +31,7 @@ const ROUTES = new Map<string, readonly string[]>([
     ["/dev/login", ["GET", "POST"]],
     ["/dev/logout", ["POST"]],
     ["/dev/broadcast", ["POST"]],
+    ["/dev/hub-token", ["GET"]],
 ]);
 
 /**
@@ -67,7 +68,7 @@ export class BroadcastingApp {
     }
 
     /**
-     * Handle `/broadcasting/auth` and the dev routes (`/dev/login`, `/dev/logout`, `/dev/broadcast`);
+     * Handle `/broadcasting/auth` and the dev routes (`/dev/login`, `/dev/logout`, `/dev/broadcast`, `/dev/hub-token`);
      * resolves `false`, writing nothing, for any other path.
      */
     async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
@@ -105,6 +106,9 @@ export class BroadcastingApp {
                     break;
                 case "/dev/broadcast":
                     await handleBroadcast((input) => this.broadcast(input), req, res);
+                    break;
+                case "/dev/hub-token":
+                    await handleHubToken({ options: this.options, registry: this.registry, encrypter: this.encrypter, resolveUser: this.resolveUser }, req, res, url);
                     break;
             }
         } catch (error) {

@@ -45,10 +45,11 @@ export interface AuthOutcome {
     status: number;
 }
 
-/** A successful batch authorisation: the response body and the cookie. */
+/** A successful batch authorisation: the response body, the cookie, and the subscriber token it carries. */
 interface AuthSuccess {
     body: string;
     cookie: string;
+    token: string;
 }
 
 /**
@@ -197,7 +198,24 @@ async function authorizeBatch(context: AuthContext, req: IncomingMessage, channe
         publicUrl: configuredUrl,
         requestHost: requestHost(req),
     });
-    return { body: authResponseBody(entries, options), cookie };
+    return { body: authResponseBody(entries, options), cookie, token };
+}
+
+/**
+ * `GET /dev/hub-token?channels=<name>,<name>`: the subscriber JWT the auth request would put in the cookie for
+ * the logged-in user's authorized channels among `channels` (denied ones are left out), as JSON
+ * `{token, expires_in}`, for the connector's `hubToken` against a hub that refuses cookies. A dev route: a
+ * real app would expose its own.
+ */
+export async function handleHubToken(context: AuthContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const names = (url.searchParams.get("channels") ?? "").split(",").filter((name) => name !== "");
+    try {
+        const { token } = await authorizeBatch(context, req, names);
+        sendRawJson(res, 200, phpJsonEncode({ token, expires_in: context.options.expiresIn }), { "Cache-Control": "no-store" });
+    } catch (error) {
+        if (!(error instanceof LaravelDevError)) throw error;
+        sendError(res, error.status, error.message);
+    }
 }
 
 /** Encode the §2.5 response body, keys in order, the way Laravel encodes JSON. */

@@ -39,6 +39,16 @@ describe("subscriber authentication", () => {
         expect((await fetch(subscribeUrl(hub, [["match", T]]), { headers: cookie(jwt) })).status).toBe(401);
     });
 
+    it("with cookieAuth off, ignores the cookie (401 as without a token), accepts the header, and advertises no mercure_cookie", async () => {
+        const hub = await startHub({ cookieAuth: false });
+        const jwt = token(hub, [detail(["subscribe"], ["*"])]);
+        expect((await subscribe(hub, [["match", T]], cookie(jwt))).status).toBe(401);
+        expect((await subscribe(hub, [["match", T]], bearer(jwt))).status).toBe(200);
+        const metadata = (await (await fetch(metadataUrl(hub))).json()) as Record<string, unknown>;
+        expect(metadata["mercure_cookie"]).toBeUndefined();
+        expect(metadata["bearer_methods_supported"]).toEqual(["header"]);
+    });
+
     it("lets the Authorization header win over the cookie", async () => {
         const hub = await startHub();
         const good = token(hub, []);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BroadcastingApp } from "../../../src/dev/laravel";
-import { JWT_KEY, postAuth, send, serveApp, startFakeHub, type FakeHub, type Started } from "./helpers";
+import { cookieJwt, decodeJwt, JWT_KEY, postAuth, send, serveApp, startFakeHub, type FakeHub, type Started } from "./helpers";
 
 let hub: FakeHub;
 let server: Started;
@@ -115,5 +115,28 @@ describe("routing", () => {
         expect(auth.headers.allow).toBe("GET, POST");
         expect((await send(`${server.url}/dev/logout`)).status).toBe(405);
         expect((await send(`${server.url}/dev/broadcast`)).status).toBe(405);
+    });
+});
+
+describe("dev hub token", () => {
+    it("answers the subscriber JWT the auth cookie would carry for the logged-in user's authorized channels, with expires_in", async () => {
+        app.channel("secret.{id}", () => false);
+        const login = await send(`${server.url}/dev/login?user=42`);
+        const session = login.setCookies[0]!.split(";")[0]!;
+        const answer = await send(`${server.url}/dev/hub-token?channels=private-room.1,private-secret.1`, { headers: { cookie: session } });
+        expect(answer.status).toBe(200);
+        expect(answer.setCookies).toEqual([]);
+        const { token, expires_in } = JSON.parse(answer.body) as { token: string; expires_in: number };
+        expect(expires_in).toBe(300);
+        const claims = decodeJwt(token).claims;
+        expect(claims["sub"]).toBe("42");
+        // The same grants as the cookie of an auth request for the granted channel alone.
+        const auth = await postAuth(server.url, ["private-room.1"], { cookie: session });
+        expect(claims["authorization_details"]).toEqual(decodeJwt(cookieJwt(auth.setCookies[0]!)).claims["authorization_details"]);
+    });
+
+    it("answers 403 without channels, and only GET", async () => {
+        expect((await send(`${server.url}/dev/hub-token`)).status).toBe(403);
+        expect((await send(`${server.url}/dev/hub-token?channels=x`, { method: "POST" })).status).toBe(405);
     });
 });

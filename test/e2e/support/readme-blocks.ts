@@ -132,7 +132,7 @@ export function createAppDir(): { dir: string; dispose(): void } {
     const dir = mkdtempSync(join(tmpdir(), "readme-check-"));
     mkdirSync(join(dir, "node_modules"));
     symlinkSync(ROOT, join(dir, "node_modules", "laravel-echo-mercure"), "dir");
-    for (const name of ["laravel-echo", "eventsource", "jose"]) symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
+    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "jose"]) symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-check-app", private: true, type: "module" }));
     return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -168,7 +168,7 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
         }
     }
     const program = ts.createProgram({
-        rootNames: [...units.map((unit) => unit.file), join(ROOT, "test/e2e/support/readme-globals.d.ts")],
+        rootNames: [...units.map((unit) => unit.file), join(ROOT, "test/e2e/support/readme-globals.d.ts"), join(ROOT, "test/support/event-source-polyfill.d.ts")],
         options: {
             strict: true,
             noEmit: true,

@@ -1,0 +1,105 @@
+import { MercureError } from "../errors";
+
+/**
+ * The `hubToken` option: a subscriber JWT for the hub, or a function returning one (synchronously or as a
+ * promise). The function is called again when the token it gave is past a third of its life and after the hub
+ * answered 401, so it should mint or fetch a new token each call.
+ */
+export type HubTokenOption = string | (() => string | Promise<string>);
+
+/**
+ * The share of a token's life after which a new one is asked for: below the earliest stream renewal (about
+ * 40 % of a token's life or later with the default hub timings, see `renewalDelay`), so that a replacement
+ * stream carries a new token.
+ */
+const REUSE_SHARE = 1 / 3;
+
+/**
+ * Read `exp` (seconds since the epoch) from a compact JWS's payload without verifying anything (the hub
+ * does that); null when the token is not a JWT or has no numeric `exp`.
+ */
+export function tokenExpiry(token: string): number | null {
+    const payload = token.split(".")[1];
+    if (payload === undefined) return null;
+    try {
+        const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(payload.length / 4) * 4, "="));
+        const exp: unknown = (JSON.parse(json) as { exp?: unknown }).exp;
+        return typeof exp === "number" && Number.isFinite(exp) ? exp : null;
+    } catch {
+        return null;
+    }
+}
+
+/**
+ * The hub token of one connector (header auth, `Authorization: Bearer`): the last token obtained, when it
+ * was obtained and when it expires, and the one call in flight (single-flight: concurrent askers share it).
+ *
+ * There is no timer here: {@link HubTokenSource.get} judges freshness when asked (a token past a third of
+ * its life, or refused with 401, is replaced), and the connector schedules the stream renewal from
+ * {@link HubTokenSource.lifetime}, so the replacement stream asks for a new token before the old one expires.
+ */
+export class HubTokenSource {
+    /** The last token obtained, when (wall clock, ms), when it expires, and whether the hub refused it (401); null before the first. */
+    private token: { value: string; obtainedAt: number; expiresAt: number | null; refused: boolean } | null = null;
+
+    /** The call of the `hubToken` function in flight, shared by every asker. */
+    private pending: Promise<string> | null = null;
+
+    /** Wrap the `hubToken` option. */
+    constructor(private readonly option: HubTokenOption) {}
+
+    /**
+     * The last token obtained, even one refused, for an `EventSource` that takes its headers synchronously (a refused
+     * token gets 401 and a re-auth, where an empty header would get a fatal 400); null before the first.
+     */
+    current(): string | null {
+        return this.token?.value ?? null;
+    }
+
+    /**
+     * A usable token: the last one while it is fresh (under a third of its life, not refused), else a new one from
+     * the option (one call at a time). Rejects with a `MercureError` when the function fails or returns no string.
+     */
+    get(): Promise<string> {
+        const token = this.token;
+        if (token !== null && !token.refused && (token.expiresAt === null || Date.now() < token.obtainedAt + REUSE_SHARE * (token.expiresAt - token.obtainedAt))) {
+            return Promise.resolve(token.value);
+        }
+        this.pending ??= this.obtain().finally(() => (this.pending = null));
+        return this.pending;
+    }
+
+    /** The hub refused the last token (401): the next {@link HubTokenSource.get} asks for a new one. */
+    refused(): void {
+        if (this.token !== null) this.token.refused = true;
+    }
+
+    /**
+     * How many seconds from `since` (wall clock, ms) the current token lives, at most `fallback` (the auth
+     * response's `expires_in`, null when unknown): what the stream renewal is scheduled from.
+     */
+    lifetime(since: number, fallback: number | null): number | null {
+        const expiresAt = this.token?.expiresAt ?? null;
+        if (expiresAt === null) return fallback;
+        const life = Math.max(0, (expiresAt - since) / 1_000);
+        return fallback === null ? life : Math.min(life, fallback);
+    }
+
+    /** Call the option once and keep what it gave. */
+    private async obtain(): Promise<string> {
+        const option = this.option;
+        let value: unknown;
+        try {
+            value = typeof option === "function" ? await option() : option;
+        } catch (cause) {
+            throw new MercureError("auth_failed", "The `hubToken` function failed; retrying with backoff.", { cause });
+        }
+        // [spec] mercure-hub §2.1: the token travels as `Authorization: Bearer <jws>`, one token, no spaces.
+        if (typeof value !== "string" || !/^[A-Za-z0-9\-._~+/]+=*$/.test(value)) {
+            throw new MercureError("invalid_option", "`hubToken` must give a bare subscriber JWT (no `Bearer `, no spaces).");
+        }
+        const exp = tokenExpiry(value);
+        this.token = { value, obtainedAt: Date.now(), expiresAt: exp === null ? null : exp * 1_000, refused: false };
+        return value;
+    }
+}
