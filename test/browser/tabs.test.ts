@@ -10,7 +10,6 @@ import { harnessPage, HARNESS_PAGE, INTERCEPTOR_PAGE, interceptorPage } from "./
 import {
     broadcastNumbered,
     DEADLINE,
-    mainStreams,
     numbered,
     NUMBERED,
     numbersOf,
@@ -224,7 +223,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("tabs of one browser in Chromi
         for (let i = 1; i < 7; i++) await startTab(await ann.openTab(), [numbered("private", `side.${i}`)]);
         for (let i = 0; i < 7; i++) await broadcastNumbered(dev(), `private-side.${i}`, [i]);
         for (let i = 0; i < 7; i++) expect(numbersOf(await waitForNumber(ann.tabs[i]!, `private-side.${i}`, i), `private-side.${i}`)).toEqual([i]);
-        expect(mainStreams(dev())).toHaveLength(1);
+        await waitForMainStreams(dev(), 1, range(0, 6).map((i) => `private-side.${i}`));
     });
 
     it("keeps the other tabs receiving when the leading tab closes, nothing lost", async () => {
