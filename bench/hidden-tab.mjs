@@ -4,11 +4,11 @@
 //
 // Playwright makes every page behave as a focused foreground tab (focus emulation, and its launch flags turn
 // off background throttling), so this drives Chromium over the raw DevTools protocol on a pipe instead: a
-// background tab of a window is hidden exactly as in a desktop browser. Two runs:
-//   1. default flags: the sender tab in front, the probe tab visible, then in the background (hidden, as in
-//      its first five minutes), then frozen with Page.setWebLifecycleState (as Chrome freezes hidden tabs);
-//   2. with IntensiveWakeUpThrottling's grace period shortened from 300 s to 10 s, so the probe tab is throttled
-//      as a tab hidden for more than five minutes is (chained timers wake at most once a minute).
+// background tab of a window is hidden exactly as in a desktop browser. With Chromium's default flags, the probe
+// tab is visible, then in the background (hidden; its first seconds, then longer, when Chromium's intensive
+// wake-up throttling of chained timers may start), then frozen with Page.setWebLifecycleState (as Chrome
+// freezes hidden tabs). A second browser, started with intensive wake-up throttling's grace period shortened
+// from 5 minutes to 10 s, shows a tab hidden for longer than 5 minutes (chained timers wake once a minute).
 // The sender tab (in front) posts a timestamped message every second; the probe records for each timer tick
 // and each message how late it ran. Everything listens on 127.0.0.1; every wait is bounded.
 
@@ -23,8 +23,16 @@ const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 /** Phase lengths in ms. */
 const PLAN = quick
-    ? { visible: 4_000, hidden: 6_000, frozen: 4_000, intensiveGrace: 10, intensive: 30_000 }
-    : { visible: 10_000, hidden: 15_000, frozen: 10_000, intensiveGrace: 10, intensive: 75_000 };
+    ? { visible: 4_000, hidden: [10_000, 20_000], frozen: 4_000, grace: 10, intensive: 40_000 }
+    : { visible: 10_000, hidden: [10_000, 50_000, 60_000], frozen: 10_000, grace: 10, intensive: 80_000 };
+
+/**
+ * Chromium's switches for intensive wake-up throttling with its grace period shortened from 5 minutes (and the
+ * loaded-page variant's) to `seconds`: the tab is throttled as a tab hidden for longer than that is.
+ */
+const intensiveAfter = (seconds) => [
+    `--enable-features=IntensiveWakeUpThrottling:grace_period_seconds/${seconds},QuickIntensiveWakeUpThrottlingAfterLoading:grace_period_seconds_loaded/${seconds}`,
+];
 
 /** The probe page: a 1 s setTimeout chain and a BroadcastChannel handler, each recording how late it ran. */
 const PROBE = `<!doctype html><meta charset="utf-8"><title>probe</title><script>
@@ -174,7 +182,7 @@ async function measure(origin, extraArgs, phases) {
         for (const phase of phases) {
             // The sender tab opens in front of the probe in the same window, which hides the probe as switching
             // tabs does; for the visible phase the probe is brought back to the front (the sender, hidden then,
-            // is throttled itself, which adds at most its own timer's lateness to the message figures).
+            // may send less often, but each message carries the time it was really sent).
             sender ??= await openTab(cdp, origin + "/sender.html");
             const wanted = phase.state === "visible" ? "visible" : "hidden";
             await cdp.send("Target.activateTarget", { targetId: wanted === "visible" ? probe.targetId : sender.targetId });
@@ -209,18 +217,26 @@ const format = (value, atLeast = false) => (value === null ? "–" : `${atLeast 
 
 const pages = await startPages();
 try {
-    const rows = [
-        ...(await measure(pages.origin, [], [
+    // Consecutive windows of one hidden period: 0–10 s, 10–60 s, 60–120 s.
+    const hidden = [];
+    let elapsed = 0;
+    for (const ms of PLAN.hidden) {
+        hidden.push({ name: `hidden (background tab), ${elapsed / 1000}–${(elapsed + ms) / 1000} s`, state: "hidden", ms });
+        elapsed += ms;
+    }
+    // Two browsers side by side (the figures are about scheduling, not CPU): Chromium's defaults, and intensive
+    // throttling after a shortened grace period.
+    const [defaults, intensive] = await Promise.all([
+        measure(pages.origin, [], [
             { name: "visible (front tab)", state: "visible", ms: PLAN.visible },
-            { name: "hidden (background tab)", state: "hidden", ms: PLAN.hidden },
+            ...hidden,
             { name: "frozen (Page.setWebLifecycleState)", state: "frozen", ms: PLAN.frozen },
-        ])),
-        ...(await measure(
-            pages.origin,
-            [`--enable-features=IntensiveWakeUpThrottling:grace_period_seconds/${PLAN.intensiveGrace},QuickIntensiveWakeUpThrottlingAfterLoading:grace_period_seconds_loaded/${PLAN.intensiveGrace}`],
-            [{ name: `hidden > 5 min (grace ${PLAN.intensiveGrace} s)`, state: "hidden", ms: PLAN.intensive }],
-        )),
-    ];
+        ]),
+        measure(pages.origin, intensiveAfter(PLAN.grace), [
+            { name: `hidden > 5 min (intensive throttling, grace shortened to ${PLAN.grace} s)`, state: "hidden", ms: PLAN.intensive },
+        ]),
+    ]);
+    const rows = [...defaults, ...intensive];
     console.log("How late a hidden or frozen Chromium tab runs a 1 s setTimeout chain and a BroadcastChannel handler");
     console.log("(lateness = when the callback ran minus when it was due or the message was sent).\n");
     console.log("| tab state | s | timer ticks run | timer late, median / max | messages | message late, median / max |");
