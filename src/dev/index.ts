@@ -3,7 +3,7 @@
  * Laravel's `mercure` broadcasting driver, and both on one origin with pages, for tests and the demo.
  * Development and test tools, not production servers.
  */
-export { MercureHub, startDevHub, type DevHub, type DevHubOptions, type HubStats, type HubUpdate, type MercureHubOptions, type SubscribeConnectionRecord } from "./hub";
+export { MercureHub, startDevHub, type DevHub, type DevHubOptions, type HubStats, type HubUpdate, type MercureHubOptions, type OpenStream, type SubscribeConnectionRecord, type UngrantedSubscription } from "./hub";
 export { BroadcastingApp, deriveChannelKey, openJwe, sealJwe, type BroadcastInput, type BroadcastingAppOptions, type ChannelCallback, type DevUser } from "./laravel";
 export { startDevServer, type DevServer, type DevServerOptions } from "./server";
 export { startDemo, DEMO_USERS } from "./demo/demo";

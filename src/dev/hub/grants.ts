@@ -93,6 +93,21 @@ export function canPublishAll(grantList: readonly Grant[], topics: readonly stri
 }
 
 /**
+ * True when a subscribe grant covers the subscription selector `selector` of matcher type `type`: a grant
+ * selector identical to it (same type and value), or one that selects it read as a topic (`*`, an exact
+ * topic, a URL pattern matching an exact topic). Test instrumentation only: routing never needs this.
+ */
+export function grantsSelector(grantList: readonly Grant[], type: MatchType, selector: string): boolean {
+    return grantList.some(
+        (grant) =>
+            grant.actions.has("subscribe") &&
+            grant.topics.some(
+                (matcher) => (matcher.type === type && matcher.value === selector) || (type === "exact" && matcher.matches(selector)),
+            ),
+    );
+}
+
+/**
  * The payload of the first subscribe detail (token order) one of whose topics matches `match` treated as
  * a topic; `undefined` when none has one.
  */

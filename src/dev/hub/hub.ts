@@ -7,7 +7,7 @@ import { handleMetadata, metadataPath } from "./metadata";
 import { resolveHubOptions } from "./options";
 import type { MercureHubOptions, ResolvedHubOptions } from "./options";
 import { handlePublish } from "./publish";
-import type { HubRuntime, HubStats, SubscribeConnectionRecord } from "./runtime";
+import type { HubRuntime, HubStats, SubscribeConnectionRecord, UngrantedSubscription } from "./runtime";
 import { handleSubscribe } from "./subscribe";
 import type { Subscriber } from "./subscriber";
 import { handleSubscriptionsApi, subscriptionUpdates } from "./subscriptions";
@@ -49,8 +49,15 @@ export class MercureHub {
             subscribeConnections: [] as SubscribeConnectionRecord[],
             publishes: 0,
             expiredStreams: 0,
+            ungrantedSubscriptions: [] as UngrantedSubscription[],
             get openConnections() {
                 return subscribers.size;
+            },
+            get openStreams() {
+                return [...subscribers].map((subscriber) => ({
+                    id: subscriber.id,
+                    selectors: subscriber.subscriptions.map((subscription) => subscription.matcher.value),
+                }));
             },
         };
         this.runtime = {
@@ -64,7 +71,10 @@ export class MercureHub {
         };
     }
 
-    /** Test counters: every subscribe request, accepted publications, streams ended by their lifetime, open streams. */
+    /**
+     * Test counters: every subscribe request, accepted publications, streams ended by their lifetime, open
+     * streams and their selectors, and the selectors streams carried without a grant.
+     */
     get stats(): HubStats {
         return this.counters;
     }
@@ -127,6 +137,7 @@ export class MercureHub {
         this.counters.subscribeConnections.length = 0;
         this.counters.publishes = 0;
         this.counters.expiredStreams = 0;
+        this.counters.ungrantedSubscriptions.length = 0;
     }
 
     /** End all streams and their timers; history is kept, so the same instance can still replay later. */

@@ -7,4 +7,4 @@ export { startDevHub } from "./server";
 export type { DevHub, DevHubOptions } from "./server";
 export type { MercureHubOptions } from "./options";
 export type { HubUpdate } from "./update";
-export type { HubStats, SubscribeConnectionRecord } from "./runtime";
+export type { HubStats, OpenStream, SubscribeConnectionRecord, UngrantedSubscription } from "./runtime";

@@ -17,7 +17,30 @@ export interface SubscribeConnectionRecord {
     closesAt: number | null;
 }
 
-/** Test counters of a hub; the object and its array are live and reset in place. */
+/**
+ * A selector an opened stream carries that its token does not grant: the hub still routes public updates to
+ * it, but filters out every private update (a tab subscribed with another tab's cookie stays silently deaf).
+ */
+export interface UngrantedSubscription {
+    /** The subscribe request's raw query string (without `?`). */
+    readonly query: string;
+    /** The matcher parameter's value (a topic or URL pattern) no subscribe grant of the token covers. */
+    readonly selector: string;
+    /** Whether the request carried no token at all (an anonymous subscriber has no grants). */
+    readonly anonymous: boolean;
+    /** When the stream opened (ms since the epoch). */
+    readonly at: number;
+}
+
+/** One open event stream as the test hooks show it. */
+export interface OpenStream {
+    /** The hub's id of the connection. */
+    readonly id: string;
+    /** Its matcher values (topics and URL patterns), in query order. */
+    readonly selectors: readonly string[];
+}
+
+/** Test counters of a hub; the object and its arrays are live and reset in place. */
 export interface HubStats {
     /** Every subscribe request, in arrival order. */
     readonly subscribeConnections: SubscribeConnectionRecord[];
@@ -27,6 +50,10 @@ export interface HubStats {
     expiredStreams: number;
     /** Currently open event streams. */
     readonly openConnections: number;
+    /** The selectors of every event stream open now, in connection order (a fresh array on each read). */
+    readonly openStreams: readonly OpenStream[];
+    /** Every selector an opened stream carried without a subscribe grant of its token, in arrival order. */
+    readonly ungrantedSubscriptions: UngrantedSubscription[];
 }
 
 /** The hub state the request handlers share. @internal */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { authenticate, sendChallenge } from "./authorization";
-import { payloadFor } from "./grants";
+import { grantsSelector, payloadFor } from "./grants";
 import { hasForbiddenChars, parseForm, utf8Length } from "./form";
 import { sendError } from "./http";
 import type { RequestContext } from "./http";
@@ -113,6 +113,11 @@ export function handleSubscribe(
     }
     req.socket.setNoDelay(true);
     req.socket.setTimeout(0);
+    // Test instrumentation: the selectors this stream carries that its token does not grant.
+    for (const { name, value } of parameters.matchers) {
+        if (grants !== null && grantsSelector(grants, MATCHER_PARAMETERS[name]!, value)) continue;
+        runtime.stats.ungrantedSubscriptions.push({ query: context.query, selector: value, anonymous: grants === null, at: record.at });
+    }
 
     // [spec] §1.5: the stream ends within 80–100 % of the token's remaining life or of the write timeout.
     record.closesAt = streamClosesAt(record.at, auth.token?.expiresAt ?? null, options);

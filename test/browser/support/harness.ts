@@ -104,12 +104,12 @@ export class PageHarness {
 
     /**
      * Open another tab of the same user: a second page in this context (same cookies), with the harness page
-     * at `path` loaded.
+     * at `path` loaded; `timeout` (ms) bounds the page load (playwright's default otherwise).
      */
-    async openTab(path: string = HARNESS_PAGE): Promise<PageHarness> {
+    async openTab(path: string = HARNESS_PAGE, timeout?: number): Promise<PageHarness> {
         const page = await this.context.newPage();
         const tab = new PageHarness(this.context, page);
-        const response = await page.goto(new URL(path, this.page.url()).href);
+        const response = await page.goto(new URL(path, this.page.url()).href, timeout === undefined ? {} : { timeout });
         if (response?.status() !== 200) throw new Error(`The harness page answered ${response?.status()} in a new tab.`);
         return tab;
     }
