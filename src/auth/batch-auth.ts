@@ -1,5 +1,5 @@
-import { resolveAuthTimeout } from "../connector/options";
-import { authDenied, authFailed, authRejected, authRejectedNewcomer } from "../error-messages";
+import { MAX_CHANNELS, resolveAuthTimeout } from "../connector/options";
+import { authDenied, authFailed, channelLimit, authRejected, authRejectedNewcomer } from "../error-messages";
 import type { MercureError } from "../errors";
 import type { Platform } from "../transport/platform";
 import { requestAuthorization, type AuthResult } from "./auth-client";
@@ -38,8 +38,9 @@ export class BatchAuth {
     /** Create the batch auth of a connector with these options; sends nothing yet. */
     constructor(private readonly options: BatchAuthOptions) {}
 
-    /** Ask `platform`'s auth endpoint to authorize `names` in one request, cancelled by `signal`. */
+    /** Ask `platform`'s auth endpoint (or its `authorize` transport, shared across tabs) to authorize `names` in one request, cancelled by `signal`. */
     request(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
+        if (platform.authorize !== undefined) return platform.authorize(names, signal);
         return requestAuthorization({
             endpoint: platform.authEndpoint,
             headers: this.options.auth.headers,
@@ -60,7 +61,11 @@ export class BatchAuth {
             case "granted":
                 this.granted = new Set(outcome.granted);
                 this.response = outcome.response;
-                return { ...outcome, evict: outcome.denied.map((name) => [name, authDenied(name)] as const) };
+                // A name past the tabs' shared 100-channel limit comes back denied and flagged `limit` (share/auth-gateway.ts).
+                return {
+                    ...outcome,
+                    evict: outcome.denied.map((name) => [name, outcome.response.channels.get(name)?.limit === true ? channelLimit(name, MAX_CHANNELS) : authDenied(name)] as const),
+                };
             case "newcomers_rejected":
                 return { ...outcome, evict: outcome.newcomers.map((name) => [name, authRejectedNewcomer(name, outcome.status, outcome.newcomers)] as const) };
             case "rejected":

@@ -1,3 +1,4 @@
+import type { AuthResult } from "../auth/auth-client";
 import { MercureError } from "../errors";
 
 /**
@@ -164,6 +165,12 @@ export interface Platform {
     EventSource: EventSourceConstructor;
     /** The `fetch` implementation. */
     fetch: FetchLike;
+    /** The `EventSource` of whisper streams, when it differs from {@link Platform.EventSource} (shared across tabs: see `share/`). */
+    whisperEventSource?: EventSourceConstructor;
+    /** Sends the batch auth request instead of `fetch` to {@link Platform.authEndpoint} (shared across tabs: the leading tab's auth gateway). */
+    authorize?: (names: readonly string[], signal: AbortSignal) => Promise<AuthResult>;
+    /** Called when the connector forgets this platform (`disconnect()`): a shared platform leaves the tabs' union. */
+    release?: () => void;
 }
 
 /**
