@@ -25,12 +25,13 @@ const links = new WeakMap<object, Map<string, TabLink>>();
 /** The page's own Web Locks, `BroadcastChannel` and `window`, or null where one is missing (not a secure context, not a browser). */
 function pageEnvironment(): ShareEnvironment | null {
     const scope = globalThis as {
-        navigator?: { locks?: ShareEnvironment["locks"] };
+        navigator?: { locks?: ShareEnvironment["locks"] | null };
         BroadcastChannel?: ShareEnvironment["BroadcastChannel"];
         window?: ShareEnvironment["page"];
     };
     const locks = scope.navigator?.locks;
-    if (locks === undefined || typeof scope.BroadcastChannel !== "function" || scope.window === undefined) return null;
+    // happy-dom and some embedded browsers have `navigator.locks` null.
+    if (typeof locks?.request !== "function" || typeof scope.BroadcastChannel !== "function" || scope.window == null) return null;
     return { locks, BroadcastChannel: scope.BroadcastChannel, page: scope.window };
 }
 
