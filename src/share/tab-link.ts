@@ -156,10 +156,15 @@ export class TabLink {
         this.engine = null;
     }
 
-    /** `pagehide`: a leader announces that it leaves (the lock passes when the tab is gone); clients say bye. */
+    /**
+     * `pagehide`: clients say bye; a leader announces that it leaves, closes its real streams and releases the
+     * lock at once (not when the tab is torn down), so that the next tab takes over as early as possible.
+     */
     private hidden(): void {
         for (const client of this.clients.values()) client.release();
+        if (!this.leading) return;
         if (this.epoch !== null && this.engine !== null) this.channel.postMessage({ t: "down", e: this.epoch } satisfies ToClient);
+        this.resign();
     }
 
     /** Send a client's message to the engine: in-process in the leading tab, else over the bus (with a ping when one waits for it). */
