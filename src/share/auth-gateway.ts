@@ -24,6 +24,8 @@ interface Grant {
 /** A client's request waiting for the real one. */
 interface Waiting {
     readonly client: string;
+    /** When the request reached the gateway (within a message's latency of the client's own request time). */
+    readonly at: number;
     readonly names: readonly string[];
     readonly answer: (result: AuthResult) => void;
 }
@@ -64,6 +66,12 @@ export class AuthGateway {
     /** The last successful real request, or null (none yet, or invalidated). */
     private last: Grant | null = null;
 
+    /**
+     * What each client was last told: when its request arrived and the `expires_in` it got. Its renewal timer
+     * fires at about `at + renewalDelay(expiresIn)`; a request from then on is its renewal and goes to the server.
+     */
+    private readonly told = new Map<string, { at: number; expiresIn: number | null }>();
+
     /** Set by {@link AuthGateway.close}: nothing is answered any more. */
     private closed = false;
 
@@ -79,9 +87,10 @@ export class AuthGateway {
     request(client: string, names: readonly string[], answer: (result: AuthResult) => void): void {
         this.record(client, names);
         const union = this.union();
-        const cached = this.fromCache(names, union);
-        if (cached !== null) return answer(cached);
-        this.waiting.push({ client, names: [...names], answer });
+        const at = Date.now();
+        const cached = this.fromCache(client, names, union);
+        if (cached !== null) return this.tell(client, at, cached, answer);
+        this.waiting.push({ client, at, names: [...names], answer });
         if (this.queued) return;
         this.queued = true;
         queueMicrotask(() => {
@@ -93,6 +102,7 @@ export class AuthGateway {
     /** A client left: its names leave the union of the next request (the cookie may still grant them). */
     forget(client: string): void {
         this.sets.delete(client);
+        this.told.delete(client);
         this.waiting = this.waiting.filter((entry) => entry.client !== client);
     }
 
@@ -115,11 +125,16 @@ export class AuthGateway {
     }
 
     /** The answer from the last grant when it covers every guarded name of `names` and the cookie is fresh, else null. */
-    private fromCache(names: readonly string[], union: readonly string[]): AuthResult | null {
+    private fromCache(client: string, names: readonly string[], union: readonly string[]): AuthResult | null {
         const last = this.last;
         if (last === null) return null;
-        // [spec] laravel-mercure §10: not within the renewal margin of expires_in (the moment cookie-refresh.ts renews).
-        if (Date.now() >= last.sentAt + renewalDelay(last.response.expiresIn, this.host.hubTimeouts())) return null;
+        // [spec] laravel-mercure §10: not within the renewal margin of expires_in (the moment cookie-refresh.ts renews),
+        // neither the cookie's nor the one this client was told (its renewal timer's; 1 s for the message's way).
+        const hub = this.host.hubTimeouts();
+        const told = this.told.get(client);
+        const now = Date.now();
+        if (now >= last.sentAt + renewalDelay(last.response.expiresIn, hub)) return null;
+        if (told !== undefined && now >= told.at + renewalDelay(told.expiresIn, hub) - 1_000) return null;
         // Public channels never need a grant (laravel-mercure §2.3); a denied or new guarded name asks the server.
         if (names.some((name) => channelKind(name) !== "public" && !last.granted.has(name))) return null;
         return this.subset(names, last.response, last.sentAt, new Set(union.slice(MAX_CHANNELS)));
@@ -143,17 +158,23 @@ export class AuthGateway {
             this.last = { granted: new Set(granted), response: result.response, sentAt };
             this.host.granted();
         }
-        for (const entry of batch) entry.answer(result.kind === "ok" ? this.subset(entry.names, result.response, sentAt, over) : result);
+        for (const entry of batch) this.tell(entry.client, entry.at, result.kind === "ok" ? this.subset(entry.names, result.response, sentAt, over) : result, entry.answer);
         // The trailing batch: those the new grant covers are answered from it, the others in one more request.
         const trailing = this.waiting;
         this.waiting = [];
         const rest = this.union();
         for (const entry of trailing) {
-            const cached = this.fromCache(entry.names, rest);
-            if (cached !== null) entry.answer(cached);
+            const cached = this.fromCache(entry.client, entry.names, rest);
+            if (cached !== null) this.tell(entry.client, entry.at, cached, entry.answer);
             else this.waiting.push(entry);
         }
         await this.flush();
+    }
+
+    /** Answer `client`'s request that arrived `at`, noting the `expires_in` it is told. */
+    private tell(client: string, at: number, result: AuthResult, answer: (result: AuthResult) => void): void {
+        if (result.kind === "ok") this.told.set(client, { at, expiresIn: result.response.expiresIn });
+        answer(result);
     }
 
     /** `response` for the client's `names` only; names in `over` are past the union's 100-channel limit. */

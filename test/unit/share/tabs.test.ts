@@ -192,6 +192,27 @@ describe("sharing one hub connection between tabs", () => {
         expect(auth.requests).toHaveLength(before + 2);
     });
 
+    it("a client's renewal timer renews the cookie at the server and reopens the real stream with it, even for a client that waited for another's request", async () => {
+        auth.hold();
+        const a = open();
+        const b = open();
+        a.connector.privateChannel("orders.1");
+        await settle();
+        b.connector.privateChannel("chat.1"); // Waits behind A's request in flight: its own request time is earlier than the trailing one's.
+        await settle(500);
+        auth.release();
+        await settle();
+        await openAll();
+        const before = auth.requests.length;
+        const stream = main();
+        // expires_in 300: each connector renews 211.5 s after its request.
+        await settle(212_000);
+        expect(auth.requests.length).toBeGreaterThan(before);
+        expect(auth.requests.length).toBeLessThanOrEqual(before + 2);
+        await openAll();
+        expect(main()).not.toBe(stream);
+    });
+
     it("issue 13: after the hub refuses the real stream, the next request goes to the server, not the cache", async () => {
         const a = open();
         a.connector.privateChannel("orders.1");
