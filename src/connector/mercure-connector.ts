@@ -70,6 +70,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         {
             locate: (name) => (this.paused || !this.registry.has(name) ? null : whisperTarget(name, this.hub.platform, this.auth)),
             refresh: () => {
+                this.hub.platform?.stale?.(); // A refused whisper: a tabs' shared auth must not answer from its last grant.
                 this.scheduleRefresh();
                 return !this.paused;
             },

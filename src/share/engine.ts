@@ -69,6 +69,7 @@ export class HubEngine {
                 return this.gateway.record(message.c, message.names);
             case "auth": {
                 const { c, r } = message;
+                if (message.fresh === true) this.gateway.invalidate();
                 return this.gateway.request(c, message.names, (result) => this.options.send({ t: "granted", e: this.options.epoch, c, r, result }));
             }
             case "open":

@@ -10,8 +10,8 @@ import type { AuthResult } from "../auth/auth-client";
 export type ToEngine =
     /** The client's channel set (after an `up`): recorded for the union, no request. */
     | { readonly t: "hello"; readonly c: string; readonly names: readonly string[] }
-    /** Authorize the client's channel set `names`; answered by a `granted` with the same `r`. */
-    | { readonly t: "auth"; readonly c: string; readonly r: number; readonly names: readonly string[] }
+    /** Authorize the client's channel set `names`; answered by a `granted` with the same `r`; `fresh`: not from the last grant (the hub refused the cookie). */
+    | { readonly t: "auth"; readonly c: string; readonly r: number; readonly names: readonly string[]; readonly fresh?: boolean }
     /** Open virtual stream `s` for this subscribe URL; `w`: a whisper stream (not unioned). */
     | { readonly t: "open"; readonly c: string; readonly s: string; readonly url: string; readonly w: boolean }
     /** Close virtual stream `s`. */

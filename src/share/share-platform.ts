@@ -71,6 +71,7 @@ export function sharePlatform(platform: Platform, options: ShareOptions): Platfo
         EventSource: client.EventSource,
         whisperEventSource: client.whisperEventSource,
         authorize: (names, signal) => client.authorize(names, signal),
+        stale: () => client.stale(),
         release: () => client.release(),
     };
 }

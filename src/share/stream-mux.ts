@@ -239,6 +239,7 @@ export class StreamMux {
                 error: (failed, _event, closed) => {
                     tell(closed ? 2 : 0);
                     if (!closed) return;
+                    this.host.refused(); // The hub refused the cookie: the next auth goes to the server.
                     failed.retire();
                     if (this.whispers.get(key)?.stream === failed) this.whispers.delete(key);
                 },

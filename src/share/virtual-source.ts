@@ -27,6 +27,9 @@ export class ShareClient {
     /** The channel set of the last auth request (re-announced to a new engine so that its union covers this tab). */
     private names: readonly string[] = [];
 
+    /** The hub refused the cookie: the next auth request asks the server, not the last grant. */
+    private fresh = false;
+
     /** The number of the next auth request. */
     private nextRequest = 1;
 
@@ -69,8 +72,14 @@ export class ShareClient {
                     resolve(result);
                 },
             });
-            this.port.post({ t: "auth", c: this.id, r, names: [...names] });
+            this.port.post({ t: "auth", c: this.id, r, names: [...names], fresh: this.fresh });
+            this.fresh = false;
         });
+    }
+
+    /** The hub refused the cookie (a whisper POST): the next auth request must reach the server. */
+    stale(): void {
+        this.fresh = true;
     }
 
     /** Whether this client waits for the engine (an auth answer, a stream to open). */

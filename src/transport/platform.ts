@@ -169,6 +169,8 @@ export interface Platform {
     whisperEventSource?: EventSourceConstructor;
     /** Sends the batch auth request instead of `fetch` to {@link Platform.authEndpoint} (shared across tabs: the leading tab's auth gateway). */
     authorize?: (names: readonly string[], signal: AbortSignal) => Promise<AuthResult>;
+    /** The hub refused the cookie (a whisper POST): the next `authorize` must reach the auth endpoint, not a cached grant. */
+    stale?: () => void;
     /** Called when the connector forgets this platform (`disconnect()`): a shared platform leaves the tabs' union. */
     release?: () => void;
 }
