@@ -127,6 +127,8 @@ describe("sharing one hub connection between tabs", () => {
         await settle();
         expect(gotA).toEqual([{ n: 1 }, { n: 3 }]);
         expect(gotB).toEqual([{ n: 2 }]);
+        // The engine forwarded id-2 once, although both real streams delivered it.
+        expect(browser.posted.filter((message) => (message as { t: string; id?: string }).t === "event" && (message as { id: string }).id === "id-2")).toHaveLength(1);
     });
 
     it("answers each tab for its own names: keys and denials only to the tab that joined them", async () => {
@@ -149,6 +151,12 @@ describe("sharing one hub connection between tabs", () => {
         expect(Object.keys(b.connector.channels)).toEqual([]);
         expect(Object.keys(a.connector.channels)).toEqual(["private-orders.1"]);
         expect(main().matches()).toEqual([topic("private-orders.1")]);
+        // Each tab's answer names only its own channels: the key only to A, the denial only to B.
+        const asked = new Map<string, string[]>();
+        for (const message of browser.posted as Array<{ t: string; c: string; names?: string[]; result?: { kind: string; response?: { channels: Map<string, unknown> } } }>) {
+            if (message.t === "auth") asked.set(message.c, message.names ?? []);
+            if (message.t === "granted" && message.result?.kind === "ok") expect([...message.result.response!.channels.keys()].every((name) => asked.get(message.c)?.includes(name))).toBe(true);
+        }
     });
 
     it("counts the 100-channel limit on the union and names each channel past it in its own tab", async () => {
