@@ -30,8 +30,8 @@ export interface ShareEnvironment {
     readonly locks: LockManagerLike;
     /** The `BroadcastChannel` constructor. */
     readonly BroadcastChannel: new (name: string) => BroadcastChannelLike;
-    /** Where `pagehide` is heard (`window`), or null. */
-    readonly page: { addEventListener(type: "pagehide", listener: () => void): void } | null;
+    /** Where `pagehide` and `pageshow` are heard (`window`), or null. */
+    readonly page: { addEventListener(type: "pagehide" | "pageshow", listener: (event: { readonly persisted?: boolean }) => void): void } | null;
 }
 
 /** The engine as its tab link hosts it (see `engine.ts`). */
@@ -76,6 +76,9 @@ export class TabLink {
     /** Ends the lock callback of this tab's leadership (never, while the tab lives, unless stolen). */
     private stepDown: (() => void) | null = null;
 
+    /** Whether this tab's lock request waits in the queue. */
+    private inQueue = false;
+
     /** Cancels this tab's queued lock request when it steals the lock instead. */
     private queued: AbortController | null = null;
 
@@ -90,7 +93,10 @@ export class TabLink {
     ) {
         this.channel = new env.BroadcastChannel(name);
         this.channel.onmessage = (event) => this.heard(event.data as ToClient | ToEngine);
-        env.page?.addEventListener("pagehide", () => this.hidden());
+        env.page?.addEventListener("pagehide", (event) => this.hidden(event.persisted === true));
+        env.page?.addEventListener("pageshow", (event) => {
+            if (event.persisted === true) this.shown();
+        });
         this.queue();
     }
 
@@ -109,6 +115,7 @@ export class TabLink {
     /** Queue for the lock; granted at once when no tab leads. */
     private queue(): void {
         const queued = (this.queued = new AbortController());
+        this.inQueue = true;
         this.env.locks.request(this.name, { signal: queued.signal }, () => this.lead()).catch(() => this.lost(queued));
     }
 
@@ -123,6 +130,7 @@ export class TabLink {
     /** This tab got the lock: start the engine (the lazy chunk) and announce it; hold the lock while the tab lives. */
     private async lead(): Promise<void> {
         this.leading = true;
+        this.inQueue = false;
         this.clearWatchdog();
         const held = new Promise<void>((resolve) => (this.stepDown = resolve));
         const epoch = newId();
@@ -143,6 +151,7 @@ export class TabLink {
     /** The lock request ended without leading, or the lead was stolen: close the engine, become a client, queue again. */
     private lost(request: AbortController): void {
         if (request.signal.aborted) return; // This tab cancelled a queued request itself (it stole instead).
+        this.inQueue = false;
         this.resign();
         this.queue();
     }
@@ -160,11 +169,19 @@ export class TabLink {
      * `pagehide`: clients say bye; a leader announces that it leaves, closes its real streams and releases the
      * lock at once (not when the tab is torn down), so that the next tab takes over as early as possible.
      */
-    private hidden(): void {
-        for (const client of this.clients.values()) client.release();
+    private hidden(persisted: boolean): void {
+        // A page kept in the back/forward cache may come back: its clients stay (their names in the union are harmless).
+        if (!persisted) for (const client of this.clients.values()) client.release();
         if (!this.leading) return;
         if (this.epoch !== null && this.engine !== null) this.channel.postMessage({ t: "down", e: this.epoch } satisfies ToClient);
         this.resign();
+    }
+
+    /** The page came back from the back/forward cache: queue for the lead again, and follow whichever engine answers the ping. */
+    private shown(): void {
+        this.epoch = null;
+        if (!this.leading && !this.inQueue) this.queue();
+        this.channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
     }
 
     /** Send a client's message to the engine: in-process in the leading tab, else over the bus (with a ping when one waits for it). */

@@ -132,7 +132,11 @@ export class FakeTab {
                 }
             }
         }
-        this.env = { locks, BroadcastChannel: Channel, page: { addEventListener: (_type, listener) => this.hides.push(listener) } };
+        this.env = {
+            locks,
+            BroadcastChannel: Channel,
+            page: { addEventListener: (type, listener) => type === "pagehide" && this.hides.push(() => listener({ persisted: false })) },
+        };
     }
 
     /** Fire `pagehide`, then close the tab (its locks are released, it hears nothing more). */
