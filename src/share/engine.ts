@@ -1,4 +1,4 @@
-import { requestAuthorization } from "../auth/auth-client";
+import { requestAuthorization, type AuthResult } from "../auth/auth-client";
 import type { HubTimeouts } from "../auth/cookie-refresh";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 import { AuthGateway } from "./auth-gateway";
@@ -70,7 +70,7 @@ export class HubEngine {
             case "auth": {
                 const { c, r } = message;
                 if (message.fresh === true) this.gateway.invalidate();
-                return this.gateway.request(c, message.names, (result) => this.options.send({ t: "granted", e: this.options.epoch, c, r, result }));
+                return this.gateway.request(c, message.names, (result) => this.options.send({ t: "granted", e: this.options.epoch, c, r, result: cloneable(result) }));
             }
             case "open":
                 return this.mux.open(message.c, message.s, message.url, message.w);
@@ -90,4 +90,10 @@ export class HubEngine {
         this.gateway.close();
         this.mux.closeAll();
     }
+}
+
+/** `result` as `BroadcastChannel` can clone it: a failure's `cause` that is not an `Error` travels as its text. */
+function cloneable(result: AuthResult): AuthResult {
+    if (result.kind !== "error" || result.cause === null || result.cause instanceof Error) return result;
+    return { ...result, cause: String(result.cause) };
 }
