@@ -99,11 +99,14 @@ export class StreamMux {
         for (const entry of this.whispers.values()) for (const id of entry.refs) if (id.startsWith(client + "/")) this.close(id);
     }
 
-    /** The cookie changed: reopen the real main stream with it (make-before-break), at the end of this tick. */
+    /**
+     * The cookie changed: the next reconcile reopens the real main stream with it (make-before-break). Not
+     * now: the client that asked opens its new virtual stream next (a join changes the union, a renewal
+     * reopens), and one reopen serves both. Should none follow, the hub ends the old stream at its token's
+     * expiry and the `EventSource` reconnects by itself with the new cookie.
+     */
     renew(): void {
-        if (this.streams.latest() === null) return;
-        this.reopen = true;
-        this.schedule();
+        if (this.streams.latest() !== null) this.reopen = true;
     }
 
     /** Close every real stream (the engine stops). */

@@ -221,6 +221,26 @@ describe("sharing one hub connection between tabs", () => {
         expect(main()).not.toBe(stream);
     });
 
+    it("a tab opened after the engine is up follows it through the ping's pong; its guarded join costs one request and one real reopen", async () => {
+        const a = open();
+        a.connector.privateChannel("orders.1");
+        await settle();
+        await openAll();
+        const requests = auth.requests.length;
+        const created = ES.instances.length;
+        const b = open();
+        const got: unknown[] = [];
+        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => got.push(payload));
+        await settle();
+        await openAll();
+        expect(auth.requests.length - requests).toBe(1);
+        expect(ES.instances.length - created).toBe(1);
+        expect(b.connector.connectionStatus()).toBe("connected");
+        main().emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-5");
+        await settle();
+        expect(got).toEqual([{ n: 1 }]);
+    });
+
     it("issue 13: after the hub refuses the real stream, the next request goes to the server, not the cache", async () => {
         const a = open();
         a.connector.privateChannel("orders.1");
