@@ -17,8 +17,9 @@ export interface HubEngineOptions {
     readonly EventSource: EventSourceConstructor;
     /** The `fetch` of the auth request. */
     readonly fetch: FetchLike;
-    /** The auth request's headers (read at each request: Echo may change them) and deadline. */
+    /** The auth request's headers (read at each request: Echo may change them). */
     readonly headers: () => Record<string, string>;
+    /** The auth request's deadline in milliseconds. */
     readonly timeout: () => number;
     /** The leading connector's hub timings. */
     readonly hubTimeouts: () => HubTimeouts;

@@ -10,8 +10,9 @@ const SEEN_LIMIT = 4_096;
 
 /** What the multiplexer needs from its engine. */
 export interface StreamMuxHost {
-    /** The hub URL and the real `EventSource`. */
+    /** The hub URL. */
     readonly hub: URL;
+    /** The real `EventSource` (the leading tab's). */
     readonly EventSource: EventSourceConstructor;
     /** Send a message to the clients (without the epoch: the engine adds it). */
     send(message: DistributiveOmit<ToClient, "e">): void;

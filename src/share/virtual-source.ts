@@ -143,8 +143,11 @@ export class ShareClient {
 class VirtualSource implements EventSourceLike {
     /** 0 connecting, 1 open, 2 closed. */
     readyState = 0;
+    /** Called when the engine's real stream carries this one and is open. */
     onopen: ((event: Event) => unknown) | null = null;
+    /** Called for each main-stream (or whisper-stream) message the engine forwards. */
     onmessage: ((event: MessageEvent) => unknown) | null = null;
+    /** Called when the real stream reconnects (readyState CONNECTING) or was refused (CLOSED). */
     onerror: ((event: Event) => unknown) | null = null;
 
     /** `addEventListener("mercure")` listeners. */
@@ -156,6 +159,7 @@ class VirtualSource implements EventSourceLike {
     /** The last event id delivered (resumes this stream after a handover), initially the URL's `last_event_id`. */
     private cursor: string | null;
 
+    /** Create a virtual stream; `closed` tells the client it was closed here, `gone` that the engine closed it. */
     constructor(
         /** The stream's id, unique across tabs. */
         readonly id: string,
@@ -170,10 +174,12 @@ class VirtualSource implements EventSourceLike {
         this.cursor = new URL(url).searchParams.get("last_event_id");
     }
 
+    /** Listen for `mercure` subscription events (the only named events the hub sends). */
     addEventListener(type: string, listener: (event: MessageEvent) => unknown): void {
         if (type === "mercure") this.listeners.push(listener);
     }
 
+    /** Close this virtual stream (the engine narrows its union or drops a whisper reference). */
     close(): void {
         if (this.readyState === 2) return;
         this.readyState = 2;
