@@ -8,6 +8,8 @@ export interface ChannelGrant {
     denied: boolean;
     /** The channel's decryption key, for granted `private-encrypted-*` channels. */
     jwk: JsonWebKey | null;
+    /** Set (with `denied`) by the tabs' shared auth gateway for a name past the 100-channel limit of their union; never from the server. */
+    limit?: true;
 }
 
 /**

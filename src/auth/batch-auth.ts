@@ -1,5 +1,5 @@
-import { resolveAuthTimeout } from "../connector/options";
-import { authDenied, authFailed, authRejected, authRejectedNewcomer } from "../error-messages";
+import { MAX_CHANNELS, resolveAuthTimeout } from "../connector/options";
+import { authDenied, authFailed, channelLimit, authRejected, authRejectedNewcomer } from "../error-messages";
 import type { MercureError } from "../errors";
 import type { Platform } from "../transport/platform";
 import { requestAuthorization, type AuthResult } from "./auth-client";
@@ -39,20 +39,22 @@ export class BatchAuth {
     constructor(private readonly options: BatchAuthOptions) {}
 
     /**
-     * Ask `platform`'s auth endpoint to authorize `names` in one request, cancelled by `signal`; with a hub token,
+     * Ask `platform`'s auth endpoint (or its `authorize` transport: the leading tab's auth gateway when tabs
+     * share one connection) to authorize `names` in one request, cancelled by `signal`; with a hub token,
      * obtain a fresh one meanwhile (a stream opened after the answer reads it synchronously), and fail as a
      * transient auth failure when it cannot be had.
      */
     async request(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
         const [result, tokenFailure] = await Promise.all([
-            requestAuthorization({
-                endpoint: platform.authEndpoint,
-                headers: this.options.auth.headers,
-                channelNames: names,
-                fetch: platform.fetch,
-                signal,
-                timeout: resolveAuthTimeout(this.options.authTimeout),
-            }),
+            platform.authorize?.(names, signal) ??
+                requestAuthorization({
+                    endpoint: platform.authEndpoint,
+                    headers: this.options.auth.headers,
+                    channelNames: names,
+                    fetch: platform.fetch,
+                    signal,
+                    timeout: resolveAuthTimeout(this.options.authTimeout),
+                }),
             platform.hubToken?.get().then(
                 () => null,
                 (error: unknown) => error,
@@ -71,7 +73,11 @@ export class BatchAuth {
             case "granted":
                 this.granted = new Set(outcome.granted);
                 this.response = outcome.response;
-                return { ...outcome, evict: outcome.denied.map((name) => [name, authDenied(name)] as const) };
+                // A name past the tabs' shared 100-channel limit comes back denied and flagged `limit` (share/auth-gateway.ts).
+                return {
+                    ...outcome,
+                    evict: outcome.denied.map((name) => [name, outcome.response.channels.get(name)?.limit === true ? channelLimit(name, MAX_CHANNELS) : authDenied(name)] as const),
+                };
             case "newcomers_rejected":
                 return { ...outcome, evict: outcome.newcomers.map((name) => [name, authRejectedNewcomer(name, outcome.status, outcome.newcomers)] as const) };
             case "rejected":

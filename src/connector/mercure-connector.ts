@@ -71,6 +71,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         {
             locate: (name) => (this.paused || !this.registry.has(name) ? null : whisperTarget(name, this.hub.platform, this.auth)),
             refresh: () => {
+                this.hub.platform?.stale?.(); // A refused whisper: a tabs' shared auth must not answer from its last grant.
                 this.scheduleRefresh();
                 return !this.paused;
             },
@@ -79,7 +80,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             // Only after an auth (the platform is resolved); drains end early if the budget needs their connections.
             open: (url, name, topic, handlers) => {
                 this.streams.trimDrains(this.hub.budget() - this.whispers.size - 1);
-                return new HubStream((this.hub.platform as Platform).EventSource, url, [name], [topic], handlers);
+                const platform = this.hub.platform as Platform;
+                return new HubStream(platform.whisperEventSource ?? platform.EventSource, url, [name], [topic], handlers);
             },
             deliver: (name, event, payload) => this.settle(() => this.callbacks.defer(() => this.deliveries.deliver(name, event, payload))),
             // [spec] laravel-mercure §7.3: the shared re-auth and backoff; a healthy main stream is not reopened.

@@ -53,6 +53,15 @@ export interface MercureConnectorOptions {
      * `dispatch_timeout` 5000 and `write_timeout` 600000. Set them when your hub is configured otherwise.
      */
     hubTimeouts?: { dispatch?: number; write?: number };
+    /**
+     * Share one hub connection between every tab of this app in the browser (same origin, hub and auth
+     * endpoint). Default true. One tab leads: it authorizes the union of every tab's channels in one request
+     * (so the browser's one hub cookie always covers every tab) and holds one stream for all of them; each
+     * tab keeps its own channels, listeners, socket id and status. Needs Web Locks and `BroadcastChannel`
+     * (secure contexts: https, localhost); without them, outside a browser, or with `false`, each connector
+     * connects on its own. See `share/` and the README.
+     */
+    shareAcrossTabs?: boolean;
     /** Other Echo options (for example `withoutInterceptors`) pass through untouched. */
     [option: string]: unknown;
 }

@@ -2,6 +2,7 @@ import { discoverFromDocument, type DocumentLike } from "./link-element";
 import { loadDiscovery } from "./load";
 import type { HubTokenOption } from "../auth/hub-token";
 import { MercureError } from "../errors";
+import { sharePlatform, type ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
 import { resolveFetch, resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
 
@@ -69,6 +70,10 @@ export interface HubOptions {
     readonly hubToken?: HubTokenOption | null;
     /** The `heartbeatTimeout` option (`event-source-polyfill`'s). */
     readonly heartbeatTimeout?: number;
+    /** The `shareAcrossTabs` option (default true): see {@link sharePlatform}. */
+    readonly shareAcrossTabs?: boolean;
+    /** @internal Tests only: the browser APIs sharing uses, instead of the page's. */
+    readonly shareEnvironment?: ShareEnvironment;
 }
 
 /**
@@ -111,7 +116,8 @@ export class HubLocator {
      */
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.location;
-        const platform = resolvePlatform({ ...options, host: location?.host ?? options.host });
+        // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
+        const platform = sharePlatform(resolvePlatform({ ...options, host: location?.host ?? options.host }), options);
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
@@ -127,6 +133,7 @@ export class HubLocator {
 
     /** Forget the hub and its platform (`disconnect()`). */
     forget(): void {
+        this.platform?.release?.();
         this.location = null;
         this.platform = null;
     }

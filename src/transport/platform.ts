@@ -1,4 +1,5 @@
 import { HubTokenSource, type HubTokenOption } from "../auth/hub-token";
+import type { AuthResult } from "../auth/auth-client";
 import { MercureError } from "../errors";
 import { adaptEventSource, DEFAULT_HEARTBEAT_TIMEOUT } from "./event-source-adapter";
 
@@ -173,6 +174,14 @@ export interface Platform {
     fetch: FetchLike;
     /** The hub token source (the `hubToken` option), or null: the hub reads the cookie. */
     hubToken: HubTokenSource | null;
+    /** The `EventSource` of whisper streams, when it differs from {@link Platform.EventSource} (shared across tabs: see `share/`). */
+    whisperEventSource?: EventSourceConstructor;
+    /** Sends the batch auth request instead of `fetch` to {@link Platform.authEndpoint} (shared across tabs: the leading tab's auth gateway). */
+    authorize?: (names: readonly string[], signal: AbortSignal) => Promise<AuthResult>;
+    /** The hub refused the cookie (a whisper POST): the next `authorize` must reach the auth endpoint, not a cached grant. */
+    stale?: () => void;
+    /** Called when the connector forgets this platform (`disconnect()`): a shared platform leaves the tabs' union. */
+    release?: () => void;
 }
 
 /**

@@ -71,7 +71,7 @@ describe("the published package", () => {
         expect(out).toBe("function function true laravel-echo-mercure");
     });
 
-    it("keeps jose, the JWE code, whispers, discovery and diagnostics out of dist/index.js: chunks reached only through import()", () => {
+    it("keeps jose, the JWE code, whispers, discovery, diagnostics and the tabs' hub engine out of dist/index.js: chunks reached only through import()", () => {
         const core = readFileSync("dist/index.js", "utf8");
         const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
         const named = (prefix: string) => {
@@ -79,27 +79,29 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "whisper", "diagnose", "discover"].map(named);
-        const [jwe, whisper, diagnose, discover] = entries as [string, string, string, string];
+        const entries = ["jwe", "whisper", "diagnose", "discover", "engine"].map(named);
+        const [jwe, whisper, diagnose, discover, engine] = entries as [string, string, string, string, string];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
         const shared = chunks.filter((file) => !entries.includes(file));
         const staticImports = (code: string) => [...code.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]!).sort();
         const read = (file: string) => readFileSync(`dist/chunks/${file}`, "utf8");
         const local = (ids: string[]) => ids.filter((id) => id !== "laravel-echo" && id !== "../index.js");
-        // The core's only module edges: laravel-echo statically, the four lazy entries dynamically.
+        // The core's only module edges: laravel-echo statically, the five lazy entries dynamically.
         expect(staticImports(core)).toEqual(["laravel-echo"]);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, jwe, whisper].map((file) => `./chunks/${file}`).sort(),
+            [diagnose, discover, engine, jwe, whisper].map((file) => `./chunks/${file}`).sort(),
         );
         for (const jweCode of ["compactDecrypt", "CompactEncrypt", "subtle.importKey", "maxDecompressedLength"]) expect(core).not.toContain(jweCode);
         for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper"]) expect(core).not.toContain(whisperCode);
         for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);
+        for (const engineCode of ["class HubEngine", "class AuthGateway", "class StreamMux"]) expect(core).not.toContain(engineCode);
         // The JWE chunk imports jose and nothing of the core; the other lazy chunks import the core and shared helpers only.
         expect(staticImports(read(jwe))).toEqual(["jose"]);
         expect(read(jwe)).toContain("compactDecrypt");
         expect(read(whisper)).toContain("class WhisperPublisher");
-        for (const chunk of [whisper, diagnose, discover, ...shared]) {
+        expect(read(engine)).toContain("class HubEngine");
+        for (const chunk of [whisper, diagnose, discover, engine, ...shared]) {
             for (const id of local(staticImports(read(chunk)))) expect(shared.map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
         }
         for (const chunk of shared) expect(read(chunk)).not.toContain("class WhisperPublisher");

@@ -1,0 +1,100 @@
+import { requestAuthorization, type AuthResult } from "../auth/auth-client";
+import type { HubTimeouts } from "../auth/cookie-refresh";
+import type { EventSourceConstructor, FetchLike } from "../transport/platform";
+import { AuthGateway } from "./auth-gateway";
+import type { ToClient, ToEngine } from "./protocol";
+import { StreamMux, type DistributiveOmit } from "./stream-mux";
+
+/** What the engine is made of: the leading tab's platform and auth options, its epoch, and how it reaches the clients. */
+export interface HubEngineOptions {
+    /** This engine's epoch (clients re-register when it changes). */
+    readonly epoch: string;
+    /** The hub URL. */
+    readonly hub: URL;
+    /** The auth endpoint, ready for `fetch`. */
+    readonly authEndpoint: string;
+    /** The real `EventSource`. */
+    readonly EventSource: EventSourceConstructor;
+    /** The `fetch` of the auth request. */
+    readonly fetch: FetchLike;
+    /** The auth request's headers (read at each request: Echo may change them). */
+    readonly headers: () => Record<string, string>;
+    /** The auth request's deadline in milliseconds. */
+    readonly timeout: () => number;
+    /** The leading connector's hub timings. */
+    readonly hubTimeouts: () => HubTimeouts;
+    /** Send a message to every tab's clients. */
+    readonly send: (message: ToClient) => void;
+}
+
+/**
+ * The hub engine of the leading tab (loaded lazily: only the leader needs it): serves every tab's connector,
+ * its own included, through the {@link AuthGateway} (one batch auth for the union of every tab's channels)
+ * and the {@link StreamMux} (one real main stream for every tab, shared whisper streams). The channel logic
+ * stays in each tab's connector; the engine only feeds it. It runs no timer of its own (see `tab-link.ts`).
+ */
+export class HubEngine {
+    /** The shared batch auth. */
+    private readonly gateway: AuthGateway;
+
+    /** The shared streams. */
+    private readonly mux: StreamMux;
+
+    /** Cancels the real auth request in flight when the engine stops. */
+    private readonly aborter = new AbortController();
+
+    /** Start an engine; opens nothing until a client asks. */
+    constructor(private readonly options: HubEngineOptions) {
+        const send = (message: DistributiveOmit<ToClient, "e">) => options.send({ ...message, e: options.epoch } as ToClient);
+        this.mux = new StreamMux({ hub: options.hub, EventSource: options.EventSource, send, refused: () => this.gateway.invalidate() });
+        this.gateway = new AuthGateway({
+            // [spec] laravel-mercure §2.2: one batch request with the leading tab's endpoint, headers and timeout.
+            request: (names) =>
+                requestAuthorization({
+                    endpoint: options.authEndpoint,
+                    headers: options.headers(),
+                    channelNames: names,
+                    fetch: options.fetch,
+                    signal: this.aborter.signal,
+                    timeout: options.timeout(),
+                }),
+            hubTimeouts: options.hubTimeouts,
+            granted: () => this.mux.renew(),
+        });
+    }
+
+    /** A client's message. */
+    receive(message: ToEngine): void {
+        switch (message.t) {
+            case "hello":
+                return this.gateway.record(message.c, message.names);
+            case "auth": {
+                const { c, r } = message;
+                if (message.fresh === true) this.gateway.invalidate();
+                return this.gateway.request(c, message.names, (result) => this.options.send({ t: "granted", e: this.options.epoch, c, r, result: cloneable(result) }));
+            }
+            case "open":
+                return this.mux.open(message.c, message.s, message.url, message.w);
+            case "close":
+                return this.mux.close(message.s);
+            case "bye":
+                this.gateway.forget(message.c);
+                return this.mux.forget(message.c);
+            case "ping":
+                return;
+        }
+    }
+
+    /** Stop: close the real streams and answer nothing more (a stolen lead; the clients follow the next engine). */
+    close(): void {
+        this.aborter.abort();
+        this.gateway.close();
+        this.mux.closeAll();
+    }
+}
+
+/** `result` as `BroadcastChannel` can clone it: a failure's `cause` that is not an `Error` travels as its text. */
+function cloneable(result: AuthResult): AuthResult {
+    if (result.kind !== "error" || result.cause === null || result.cause instanceof Error) return result;
+    return { ...result, cause: String(result.cause) };
+}

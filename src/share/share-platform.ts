@@ -1,0 +1,83 @@
+import type { BatchAuthOptions } from "../auth/batch-auth";
+import { resolveAuthTimeout, resolveHubTimeouts } from "../connector/options";
+import type { Platform } from "../transport/platform";
+import { TabLink, type ShareEnvironment } from "./tab-link";
+
+export type { ShareEnvironment } from "./tab-link";
+
+/** The connector options sharing reads. */
+export interface ShareOptions {
+    /** The `shareAcrossTabs` option (default true). */
+    readonly shareAcrossTabs?: boolean;
+    /** @internal Tests only: the browser APIs to share with instead of the page's. */
+    readonly shareEnvironment?: ShareEnvironment;
+    /** The auth request's headers (the engine of a leading tab sends them). */
+    readonly auth?: BatchAuthOptions["auth"];
+    /** The `authTimeout` option. */
+    readonly authTimeout?: unknown;
+    /** The `hubTimeouts` option. */
+    readonly hubTimeouts?: unknown;
+}
+
+/** Every tab link of this page by environment and scope: one per hub and auth endpoint. */
+const links = new WeakMap<object, Map<string, TabLink>>();
+
+/** The page's own Web Locks, `BroadcastChannel` and `window`, or null where one is missing (not a secure context, not a browser). */
+function pageEnvironment(): ShareEnvironment | null {
+    const scope = globalThis as {
+        navigator?: { locks?: ShareEnvironment["locks"] | null };
+        BroadcastChannel?: ShareEnvironment["BroadcastChannel"];
+        window?: ShareEnvironment["page"];
+    };
+    const locks = scope.navigator?.locks;
+    // happy-dom and some embedded browsers have `navigator.locks` null.
+    if (typeof locks?.request !== "function" || typeof scope.BroadcastChannel !== "function" || scope.window == null) return null;
+    return { locks, BroadcastChannel: scope.BroadcastChannel, page: scope.window };
+}
+
+/**
+ * The platform a connector runs on when its tabs share one hub connection: `platform` with its auth request
+ * and its `EventSource`s going to the leading tab's engine (see `tab-link.ts`), or `platform` itself when
+ * sharing is off (`shareAcrossTabs: false`) or impossible (no Web Locks: not a secure context such as
+ * `http://app.test`; no `BroadcastChannel`; outside a browser): then each connector connects on its own, as
+ * before sharing existed, and the browser's one hub cookie holds the grants of whichever tab authorized last.
+ *
+ * Tabs share when they have the same origin, hub URL and auth endpoint (the link's name). `release()` on the
+ * returned platform (the connector's `disconnect()`) makes the connector leave the union; the tab keeps leading.
+ */
+export function sharePlatform(platform: Platform, options: ShareOptions): Platform {
+    if (options.shareAcrossTabs === false) return platform;
+    const env = options.shareEnvironment ?? pageEnvironment();
+    if (env === null) return platform;
+    const name = `laravel-echo-mercure ${platform.hub.href} ${new URL(platform.authEndpoint, scopeBase(platform.hub)).href}`;
+    let scoped = links.get(env);
+    if (scoped === undefined) links.set(env, (scoped = new Map()));
+    let link = scoped.get(name);
+    if (link === undefined) {
+        link = new TabLink(name, env, {
+            hub: platform.hub,
+            authEndpoint: platform.authEndpoint,
+            EventSource: platform.EventSource,
+            fetch: platform.fetch,
+            headers: () => ({ ...options.auth?.headers }),
+            timeout: () => resolveAuthTimeout(options.authTimeout),
+            hubTimeouts: () => resolveHubTimeouts(options.hubTimeouts),
+        });
+        scoped.set(name, link);
+    }
+    const client = link.client();
+    return {
+        ...platform,
+        EventSource: client.EventSource,
+        whisperEventSource: client.whisperEventSource,
+        authorize: (names, signal) => client.authorize(names, signal),
+        stale: () => client.stale(),
+        release: () => client.release(),
+    };
+}
+
+/** What a relative auth endpoint resolves against: the page (as `fetch` resolves it), else the hub. */
+function scopeBase(hub: URL): string {
+    const href = (globalThis as { location?: { href?: unknown } }).location?.href;
+    return typeof href === "string" && /^https?:/.test(href) ? href : hub.href;
+}

@@ -1,0 +1,262 @@
+import { streamBudget } from "../transport/connection-budget";
+import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
+import type { EventSourceConstructor } from "../transport/platform";
+import { StreamSwitch } from "../transport/stream-switch";
+import { buildSubscribeUrl } from "../topic/subscribe-url";
+import { whisperKey, type ToClient } from "./protocol";
+
+/** How many event ids the engine remembers to forward each event once across its streams (current and draining). */
+const SEEN_LIMIT = 4_096;
+
+/** What the multiplexer needs from its engine. */
+export interface StreamMuxHost {
+    /** The hub URL. */
+    readonly hub: URL;
+    /** The real `EventSource` (the leading tab's). */
+    readonly EventSource: EventSourceConstructor;
+    /** Send a message to the clients (without the epoch: the engine adds it). */
+    send(message: DistributiveOmit<ToClient, "e">): void;
+    /** The hub refused a real stream: the cookie is not what the gateway thinks. */
+    refused(): void;
+}
+
+/** `Omit` over each member of a union. */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A virtual main stream: its client, its `match` and `match_urlpattern` parameters, and whether it was told `open`. */
+interface VirtualMain {
+    readonly client: string;
+    readonly topics: readonly string[];
+    readonly patterns: readonly string[];
+    open: boolean;
+}
+
+/**
+ * The engine's streams: ONE real main stream for the union of every open virtual main stream's `match` and
+ * `match_urlpattern` parameters, reopened make-before-break with {@link StreamSwitch} when the union changes
+ * (coalesced per tick, narrowing too, so that a presence leave reaches the hub), resuming from the engine's
+ * cursor; and one real whisper stream per whisper topic set, shared by every virtual whisper stream on it
+ * (laravel-mercure §7.3: a whisper stream binds a whisper to its one topic, so they are never unioned).
+ *
+ * Every event of the real main streams (current and draining) is forwarded once (by id) to every virtual main
+ * stream; each client's dispatcher filters by its own channels and socket id. The switch's own timers (open
+ * deadline, drain cap) are the only ones; drains normally end by id, so a throttled leader still hands over.
+ */
+export class StreamMux {
+    /** The virtual main streams, by id, in first-seen order. */
+    private readonly mains = new Map<string, VirtualMain>();
+
+    /** The real whisper streams by key, with the virtual streams on each. */
+    private readonly whispers = new Map<string, { stream: HubStream; refs: Set<string> }>();
+
+    /** The parameters each real main stream carries. */
+    private readonly carried = new WeakMap<HubStream, { topics: ReadonlySet<string>; patterns: ReadonlySet<string> }>();
+
+    /** The real main streams across make-before-break reopens. */
+    private readonly streams = new StreamSwitch((_stream, stall) => this.stalled(stall));
+
+    /** The last event id forwarded: the `last_event_id` of every real reopen (a new engine starts from its first client's). */
+    cursor: string | null = null;
+
+    /** Whether the cursor was taken from a client (only the first one's is). */
+    private cursorSet = false;
+
+    /** Recently forwarded ids, oldest first (bounded). */
+    private readonly seen = new Set<string>();
+
+    /** The next reconcile must reopen even for the same union (a new cookie). */
+    private reopen = false;
+
+    /** Whether a reconcile is queued for the end of this tick. */
+    private queued = false;
+
+    /** Create the multiplexer; opens nothing until a virtual stream does. */
+    constructor(private readonly host: StreamMuxHost) {}
+
+    /** Open virtual stream `id` of `client` for `url` (a whisper stream when `whisper`). */
+    open(client: string, id: string, url: string, whisper: boolean): void {
+        this.close(id); // A client re-sending after a handover.
+        if (whisper) return this.openWhisper(id, url);
+        const params = new URL(url).searchParams;
+        if (!this.cursorSet) this.cursor = params.get("last_event_id");
+        this.cursorSet = true;
+        this.mains.set(id, { client, topics: params.getAll("match"), patterns: params.getAll("match_urlpattern"), open: false });
+        this.schedule();
+    }
+
+    /** Close virtual stream `id`; the union narrows (main) or the real whisper stream loses a reference. */
+    close(id: string): void {
+        if (this.mains.delete(id)) return this.schedule();
+        for (const [key, entry] of this.whispers) {
+            if (!entry.refs.delete(id) || entry.refs.size > 0) continue;
+            entry.stream.retire();
+            this.whispers.delete(key);
+        }
+    }
+
+    /** Close every virtual stream of `client`. */
+    forget(client: string): void {
+        for (const [id, main] of this.mains) if (main.client === client) this.close(id);
+        for (const entry of this.whispers.values()) for (const id of entry.refs) if (id.startsWith(client + "/")) this.close(id);
+    }
+
+    /**
+     * The cookie changed: the next reconcile reopens the real main stream with it (make-before-break). Not
+     * now: the client that asked opens its new virtual stream next (a join changes the union, a renewal
+     * reopens), and one reopen serves both. Should none follow, the hub ends the old stream at its token's
+     * expiry and the `EventSource` reconnects by itself with the new cookie.
+     */
+    renew(): void {
+        if (this.streams.latest() !== null) this.reopen = true;
+    }
+
+    /** Close every real stream (the engine stops). */
+    closeAll(): void {
+        this.streams.closeAll();
+        for (const entry of this.whispers.values()) entry.stream.retire();
+        this.whispers.clear();
+        this.mains.clear();
+    }
+
+    /** Reconcile at the end of this tick (joins and leaves of every tab in one task make one reopen). */
+    private schedule(): void {
+        if (this.queued) return;
+        this.queued = true;
+        queueMicrotask(() => {
+            this.queued = false;
+            this.reconcile();
+        });
+    }
+
+    /** Open a real main stream for the union unless the latest one carries exactly it; tell the carried virtual streams. */
+    private reconcile(fallback = false): void {
+        const topics = new Set<string>();
+        const patterns = new Set<string>();
+        for (const main of this.mains.values()) {
+            for (const topic of main.topics) topics.add(topic);
+            for (const pattern of main.patterns) patterns.add(pattern);
+        }
+        if (topics.size === 0 && patterns.size === 0) {
+            this.streams.closeAll();
+            this.reopen = false;
+            return;
+        }
+        const latest = this.streams.latest();
+        const same = latest !== null && sameSet(this.carried.get(latest)?.topics, topics) && sameSet(this.carried.get(latest)?.patterns, patterns);
+        if (!same || this.reopen || fallback) {
+            this.reopen = false;
+            const broken = this.streams.makeRoom(streamBudget(this.host.hub) - this.whispers.size);
+            if (broken !== null) this.interrupt();
+            // [spec] laravel-mercure §4.1: one match per topic, one match_urlpattern per pattern, last_event_id = the cursor.
+            const url = buildSubscribeUrl(this.host.hub, { topics: [...topics], patterns: [...patterns], lastEventId: this.cursor });
+            const stream = new HubStream(this.host.EventSource, url, [], [...topics], this.mainHandlers);
+            this.carried.set(stream, { topics, patterns });
+            this.streams.add(stream, fallback);
+        }
+        this.announce();
+    }
+
+    /** Tell every virtual main stream the open current stream carries, and not told yet, that it is open. */
+    private announce(): void {
+        const current = this.streams.current;
+        const carried = current === null ? undefined : this.carried.get(current);
+        if (current === null || !current.isOpen() || carried === undefined) return;
+        for (const [id, main] of this.mains) {
+            if (main.open || !main.topics.every((t) => carried.topics.has(t)) || !main.patterns.every((p) => carried.patterns.has(p))) continue;
+            main.open = true;
+            this.host.send({ t: "state", s: id, state: 1 });
+        }
+    }
+
+    /** The real stream reconnects: every open virtual main stream reports a transient error, and opens again with it. */
+    private interrupt(): void {
+        for (const [id, main] of this.mains) {
+            if (!main.open) continue;
+            main.open = false;
+            this.host.send({ t: "state", s: id, state: 0 });
+        }
+    }
+
+    /** Close virtual main streams for good (`only`: those), which makes their clients re-auth through the gateway. */
+    private refuse(only?: (main: VirtualMain) => boolean): void {
+        for (const [id, main] of [...this.mains]) {
+            if (only !== undefined && !only(main)) continue;
+            this.mains.delete(id);
+            this.host.send({ t: "state", s: id, state: 2 });
+        }
+        this.host.refused();
+    }
+
+    /** A real main stream missed its open deadline (see {@link StreamSwitch}). */
+    private stalled(stall: "replacement" | "fallback"): void {
+        this.streams.closeAll();
+        this.interrupt();
+        if (stall === "replacement") this.reconcile(true);
+        else this.refuse();
+    }
+
+    /** Forward one event of a real main stream once, by id. */
+    private forward(stream: HubStream, type: "message" | "mercure", event: MessageEvent): void {
+        const id = event.lastEventId;
+        if (id !== "") {
+            this.streams.delivered(stream, id);
+            if (this.seen.has(id)) return;
+            this.seen.add(id);
+            if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value as string);
+            this.cursor = id;
+        }
+        this.host.send({ t: "event", w: null, type, data: String(event.data), id });
+    }
+
+    /** The handlers of the real main streams. */
+    private readonly mainHandlers: HubStreamHandlers = {
+        open: (stream) => {
+            if (this.streams.opened(stream)) this.announce();
+        },
+        message: (stream, event) => this.forward(stream, "message", event),
+        subscription: (stream, event) => this.forward(stream, "mercure", event),
+        error: (stream, _event, closed) => {
+            const failure = this.streams.failed(stream, closed);
+            if (failure === "interrupted") this.interrupt();
+            // [spec] laravel-mercure §8: a refused replacement: the streams waiting for it re-auth; the current one serves on.
+            else if (failure === "replacement_refused") this.refuse((main) => !main.open);
+            else if (failure === "closed") {
+                this.streams.closeAll();
+                this.refuse();
+            }
+        },
+    };
+
+    /** Open (or join) the real whisper stream of `url`'s topics for virtual stream `id`. */
+    private openWhisper(id: string, url: string): void {
+        const key = whisperKey(url);
+        let entry = this.whispers.get(key);
+        if (entry === undefined) {
+            this.streams.trimDrains(streamBudget(this.host.hub) - this.whispers.size - 1);
+            const refs = new Set<string>();
+            const tell = (state: 0 | 1 | 2) => {
+                for (const ref of refs) this.host.send({ t: "state", s: ref, state });
+            };
+            const stream = new HubStream(this.host.EventSource, url, [], [], {
+                open: () => tell(1),
+                message: (_stream, event) => this.host.send({ t: "event", w: key, type: "message", data: String(event.data), id: event.lastEventId }),
+                error: (failed, _event, closed) => {
+                    tell(closed ? 2 : 0);
+                    if (!closed) return;
+                    this.host.refused(); // The hub refused the cookie: the next auth goes to the server.
+                    failed.retire();
+                    if (this.whispers.get(key)?.stream === failed) this.whispers.delete(key);
+                },
+            });
+            entry = { stream, refs };
+            this.whispers.set(key, entry);
+        }
+        entry.refs.add(id);
+        if (entry.stream.isOpen()) this.host.send({ t: "state", s: id, state: 1 });
+    }
+}
+
+/** Whether `a` holds exactly the elements of `b`. */
+function sameSet(a: ReadonlySet<string> | undefined, b: ReadonlySet<string>): boolean {
+    return a !== undefined && a.size === b.size && [...b].every((item) => a.has(item));
+}

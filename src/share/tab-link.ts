@@ -1,0 +1,245 @@
+import { setClampedTimeout } from "../timers";
+import type { HubEngineOptions } from "./engine";
+import { loadEngine } from "./load";
+import { newId, type ToClient, type ToEngine } from "./protocol";
+import { ShareClient } from "./virtual-source";
+
+/**
+ * How long a client waits for the engine's `pong` (or a new engine's `up` after a `down`) before it takes
+ * the lead by stealing the lock: a frozen or discarded leader never answers.
+ */
+export const PING_TIMEOUT_MS = 3_000;
+
+/** The message types clients send to the engine (the others go to clients). */
+const ENGINE_MESSAGES: ReadonlySet<string> = new Set(["hello", "auth", "open", "close", "bye", "ping"]);
+
+/** The part of `navigator.locks` (Web Locks) the election uses. */
+export interface LockManagerLike {
+    request(name: string, options: { steal?: boolean; signal?: AbortSignal }, callback: () => Promise<void>): Promise<unknown>;
+}
+
+/** The part of a `BroadcastChannel` the link uses. */
+export interface BroadcastChannelLike {
+    postMessage(message: unknown): void;
+    onmessage: ((event: MessageEvent) => unknown) | null;
+}
+
+/** The browser APIs sharing needs (the page's by default; fakes in tests). */
+export interface ShareEnvironment {
+    /** `navigator.locks`. */
+    readonly locks: LockManagerLike;
+    /** The `BroadcastChannel` constructor. */
+    readonly BroadcastChannel: new (name: string) => BroadcastChannelLike;
+    /** Where `pagehide` and `pageshow` are heard (`window`), or null. */
+    readonly page: { addEventListener(type: "pagehide" | "pageshow", listener: (event: { readonly persisted?: boolean }) => void): void } | null;
+}
+
+/** The engine as its tab link hosts it (see `engine.ts`). */
+interface EngineLike {
+    receive(message: ToEngine): void;
+    close(): void;
+}
+
+/**
+ * One tab's link to the other tabs of the same app, per hub and auth endpoint: the leader election, the
+ * message bus, the engine when this tab leads, and the clients (connectors) of this tab.
+ *
+ * Why Web Locks and `BroadcastChannel` rather than a `SharedWorker`: a `SharedWorker` needs its own script
+ * URL, which a bundled library cannot emit portably for every app bundler; Android Chrome supports it only
+ * since 2026; and a worker cannot run the app's `fetch`/`EventSource` options. A Web Lock held for the tab's
+ * life elects exactly one leader per browser profile, is released the moment its tab closes or is discarded
+ * (the next waiting tab gets it at once), and can be stolen from a frozen leader; `BroadcastChannel` carries
+ * the messages. Web Locks exist only in secure contexts (https, localhost): on a plain-http host (`http://app.test`)
+ * each connector connects on its own (see `share-platform.ts`).
+ *
+ * Timers: none runs in the leader for sharing. Clients ping the engine when they need it (the engine answers
+ * from its message handler, which runs even in a throttled hidden tab), and a client that hears nothing within
+ * {@link PING_TIMEOUT_MS} steals the lock. The leader runs no renewal timer: the clients' own renewal timers
+ * (those of visible tabs run unthrottled) send the auth requests that renew the cookie and reopen the stream.
+ */
+export class TabLink {
+    /** The bus to the other tabs. */
+    private readonly channel: BroadcastChannelLike;
+
+    /** This tab's clients, by id. */
+    private readonly clients = new Map<string, ShareClient>();
+
+    /** The engine, while this tab leads and the engine chunk has loaded. */
+    private engine: EngineLike | null = null;
+
+    /** Whether this tab holds the lock (the engine may still be loading). */
+    private leading = false;
+
+    /** The epoch of the engine the clients follow, or null before the first `up`. */
+    private epoch: string | null = null;
+
+    /** Ends the lock callback of this tab's leadership (never, while the tab lives, unless stolen). */
+    private stepDown: (() => void) | null = null;
+
+    /** Whether this tab's lock request waits in the queue. */
+    private inQueue = false;
+
+    /** Cancels this tab's queued lock request when it steals the lock instead. */
+    private queued: AbortController | null = null;
+
+    /** The pending watchdog: no `pong`/`up` by then, and the lock is stolen. */
+    private watchdog: ReturnType<typeof setTimeout> | null = null;
+
+    /** Create the link named `name` and queue for the lead; `engineOptions` are the leading connector's (hub, auth). */
+    constructor(
+        private readonly name: string,
+        private readonly env: ShareEnvironment,
+        private readonly engineOptions: Omit<HubEngineOptions, "epoch" | "send">,
+    ) {
+        this.channel = new env.BroadcastChannel(name);
+        this.channel.onmessage = (event) => this.heard(event.data as ToClient | ToEngine);
+        env.page?.addEventListener("pagehide", (event) => this.hidden(event.persisted === true));
+        env.page?.addEventListener("pageshow", (event) => {
+            if (event.persisted === true) this.shown();
+        });
+        this.queue();
+    }
+
+    /** A new client (a connector of this tab). */
+    client(): ShareClient {
+        const client: ShareClient = new ShareClient({
+            post: (message) => {
+                if (message.t === "bye") this.clients.delete(client.id);
+                this.toEngine(message);
+            },
+        });
+        this.clients.set(client.id, client);
+        return client;
+    }
+
+    /** Queue for the lock; granted at once when no tab leads. */
+    private queue(): void {
+        const queued = (this.queued = new AbortController());
+        this.inQueue = true;
+        this.env.locks.request(this.name, { signal: queued.signal }, () => this.lead()).catch(() => this.lost(queued));
+    }
+
+    /** Steal the lock from a leader that did not answer (frozen, or discarded without releasing). */
+    private steal(): void {
+        this.queued?.abort();
+        this.queued = null;
+        const stealing = new AbortController();
+        this.env.locks.request(this.name, { steal: true }, () => this.lead()).catch(() => this.lost(stealing));
+    }
+
+    /** This tab got the lock: start the engine (the lazy chunk) and announce it; hold the lock while the tab lives. */
+    private async lead(): Promise<void> {
+        this.leading = true;
+        this.inQueue = false;
+        this.clearWatchdog();
+        const held = new Promise<void>((resolve) => (this.stepDown = resolve));
+        const epoch = newId();
+        try {
+            const { HubEngine } = await loadEngine();
+            if (!this.leading || this.stepDown === null) return;
+            this.engine = new HubEngine({ ...this.engineOptions, epoch, send: (message) => this.toClients(message) });
+            this.toClients({ t: "up", e: epoch });
+        } catch {
+            // The engine chunk did not load (offline, a deploy in between): let another tab lead.
+            this.leading = false;
+            this.stepDown = null;
+            return;
+        }
+        return held;
+    }
+
+    /** The lock request ended without leading, or the lead was stolen: close the engine, become a client, queue again. */
+    private lost(request: AbortController): void {
+        if (request.signal.aborted) return; // This tab cancelled a queued request itself (it stole instead).
+        this.inQueue = false;
+        this.resign();
+        this.queue();
+    }
+
+    /** Stop leading: close the real streams; the clients follow the next engine's `up`. */
+    private resign(): void {
+        this.leading = false;
+        this.stepDown?.();
+        this.stepDown = null;
+        this.engine?.close();
+        this.engine = null;
+    }
+
+    /**
+     * `pagehide`: clients say bye; a leader announces that it leaves, closes its real streams and releases the
+     * lock at once (not when the tab is torn down), so that the next tab takes over as early as possible.
+     */
+    private hidden(persisted: boolean): void {
+        // A page kept in the back/forward cache may come back: its clients stay (their names in the union are harmless).
+        if (!persisted) for (const client of this.clients.values()) client.release();
+        if (!this.leading) return;
+        if (this.epoch !== null && this.engine !== null) this.channel.postMessage({ t: "down", e: this.epoch } satisfies ToClient);
+        this.resign();
+    }
+
+    /** The page came back from the back/forward cache: queue for the lead again, and follow whichever engine answers the ping. */
+    private shown(): void {
+        this.epoch = null;
+        if (!this.leading && !this.inQueue) this.queue();
+        this.channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
+    }
+
+    /** Send a client's message to the engine: in-process in the leading tab, else over the bus (with a ping when one waits for it). */
+    private toEngine(message: ToEngine): void {
+        if (this.leading) {
+            const engine = this.engine;
+            // An engine still loading misses nothing: clients re-send everything on its `up`.
+            if (engine !== null) queueMicrotask(() => this.engine === engine && engine.receive(message));
+            return;
+        }
+        this.channel.postMessage(message);
+        if (message.t !== "bye" && message.t !== "close") this.expectEngine(true);
+    }
+
+    /** Send the engine's message to every tab's clients (this tab's in-process, after the current task). */
+    private toClients(message: ToClient): void {
+        this.channel.postMessage(message);
+        queueMicrotask(() => this.heard(message));
+    }
+
+    /** A message on the bus (or this tab's own engine's). */
+    private heard(message: ToClient | ToEngine): void {
+        if (ENGINE_MESSAGES.has(message.t)) {
+            const engine = this.engine;
+            if (engine === null) return;
+            // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
+            if (message.t === "ping") this.channel.postMessage({ t: "pong", e: this.epoch ?? "" } satisfies ToClient);
+            else engine.receive(message as ToEngine);
+            return;
+        }
+        const update = message as ToClient;
+        // An `up`, or a `pong` from an engine this tab has not followed yet (it opened after the `up`): follow it.
+        if (update.t === "up" || (update.t === "pong" && update.e !== this.epoch)) {
+            if (update.e === this.epoch) return;
+            this.epoch = update.e;
+            this.clearWatchdog();
+            for (const client of this.clients.values()) client.resync();
+            return;
+        }
+        if (update.e !== this.epoch) return;
+        this.clearWatchdog();
+        if (update.t === "down") this.expectEngine(false);
+        for (const client of this.clients.values()) client.receive(update);
+    }
+
+    /** Start the watchdog unless one runs: `ping` the engine (or, after a `down`, wait for an `up`); silence steals the lock. */
+    private expectEngine(ping: boolean): void {
+        if (this.watchdog !== null || this.leading) return;
+        if (ping) this.channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
+        this.watchdog = setClampedTimeout(() => {
+            this.watchdog = null;
+            if (!this.leading && [...this.clients.values()].some((client) => client.waiting())) this.steal();
+        }, PING_TIMEOUT_MS);
+    }
+
+    /** The engine answered. */
+    private clearWatchdog(): void {
+        if (this.watchdog !== null) clearTimeout(this.watchdog);
+        this.watchdog = null;
+    }
+}

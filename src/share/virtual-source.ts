@@ -1,0 +1,226 @@
+import type { AuthResult } from "../auth/auth-client";
+import type { EventSourceConstructor, EventSourceInitLike, EventSourceLike } from "../transport/platform";
+import { newId, whisperKey, type ToClient, type ToEngine } from "./protocol";
+
+/** What a {@link ShareClient} needs from its tab's link: send to the engine (and note that an answer is expected). */
+export interface ClientPort {
+    /** Send `message` to the engine of the current epoch (in-process in the leading tab). */
+    post(message: ToEngine): void;
+}
+
+/**
+ * One connector's side of the sharing ("client"): its virtual `EventSource`s and its auth requests, sent
+ * to the leading tab's engine. A virtual stream behaves as an `EventSource`: CONNECTING until the engine's
+ * real stream carries its parameters and is open, CONNECTING again (an `error`) while the real stream
+ * reconnects or the engine changes hands, CLOSED (an `error`) when the hub refused the real stream.
+ */
+export class ShareClient {
+    /** This client's id, unique across tabs. */
+    readonly id = newId();
+
+    /** The virtual streams not closed yet, by id. */
+    private readonly sources = new Map<string, VirtualSource>();
+
+    /** The auth requests waiting for their answer, by number: re-sent to a new engine. */
+    private readonly pending = new Map<number, { names: readonly string[]; resolve: (result: AuthResult) => void }>();
+
+    /** The channel set of the last auth request (re-announced to a new engine so that its union covers this tab). */
+    private names: readonly string[] = [];
+
+    /** The hub refused the cookie: the next auth request asks the server, not the last grant. */
+    private fresh = false;
+
+    /** The number of the next auth request. */
+    private nextRequest = 1;
+
+    /** The virtual main-stream `EventSource` of this client. */
+    readonly EventSource: EventSourceConstructor;
+
+    /** The virtual whisper-stream `EventSource` of this client. */
+    readonly whisperEventSource: EventSourceConstructor;
+
+    /** Create a client that talks to the engine through `port`. */
+    constructor(private readonly port: ClientPort) {
+        const source = (whisper: boolean): EventSourceConstructor => {
+            const open = (url: string) => this.open(url, whisper);
+            return class {
+                static readonly CLOSED = 2;
+                constructor(url: string, _init?: EventSourceInitLike) {
+                    return open(url);
+                }
+            } as unknown as EventSourceConstructor;
+        };
+        this.EventSource = source(false);
+        this.whisperEventSource = source(true);
+    }
+
+    /** The batch auth transport: the engine answers for this client's `names` only (see `auth-gateway.ts`). */
+    authorize(names: readonly string[], signal: AbortSignal): Promise<AuthResult> {
+        if (signal.aborted) return Promise.resolve({ kind: "aborted" });
+        const r = this.nextRequest++;
+        this.names = [...names];
+        return new Promise<AuthResult>((resolve) => {
+            const abort = () => {
+                this.pending.delete(r);
+                resolve({ kind: "aborted" });
+            };
+            signal.addEventListener("abort", abort, { once: true });
+            this.pending.set(r, {
+                names,
+                resolve: (result) => {
+                    signal.removeEventListener("abort", abort);
+                    resolve(result);
+                },
+            });
+            this.port.post({ t: "auth", c: this.id, r, names: [...names], fresh: this.fresh });
+            this.fresh = false;
+        });
+    }
+
+    /** The hub refused the cookie (a whisper POST): the next auth request must reach the server. */
+    stale(): void {
+        this.fresh = true;
+    }
+
+    /** Whether this client waits for the engine (an auth answer, a stream to open). */
+    waiting(): boolean {
+        return this.pending.size > 0 || [...this.sources.values()].some((source) => source.readyState === 0);
+    }
+
+    /** The connector forgot its platform (`disconnect()`): leave the union; its streams are closed already. */
+    release(): void {
+        for (const source of [...this.sources.values()]) source.close();
+        this.names = [];
+        this.port.post({ t: "bye", c: this.id });
+    }
+
+    /** A message from the engine this client's link follows. */
+    receive(message: ToClient): void {
+        switch (message.t) {
+            case "granted": {
+                if (message.c !== this.id) return;
+                const request = this.pending.get(message.r);
+                this.pending.delete(message.r);
+                request?.resolve(message.result);
+                return;
+            }
+            case "state":
+                return this.sources.get(message.s)?.state(message.state);
+            case "event":
+                for (const source of this.sources.values()) source.deliver(message);
+                return;
+            case "down":
+                for (const source of this.sources.values()) source.interrupt();
+                return;
+            default:
+                return;
+        }
+    }
+
+    /** A new engine is up: announce this client's set, re-send pending auth requests, resubscribe from each stream's cursor. */
+    resync(): void {
+        if (this.names.length > 0) this.port.post({ t: "hello", c: this.id, names: [...this.names] });
+        for (const [r, { names }] of this.pending) this.port.post({ t: "auth", c: this.id, r, names: [...names] });
+        for (const source of this.sources.values()) {
+            source.interrupt();
+            this.port.post({ t: "open", c: this.id, s: source.id, url: source.resumeUrl(), w: source.whisper });
+        }
+    }
+
+    /** Open a virtual stream. */
+    private open(url: string, whisper: boolean): VirtualSource {
+        const source = new VirtualSource(`${this.id}/${this.nextRequest++}`, url, whisper, (closed) => {
+            this.sources.delete(closed.id);
+            this.port.post({ t: "close", c: this.id, s: closed.id });
+        }, (gone) => this.sources.delete(gone.id));
+        this.sources.set(source.id, source);
+        this.port.post({ t: "open", c: this.id, s: source.id, url, w: whisper });
+        return source;
+    }
+}
+
+/** A virtual `EventSource` fed by the engine's real stream. */
+class VirtualSource implements EventSourceLike {
+    /** 0 connecting, 1 open, 2 closed. */
+    readyState = 0;
+    /** Called when the engine's real stream carries this one and is open. */
+    onopen: ((event: Event) => unknown) | null = null;
+    /** Called for each main-stream (or whisper-stream) message the engine forwards. */
+    onmessage: ((event: MessageEvent) => unknown) | null = null;
+    /** Called when the real stream reconnects (readyState CONNECTING) or was refused (CLOSED). */
+    onerror: ((event: Event) => unknown) | null = null;
+
+    /** `addEventListener("mercure")` listeners. */
+    private readonly listeners: Array<(event: MessageEvent) => unknown> = [];
+
+    /** The whisper stream key, or null for a main stream. */
+    private readonly key: string | null;
+
+    /** The last event id delivered (resumes this stream after a handover), initially the URL's `last_event_id`. */
+    private cursor: string | null;
+
+    /** Create a virtual stream; `closed` tells the client it was closed here, `gone` that the engine closed it. */
+    constructor(
+        /** The stream's id, unique across tabs. */
+        readonly id: string,
+        /** The subscribe URL the connector built. */
+        readonly url: string,
+        /** Whether this is a whisper stream. */
+        readonly whisper: boolean,
+        private readonly closed: (source: VirtualSource) => void,
+        private readonly gone: (source: VirtualSource) => void,
+    ) {
+        this.key = whisper ? whisperKey(url) : null;
+        this.cursor = new URL(url).searchParams.get("last_event_id");
+    }
+
+    /** Listen for `mercure` subscription events (the only named events the hub sends). */
+    addEventListener(type: string, listener: (event: MessageEvent) => unknown): void {
+        if (type === "mercure") this.listeners.push(listener);
+    }
+
+    /** Close this virtual stream (the engine narrows its union or drops a whisper reference). */
+    close(): void {
+        if (this.readyState === 2) return;
+        this.readyState = 2;
+        this.closed(this);
+    }
+
+    /** The engine says this stream is connecting (0), open (1), or closed for good (2: the hub refused it). */
+    state(state: 0 | 1 | 2): void {
+        if (this.readyState === 2) return;
+        if (state === 1) {
+            if (this.readyState === 1) return;
+            this.readyState = 1;
+            this.onopen?.(new Event("open"));
+            return;
+        }
+        if (state === 0) return this.interrupt();
+        this.readyState = 2;
+        this.gone(this);
+        this.onerror?.(new Event("error"));
+    }
+
+    /** The real stream reconnects or the engine changes hands: an open stream reports a transient error. */
+    interrupt(): void {
+        if (this.readyState !== 1) return;
+        this.readyState = 0;
+        this.onerror?.(new Event("error"));
+    }
+
+    /** Deliver an engine event if it is for this stream and the stream is open. */
+    deliver(message: Extract<ToClient, { t: "event" }>): void {
+        if (this.readyState !== 1 || message.w !== this.key) return;
+        if (message.id !== "") this.cursor = message.id;
+        const event = new MessageEvent(message.type, { data: message.data, lastEventId: message.id });
+        if (message.type === "message") this.onmessage?.(event);
+        else for (const listener of [...this.listeners]) listener(event);
+    }
+
+    /** The URL to resubscribe with after a handover: resuming from this stream's own cursor. */
+    resumeUrl(): string {
+        const url = new URL(this.url);
+        if (this.cursor !== null) url.searchParams.set("last_event_id", this.cursor);
+        return url.href;
+    }
+}

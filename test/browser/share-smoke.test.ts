@@ -1,0 +1,86 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startDevServer, type DevServer } from "../../src/dev/server";
+import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
+import { PageHarness, payloadsOf } from "./support/harness";
+import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { waitUntil } from "./support/wait";
+
+const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
+const BUNDLE = fileURLToPath(new URL("../../dist/laravel-echo-mercure.iife.js", import.meta.url));
+const ANN = 1;
+/** Generous: a loaded two-core machine. */
+const DEADLINE = { timeout: 30_000 };
+const chromium = findChromium();
+
+/*
+ * A smoke test of sharing across tabs (issue 17): two pages of one user in one browser context. The
+ * acceptance suite (test/browser/tabs*.test.ts) is the full check; this one only shows the wiring works in
+ * Chromium with the built bundle: one hub stream for both tabs, each tab receiving its own private channel,
+ * and the second tab carrying on when the leading one closes.
+ */
+describe.skipIf(!shouldRunBrowserTests(chromium))("two tabs share one hub connection in Chromium", () => {
+    let browser: Browser | undefined;
+    let server: DevServer | undefined;
+    let opened: PageHarness[] = [];
+
+    beforeAll(async () => {
+        if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` before the browser tests.`);
+        browser = await launchChromium(chromium);
+        server = await startDevServer({
+            hub: { history: true },
+            app: { users: [{ id: ANN, name: "Ann" }] },
+            channels: { "orders.{id}": (user) => user.id === ANN, "chat.{id}": (user) => user.id === ANN },
+            pages: { [HARNESS_PAGE]: harnessPage() },
+            distDir: DIST_DIR,
+        });
+    });
+
+    afterEach(async () => {
+        const pages = opened;
+        opened = [];
+        await Promise.allSettled(pages.map((page) => page.close()));
+        await server?.restart();
+    });
+
+    afterAll(async () => {
+        await Promise.allSettled([browser?.close(), server?.close()]);
+    });
+
+    function dev(): DevServer {
+        if (server === undefined) throw new Error("The dev server did not start.");
+        return server;
+    }
+
+    it("holds one stream for both tabs, delivers each tab its own channel, and survives closing the leading tab", async () => {
+        if (browser === undefined) throw new Error("Chromium did not start.");
+        const first = await PageHarness.open(browser, dev().url, ANN);
+        opened.push(first);
+        await first.create();
+        await first.join({ kind: "private", name: "orders.1", events: [".placed"] });
+        await first.waitForSubscribed(["private-orders.1"], DEADLINE);
+        const second = await first.openTab();
+        opened.push(second);
+        await second.create();
+        await second.join({ kind: "private", name: "chat.1", events: [".said"] });
+        await second.waitForSubscribed(["private-chat.1"], DEADLINE);
+        await waitUntil("one hub stream for both tabs", () => dev().hub.stats.openConnections === 1, { ...DEADLINE, describe: () => dev().hub.stats.openConnections });
+
+        await dev().broadcast({ channels: ["private-orders.1"], event: "placed", payload: { n: 1 } });
+        await dev().broadcast({ channels: ["private-chat.1"], event: "said", payload: { n: 2 } });
+        await first.waitFor("the order", (s) => payloadsOf(s, "private-orders.1").length === 1, DEADLINE);
+        await second.waitFor("the chat", (s) => payloadsOf(s, "private-chat.1").length === 1, DEADLINE);
+        expect(payloadsOf(await first.snapshot(), "private-chat.1")).toEqual([]);
+        expect(payloadsOf(await second.snapshot(), "private-orders.1")).toEqual([]);
+
+        // The leading tab closes: the other takes over and resumes from its cursor (the hub keeps history).
+        await first.closeTab();
+        await dev().broadcast({ channels: ["private-chat.1"], event: "said", payload: { n: 3 } });
+        const after = await second.waitFor("the chat after the handover", (s) => payloadsOf(s, "private-chat.1").length === 2, DEADLINE);
+        expect(payloadsOf(after, "private-chat.1")).toEqual([{ n: 2 }, { n: 3 }]);
+        expect(after.errors.filter((error) => error.code !== "stream_error")).toEqual([]);
+        await waitUntil("one hub stream left", () => dev().hub.stats.openConnections === 1, { ...DEADLINE, describe: () => dev().hub.stats.openConnections });
+    });
+});

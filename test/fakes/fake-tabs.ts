@@ -1,0 +1,148 @@
+import type { BroadcastChannelLike, LockManagerLike, ShareEnvironment } from "../../src/share/tab-link";
+
+/** One lock request as the fake lock manager keeps it. */
+interface LockRequest {
+    readonly tab: FakeTab;
+    readonly callback: () => Promise<void>;
+    readonly resolve: (value: unknown) => void;
+    readonly reject: (error: unknown) => void;
+}
+
+/**
+ * A fake browser profile for tabs in one process: Web Locks (exclusive, queued in order, `steal`, `signal`,
+ * released when the holder's callback settles or its tab closes) and `BroadcastChannel` (delivered to the
+ * other instances of the same name, structured-cloned, as a task: `setTimeout(0)`).
+ */
+export class FakeBrowser {
+    /** The holder and the queue of each lock name. */
+    private readonly locks = new Map<string, { holder: LockRequest | null; queue: LockRequest[] }>();
+
+    /** Every open channel instance. */
+    readonly channels: Array<{ tab: FakeTab; name: string; instance: BroadcastChannelLike }> = [];
+
+    /** Every message posted, in order (for protocol assertions). */
+    readonly posted: unknown[] = [];
+
+    /** Open a new tab. */
+    tab(): FakeTab {
+        return new FakeTab(this);
+    }
+
+    /** The tab holding lock `name`, or null. */
+    holder(name?: string): FakeTab | null {
+        const lock = name === undefined ? [...this.locks.values()][0] : this.locks.get(name);
+        return lock?.holder?.tab ?? null;
+    }
+
+    /** @internal */
+    request(tab: FakeTab, name: string, options: { steal?: boolean; signal?: AbortSignal }, callback: () => Promise<void>): Promise<unknown> {
+        const lock = this.locks.get(name) ?? { holder: null, queue: [] };
+        this.locks.set(name, lock);
+        return new Promise((resolve, reject) => {
+            const request: LockRequest = { tab, callback, resolve, reject };
+            if (options.steal === true) {
+                const stolen = lock.holder;
+                lock.holder = null;
+                stolen?.reject(new DOMException("The lock was stolen.", "AbortError"));
+                this.grant(name, lock, request);
+                return;
+            }
+            options.signal?.addEventListener("abort", () => {
+                const index = lock.queue.indexOf(request);
+                if (index < 0) return;
+                lock.queue.splice(index, 1);
+                reject(new DOMException("aborted", "AbortError"));
+            });
+            lock.queue.push(request);
+            this.next(name, lock);
+        });
+    }
+
+    /** @internal A tab closed: its locks are released, its queued requests dropped, its channels closed. */
+    closeTab(tab: FakeTab): void {
+        for (const [name, lock] of this.locks) {
+            lock.queue = lock.queue.filter((request) => request.tab !== tab);
+            if (lock.holder?.tab === tab) {
+                lock.holder = null;
+                this.next(name, lock);
+            }
+        }
+        for (let i = this.channels.length - 1; i >= 0; i--) if (this.channels[i]!.tab === tab) this.channels.splice(i, 1);
+    }
+
+    private next(name: string, lock: { holder: LockRequest | null; queue: LockRequest[] }): void {
+        if (lock.holder !== null) return;
+        const request = lock.queue.shift();
+        if (request !== undefined) this.grant(name, lock, request);
+    }
+
+    private grant(name: string, lock: { holder: LockRequest | null; queue: LockRequest[] }, request: LockRequest): void {
+        lock.holder = request;
+        // Like the browser, the callback runs as a task once granted.
+        setTimeout(() => {
+            if (lock.holder !== request) return;
+            request.callback().then(
+                (value) => {
+                    if (lock.holder === request) {
+                        lock.holder = null;
+                        this.next(name, lock);
+                    }
+                    request.resolve(value);
+                },
+                (error: unknown) => {
+                    if (lock.holder === request) {
+                        lock.holder = null;
+                        this.next(name, lock);
+                    }
+                    request.reject(error);
+                },
+            );
+        }, 0);
+    }
+}
+
+/** One tab of a {@link FakeBrowser}: its {@link ShareEnvironment}, `pagehide`, and closing it. */
+export class FakeTab {
+    /** The `pagehide` listeners. */
+    private readonly hides: Array<() => void> = [];
+
+    /** Whether the tab was closed. */
+    closed = false;
+
+    /** The environment to pass as the connectors' `shareEnvironment`. */
+    readonly env: ShareEnvironment;
+
+    constructor(private readonly browser: FakeBrowser) {
+        const tab = this;
+        const locks: LockManagerLike = { request: (name, options, callback) => browser.request(tab, name, options, callback) };
+        class Channel implements BroadcastChannelLike {
+            onmessage: ((event: MessageEvent) => unknown) | null = null;
+            constructor(readonly name: string) {
+                browser.channels.push({ tab, name, instance: this });
+            }
+            postMessage(message: unknown): void {
+                if (tab.closed) return;
+                browser.posted.push(message);
+                for (const other of browser.channels) {
+                    if (other.name !== this.name || other.instance === this) continue;
+                    const data = structuredClone(message);
+                    setTimeout(() => {
+                        if (!other.tab.closed) other.instance.onmessage?.(new MessageEvent("message", { data }));
+                    }, 0);
+                }
+            }
+        }
+        this.env = {
+            locks,
+            BroadcastChannel: Channel,
+            page: { addEventListener: (type, listener) => type === "pagehide" && this.hides.push(() => listener({ persisted: false })) },
+        };
+    }
+
+    /** Fire `pagehide`, then close the tab (its locks are released, it hears nothing more). */
+    close(hide = true): void {
+        if (hide) for (const listener of this.hides) listener();
+        this.closed = true;
+        this.browser.closeTab(this);
+    }
+}

@@ -1,0 +1,358 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { MercureConnector } from "../../../src/connector/mercure-connector";
+import type { MercureConnectorOptions } from "../../../src/connector/options";
+import type { MercureError } from "../../../src/errors";
+import { PING_TIMEOUT_MS } from "../../../src/share/tab-link";
+import { FakeAuthServer, grant } from "../../fakes/fake-auth-server";
+import { HUB, envelope, topic } from "../../fakes/connector-harness";
+import { createFakeEventSource, type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
+import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
+
+/** Tabs of one fake browser, each with its connector, on one fake hub and auth endpoint. */
+let browser: FakeBrowser;
+let ES: FakeEventSourceClass;
+let auth: FakeAuthServer;
+const connectors: MercureConnector[] = [];
+
+beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
+    browser = new FakeBrowser();
+    ES = createFakeEventSource();
+    auth = new FakeAuthServer();
+});
+
+afterEach(() => {
+    for (const connector of connectors.splice(0)) connector.disconnect();
+    vi.useRealTimers();
+});
+
+/** Open a tab with its connector. */
+function open(options: MercureConnectorOptions = {}): { tab: FakeTab; connector: MercureConnector; errors: Array<{ channel: string; error: MercureError }> } {
+    const tab = browser.tab();
+    const connector = new MercureConnector({ host: HUB, eventSource: ES, fetch: auth.fetch, shareEnvironment: tab.env, ...options });
+    connectors.push(connector);
+    return { tab, connector, errors: [] };
+}
+
+/** Let tasks and microtasks run (messages between tabs, lock grants, the engine chunk's import). */
+async function settle(ms = 0): Promise<void> {
+    // A zero-delay timer set while fake timers run fires 1 ms later: step 1 ms at a time.
+    await vi.advanceTimersByTimeAsync(ms);
+    for (let i = 0; i < 3; i++) {
+        await vi.dynamicImportSettled();
+        for (let step = 0; step < 30; step++) await vi.advanceTimersByTimeAsync(1);
+    }
+}
+
+/** The real (engine-held) main streams still open: the ones with a `match` of a channel topic. */
+function realMain(): FakeEventSource[] {
+    return ES.live().filter((source) => source.matches().some((match) => match.includes("/channel/")));
+}
+
+/** The one open real main stream. */
+function main(): FakeEventSource {
+    const live = realMain();
+    expect(live, live.map((source) => source.url).join("\n")).toHaveLength(1);
+    return live[0]!;
+}
+
+/**
+ * Open every real stream that is still connecting, and let replaced streams drain out (DRAIN_MS, twice: a
+ * leave narrows the real stream once the leaving tab's own virtual stream has drained).
+ */
+async function openAll(): Promise<void> {
+    for (let round = 0; round < 3; round++) {
+        for (const source of ES.live()) if (source.readyState === 0) source.emitOpen();
+        await settle(round === 0 ? 0 : 2_000);
+    }
+}
+
+describe("sharing one hub connection between tabs", () => {
+    it("coalesces the connectors of one tab joining in one tick into one auth request and one real stream", async () => {
+        const tab = browser.tab();
+        const make = () => {
+            const connector = new MercureConnector({ host: HUB, eventSource: ES, fetch: auth.fetch, shareEnvironment: tab.env });
+            connectors.push(connector);
+            return connector;
+        };
+        const [a, b, c] = [make(), make(), make()];
+        a.privateChannel("orders.1");
+        b.privateChannel("chat.1");
+        c.presenceChannel("room.1");
+        await settle();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "private-chat.1", "presence-room.1"]]);
+        await openAll();
+        expect(main().matches()).toEqual([topic("private-orders.1"), topic("private-chat.1"), topic("presence-room.1")]);
+        for (const connector of [a, b, c]) expect(connector.connectionStatus()).toBe("connected");
+    });
+
+    it("elects one leader; another tab's channels join the union: one request in flight, one trailing, then one stream", async () => {
+        const a = open();
+        const b = open();
+        a.connector.privateChannel("orders.1");
+        b.connector.privateChannel("chat.1");
+        await settle();
+        expect(browser.holder()).toBe(a.tab);
+        expect(auth.requests.length).toBeLessThanOrEqual(2);
+        expect(auth.lastNames()).toEqual(["private-orders.1", "private-chat.1"]);
+        await openAll();
+        expect(main().matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
+        expect(a.connector.connectionStatus()).toBe("connected");
+        expect(b.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("delivers each event once to every tab that joined its channel, across a make-before-break drain", async () => {
+        const a = open();
+        const b = open();
+        const gotA: unknown[] = [];
+        const gotB: unknown[] = [];
+        a.connector.privateChannel("orders.1").listen(".placed", (payload: unknown) => gotA.push(payload));
+        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
+        await settle();
+        await openAll();
+        const first = main();
+        first.emitMessage(envelope(["private-orders.1"], "placed", { n: 1 }), "id-1");
+        // A join reopens the real stream; the old one drains: an id on both is forwarded once.
+        b.connector.channel("news");
+        await settle();
+        const second = realMain().find((source) => source !== first)!;
+        expect(second.param("last_event_id")).toBe("id-1");
+        second.emitOpen();
+        await settle();
+        first.emitMessage(envelope(["private-chat.1"], "said", { n: 2 }), "id-2");
+        second.emitMessage(envelope(["private-chat.1"], "said", { n: 2 }), "id-2");
+        await settle();
+        expect(first.closed).toBe(true); // The drain caught up by id.
+        second.emitMessage(envelope(["private-orders.1"], "placed", { n: 3 }), "id-3");
+        await settle();
+        expect(gotA).toEqual([{ n: 1 }, { n: 3 }]);
+        expect(gotB).toEqual([{ n: 2 }]);
+        // The engine forwarded id-2 once, although both real streams delivered it.
+        expect(browser.posted.filter((message) => (message as { t: string; id?: string }).t === "event" && (message as { id: string }).id === "id-2")).toHaveLength(1);
+    });
+
+    it("answers each tab for its own names: keys and denials only to the tab that joined them", async () => {
+        auth.handler = (names) => {
+            const answer = grant(names, {}, ["private-secret.1"]);
+            const body = answer.body as { channel_names: Array<Record<string, unknown>> };
+            for (const entry of body.channel_names) if (entry["name"] === "private-encrypted-vault.1") entry["jwk"] = { kty: "oct", k: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" };
+            return answer;
+        };
+        const a = open();
+        const b = open();
+        const errorsA: string[] = [];
+        const errorsB: string[] = [];
+        a.connector.privateChannel("orders.1").error((error: MercureError) => errorsA.push(error.code));
+        b.connector.privateChannel("secret.1").error((error: MercureError) => errorsB.push(error.code));
+        await settle();
+        await openAll();
+        expect(errorsA).toEqual([]);
+        expect(errorsB).toEqual(["auth_denied"]);
+        expect(Object.keys(b.connector.channels)).toEqual([]);
+        expect(Object.keys(a.connector.channels)).toEqual(["private-orders.1"]);
+        expect(main().matches()).toEqual([topic("private-orders.1")]);
+        // Each tab's answer names only its own channels: the key only to A, the denial only to B.
+        const asked = new Map<string, string[]>();
+        for (const message of browser.posted as Array<{ t: string; c: string; names?: string[]; result?: { kind: string; response?: { channels: Map<string, unknown> } } }>) {
+            if (message.t === "auth") asked.set(message.c, message.names ?? []);
+            if (message.t === "granted" && message.result?.kind === "ok") expect([...message.result.response!.channels.keys()].every((name) => asked.get(message.c)?.includes(name))).toBe(true);
+        }
+    });
+
+    it("counts the 100-channel limit on the union and names each channel past it in its own tab", async () => {
+        const a = open();
+        const b = open();
+        const limited: string[] = [];
+        for (let i = 0; i < 60; i++) a.connector.privateChannel(`a.${i}`);
+        for (let i = 0; i < 60; i++) b.connector.privateChannel(`b.${i}`).error((error: MercureError) => limited.push(`${error.code} ${error.channel}`));
+        await settle();
+        expect(auth.lastNames()).toHaveLength(100);
+        expect(limited).toEqual(Array.from({ length: 20 }, (_, i) => `channel_limit private-b.${40 + i}`));
+    });
+
+    it("issue 13: a leave and a fresh public join cost no auth request; a guarded join one; near expiry a real one", async () => {
+        const a = open();
+        const b = open();
+        a.connector.privateChannel("orders.1");
+        b.connector.privateChannel("chat.1");
+        a.connector.privateChannel("orders.2");
+        await settle();
+        await openAll();
+        const before = auth.requests.length;
+        a.connector.leaveChannel("private-orders.2");
+        await settle();
+        expect(auth.requests).toHaveLength(before);
+        await openAll();
+        expect([...main().matches()].sort()).toEqual([topic("private-chat.1"), topic("private-orders.1")]);
+        b.connector.channel("news");
+        await settle();
+        expect(auth.requests).toHaveLength(before);
+        await openAll();
+        b.connector.privateChannel("chat.2");
+        await settle();
+        expect(auth.requests).toHaveLength(before + 1);
+        expect(auth.lastNames()).toEqual(["private-orders.1", "private-chat.1", "news", "private-chat.2"]);
+        await openAll();
+        // expires_in 300: the renewal moment is 0.9 × (0.8 × 300 s − 5 s) = 211.5 s after the request.
+        vi.setSystemTime(Date.now() + 212_000);
+        a.connector.channel("weather");
+        await settle();
+        expect(auth.requests).toHaveLength(before + 2);
+    });
+
+    it("a client's renewal timer renews the cookie at the server and reopens the real stream with it, even for a client that waited for another's request", async () => {
+        auth.hold();
+        const a = open();
+        const b = open();
+        a.connector.privateChannel("orders.1");
+        await settle();
+        b.connector.privateChannel("chat.1"); // Waits behind A's request in flight: its own request time is earlier than the trailing one's.
+        await settle(500);
+        auth.release();
+        await settle();
+        await openAll();
+        const before = auth.requests.length;
+        const stream = main();
+        // expires_in 300: each connector renews 211.5 s after its request.
+        await settle(212_000);
+        expect(auth.requests.length).toBeGreaterThan(before);
+        expect(auth.requests.length).toBeLessThanOrEqual(before + 2);
+        await openAll();
+        expect(main()).not.toBe(stream);
+    });
+
+    it("a tab opened after the engine is up follows it through the ping's pong; its guarded join costs one request and one real reopen", async () => {
+        const a = open();
+        a.connector.privateChannel("orders.1");
+        await settle();
+        await openAll();
+        const requests = auth.requests.length;
+        const created = ES.instances.length;
+        const b = open();
+        const got: unknown[] = [];
+        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => got.push(payload));
+        await settle();
+        await openAll();
+        expect(auth.requests.length - requests).toBe(1);
+        expect(ES.instances.length - created).toBe(1);
+        expect(b.connector.connectionStatus()).toBe("connected");
+        main().emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-5");
+        await settle();
+        expect(got).toEqual([{ n: 1 }]);
+    });
+
+    it("issue 13: after the hub refuses the real stream, the next request goes to the server, not the cache", async () => {
+        const a = open();
+        a.connector.privateChannel("orders.1");
+        await settle();
+        await openAll();
+        a.connector.channel("news");
+        await settle();
+        expect(auth.requests).toHaveLength(1);
+        await openAll();
+        main().emitError(true);
+        await settle(30_000); // The connector's backoff.
+        expect(auth.requests).toHaveLength(2);
+    });
+
+    it("shares a whisper stream between tabs by reference count", async () => {
+        const a = open();
+        const b = open();
+        const chatA = a.connector.privateChannel("chat.1");
+        const chatB = b.connector.privateChannel("chat.1");
+        const heard: string[] = [];
+        chatA.listenForWhisper("typing", () => heard.push("a"));
+        chatB.listenForWhisper("typing", () => heard.push("b"));
+        await settle();
+        await openAll();
+        await settle();
+        const whisperStreams = () => ES.live().filter((source) => source.matches().some((match) => match.includes("/whisper/")));
+        expect(whisperStreams()).toHaveLength(1);
+        a.connector.leaveChannel("private-chat.1");
+        await settle();
+        expect(whisperStreams()).toHaveLength(1);
+        b.connector.leaveChannel("private-chat.1");
+        await settle();
+        expect(whisperStreams()).toHaveLength(0);
+    });
+
+    it("disconnect() in one tab leaves the others connected; the union narrows", async () => {
+        const a = open();
+        const b = open();
+        const gotB: unknown[] = [];
+        a.connector.privateChannel("orders.1");
+        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
+        await settle();
+        await openAll();
+        a.connector.disconnect();
+        await settle();
+        await openAll();
+        expect(main().matches()).toEqual([topic("private-chat.1")]);
+        main().emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-9");
+        await settle();
+        expect(gotB).toEqual([{ n: 1 }]);
+        expect(b.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("hands over when the leading tab closes: the next tab leads and resumes from the cursor", async () => {
+        const a = open();
+        const b = open();
+        const gotB: unknown[] = [];
+        a.connector.privateChannel("orders.1");
+        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
+        await settle();
+        await openAll();
+        const leaderStream = main();
+        leaderStream.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-1");
+        await settle();
+        a.tab.close();
+        await settle();
+        expect(leaderStream.closed).toBe(true); // pagehide: the leader closed its real streams and released the lock.
+        expect(browser.holder()).toBe(b.tab);
+        const next = main();
+        expect(next.param("last_event_id")).toBe("id-1");
+        expect(next.matches()).toEqual([topic("private-chat.1")]);
+        next.emitOpen();
+        await settle();
+        next.emitMessage(envelope(["private-chat.1"], "said", { n: 2 }), "id-2");
+        await settle();
+        expect(gotB).toEqual([{ n: 1 }, { n: 2 }]);
+    });
+
+    it("steals the lead from a frozen leader that does not answer a ping within the bound", async () => {
+        const a = open();
+        a.connector.privateChannel("orders.1");
+        await settle();
+        await openAll();
+        const leaderStream = main();
+        // Frozen: the leader hears nothing more (no task runs in it).
+        browser.channels.filter((entry) => entry.tab === a.tab).forEach((entry) => (entry.instance.onmessage = null));
+        const b = open();
+        b.connector.privateChannel("chat.1");
+        await settle(PING_TIMEOUT_MS + 1_000);
+        expect(browser.holder()).toBe(b.tab);
+        expect(leaderStream.closed).toBe(true); // The stolen leader closed its real streams.
+    });
+
+    it("falls back to one connection per connector with shareAcrossTabs: false", async () => {
+        const a = open({ shareAcrossTabs: false });
+        const b = open({ shareAcrossTabs: false });
+        a.connector.privateChannel("orders.1");
+        b.connector.privateChannel("chat.1");
+        await settle();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-chat.1"]]);
+        expect(ES.live()).toHaveLength(2);
+        expect(browser.posted).toEqual([]);
+    });
+
+    it("falls back when the page has no usable Web Locks (happy-dom: navigator.locks is null)", async () => {
+        const tab = browser.tab();
+        const connector = new MercureConnector({ host: HUB, eventSource: ES, fetch: auth.fetch });
+        connectors.push(connector);
+        connector.privateChannel("orders.1");
+        await settle();
+        expect(auth.requests).toHaveLength(1);
+        expect(browser.posted).toEqual([]);
+        void tab;
+    });
+});
