@@ -38,7 +38,7 @@ function pageEnvironment(): ShareEnvironment | null {
 /**
  * The platform a connector runs on when its tabs share one hub connection: `platform` with its auth request
  * and its `EventSource`s going to the leading tab's engine (see `tab-link.ts`), or `platform` itself when
- * sharing is off (`shareAcrossTabs: false`) or impossible (no Web Locks: not a secure context such as
+ * sharing is off (`shareAcrossTabs: false`), the hub is reached with a `hubToken` (header auth), or impossible (no Web Locks: not a secure context such as
  * `http://app.test`; no `BroadcastChannel`; outside a browser): then each connector connects on its own, as
  * before sharing existed, and the browser's one hub cookie holds the grants of whichever tab authorized last.
  *
@@ -46,7 +46,9 @@ function pageEnvironment(): ShareEnvironment | null {
  * returned platform (the connector's `disconnect()`) makes the connector leave the union; the tab keeps leading.
  */
 export function sharePlatform(platform: Platform, options: ShareOptions): Platform {
-    if (options.shareAcrossTabs === false) return platform;
+    // With a hub token each tab's streams carry their own Authorization header: no browser-wide cookie to
+    // keep covering every tab, and the leading tab's token source would have to serve channels it never asked for.
+    if (options.shareAcrossTabs === false || platform.hubToken !== null) return platform;
     const env = options.shareEnvironment ?? pageEnvironment();
     if (env === null) return platform;
     const name = `laravel-echo-mercure ${platform.hub.href} ${new URL(platform.authEndpoint, scopeBase(platform.hub)).href}`;

@@ -345,6 +345,19 @@ describe("sharing one hub connection between tabs", () => {
         expect(browser.posted).toEqual([]);
     });
 
+    it("falls back to one connection per connector with a hubToken: each tab's streams carry its own header", async () => {
+        const part = (json: object) => Buffer.from(JSON.stringify(json)).toString("base64url");
+        const hubToken = `${part({ alg: "HS256" })}.${part({ exp: 4_102_444_800 })}.signature`;
+        const a = open({ hubToken });
+        const b = open({ hubToken });
+        a.connector.privateChannel("orders.1");
+        b.connector.privateChannel("chat.1");
+        await settle();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-chat.1"]]);
+        expect(ES.live()).toHaveLength(2);
+        expect(browser.posted).toEqual([]);
+    });
+
     it("falls back when the page has no usable Web Locks (happy-dom: navigator.locks is null)", async () => {
         const tab = browser.tab();
         const connector = new MercureConnector({ host: HUB, eventSource: ES, fetch: auth.fetch });
