@@ -24,6 +24,8 @@ export interface AuthResponse {
     topicPrefix: string | null;
     /** Whether the server minted whisper grants. */
     clientEvents: boolean;
+    /** Set by the tabs' shared auth gateway on an answer from its last grant, given without a request to Laravel; never from the server. */
+    fromGrant?: true;
 }
 
 /**

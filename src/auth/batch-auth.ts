@@ -35,6 +35,9 @@ export class BatchAuth {
     /** The last successful auth response (its topic prefix and `client_events`), or null. */
     response: AuthResponse | null = null;
 
+    /** Whether the last successful answer came from the tabs' shared grant, not yet followed by a refused stream. */
+    private fromGrant = false;
+
     /** Create the batch auth of a connector with these options; sends nothing yet. */
     constructor(private readonly options: BatchAuthOptions) {}
 
@@ -73,6 +76,7 @@ export class BatchAuth {
             case "granted":
                 this.granted = new Set(outcome.granted);
                 this.response = outcome.response;
+                this.fromGrant = outcome.response.fromGrant === true;
                 // A name past the tabs' shared 100-channel limit comes back denied and flagged `limit` (share/auth-gateway.ts).
                 return {
                     ...outcome,
@@ -89,8 +93,19 @@ export class BatchAuth {
         }
     }
 
+    /**
+     * A stream was refused: whether the last answer came from the tabs' shared grant without a request to Laravel
+     * (issue 13), once per such answer. The cookie then did not hold what the grant said: authorize again at once.
+     */
+    refusedAfterGrant(): boolean {
+        const fromGrant = this.fromGrant;
+        this.fromGrant = false;
+        return fromGrant;
+    }
+
     /** Forget what was granted (no channel left, or `disconnect()`). */
     reset(): void {
+        this.fromGrant = false;
         this.granted = null;
         this.response = null;
     }

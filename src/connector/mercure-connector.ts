@@ -457,7 +457,13 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
                 // A 400 (a malformed request, e.g. a bad `hubToken`) cannot heal by retrying: diagnosed, then `failed`.
                 const malformed = failure === "closed" && errorStatus(event) === 400;
-                if (!malformed && (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null))) this.scheduleRetry();
+                if (!malformed && (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null))) {
+                    // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel.
+                    if (this.auth.refusedAfterGrant()) {
+                        this.hub.platform?.stale?.();
+                        this.scheduleRefresh(true);
+                    } else this.scheduleRetry();
+                }
                 if (failure === "closed") void this.diagnoseStream(stream, malformed);
             }),
     };

@@ -137,7 +137,9 @@ export class AuthGateway {
         if (told !== undefined && now >= told.at + renewalDelay(told.expiresIn, hub) - 1_000) return null;
         // Public channels never need a grant (laravel-mercure §2.3); a denied or new guarded name asks the server.
         if (names.some((name) => channelKind(name) !== "public" && !last.granted.has(name))) return null;
-        return this.subset(names, last.response, last.sentAt, new Set(union.slice(MAX_CHANNELS)));
+        const answer = this.subset(names, last.response, last.sentAt, new Set(union.slice(MAX_CHANNELS)));
+        // Marked, so that a stream the hub refuses after it re-authorizes at once (issue 13).
+        return answer.kind === "ok" ? { ...answer, response: { ...answer.response, fromGrant: true } } : answer;
     }
 
     /** Send one real request for the union, answer its batch, then the trailing one. */
