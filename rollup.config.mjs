@@ -7,11 +7,15 @@
 //                                         minified (terser) with its source map, as a <script> tag loads it
 //   dist/dev/index.js + .d.ts, cli.js     the Node-only dev stack (hub, Laravel-compatible server, CLI),
 //                                         urlpattern-polyfill inside
+//   dist/react/index.js + .d.ts           configureEcho and useEchoEncrypted over @laravel/echo-react (ESM only),
+//   dist/vue/index.js + .d.ts             over @laravel/echo-vue; both import the core as ../index.js
+//   dist/no-pusher.js + .d.ts             what a Mercure-only app aliases pusher-js to
 // Every .js has a .map that names the src/ files without embedding them.
 import nodeResolve from "@rollup/plugin-node-resolve";
 import terser from "@rollup/plugin-terser";
 import typescript from "@rollup/plugin-typescript";
 import { builtinModules } from "node:module";
+import { dirname, resolve } from "node:path";
 import { dts } from "rollup-plugin-dts";
 
 // `jose` (a dependency) is reached only from src/crypto/jwe.ts, which src/crypto/load.ts imports with a
@@ -48,6 +52,26 @@ const urlpatternBanner = (chunk) => (chunk.moduleIds.some((id) => id.includes("/
 // The whisper chunk uses modules of the core (MercureError, topics): the core exports them to it under
 // short internal names, beside its public exports, rather than becoming a facade of a shared chunk.
 const preserveEntrySignatures = "allow-extension";
+
+// The framework entries and the pusher-js stand-in use the core through `../index` (`./index`): rollup imports
+// dist/index.js there instead of copying the core into them, so an app that imports the core and an entry runs
+// one MercureConnector class, and the core entry stays as it is. Their own dependencies are peers: external.
+const CORE_SOURCE = resolve("src/index");
+// `core` is the path from the entry's output file to dist/index.js, written as is ("absolute": not rewritten).
+const coreAsSibling = (core) => ({
+    name: "core-as-sibling",
+    resolveId(source, importer) {
+        if (importer === undefined || !source.startsWith(".")) return null;
+        const target = resolve(dirname(importer), source).replace(/\.ts$/, "");
+        return target === CORE_SOURCE ? { id: core, external: "absolute" } : null;
+    },
+});
+const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue"].includes(id);
+const frameworkEntries = [
+    { name: "react/index", input: "src/react/index.ts", core: "../index.js" },
+    { name: "vue/index", input: "src/vue/index.ts", core: "../index.js" },
+    { name: "no-pusher", input: "src/no-pusher.ts", core: "./index.js" },
+];
 
 export default [
     {
@@ -106,6 +130,22 @@ export default [
             { file: "dist/index.d.cts", format: "es" },
         ],
     },
+    // One build per entry, so that the code they share (src/frameworks/) is copied into each instead of becoming
+    // a shared chunk: an app uses one framework.
+    ...frameworkEntries.flatMap(({ name, input, core }) => [
+        {
+            input,
+            external: frameworkExternal,
+            plugins: [coreAsSibling(core), ts()],
+            output: { file: `dist/${name}.js`, format: "es", sourcemap, sourcemapExcludeSources },
+        },
+        {
+            input,
+            external: frameworkExternal,
+            plugins: [coreAsSibling(core), dts()],
+            output: { file: `dist/${name}.d.ts`, format: "es" },
+        },
+    ]),
     {
         input: "src/dev/index.ts",
         external: nodeExternal,
