@@ -5,7 +5,7 @@ import type { MercureEchoOptions } from "../index";
  * time, in dependencies too); elsewhere (Node.js, a bundler without it) `env` is undefined.
  */
 interface ImportMetaWithEnv {
-    readonly env?: Readonly<Record<string, unknown>>;
+    readonly env?: { readonly VITE_MERCURE_HUB_URL?: unknown };
 }
 
 /**
@@ -13,9 +13,9 @@ interface ImportMetaWithEnv {
  * --mercure` writes), or undefined when it is not defined or empty, or when there is no `import.meta.env`.
  */
 export function viteHubUrl(): string | undefined {
-    // Written out as `import.meta.env` so that Vite's define replaces it in the built file.
-    const env = (import.meta as ImportMetaWithEnv).env;
-    const value = env === undefined ? undefined : env["VITE_MERCURE_HUB_URL"];
+    // Written out in full (the casts vanish from the built file, as dist/react/index.js shows) so that Vite's
+    // define replaces each expression, as it does in @laravel/echo-react's own defaults.
+    const value = (import.meta as ImportMetaWithEnv).env === undefined ? undefined : (import.meta as ImportMetaWithEnv).env!.VITE_MERCURE_HUB_URL;
     return typeof value === "string" && value !== "" ? value : undefined;
 }
 
