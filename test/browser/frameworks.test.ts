@@ -43,6 +43,16 @@ const APPS = [
 
 const chromium = findChromium();
 
+describe("README's React and Vue sections", () => {
+    it("show exactly the alias line the apps below are built with", () => {
+        const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+        for (const section of ["React", "Vue"]) {
+            const body = readme.split(`\n## ${section}\n`)[1]?.split("\n## ")[0] ?? "";
+            expect(body.split("\n").map((line) => line.trim()), section).toContain(PUSHER_ALIAS_LINE);
+        }
+    });
+});
+
 describe.skipIf(!shouldRunBrowserTests(chromium))("configureEcho({ broadcaster: \"mercure\" }) in Vite-built React and Vue apps (Chromium)", () => {
     let work: string | undefined;
     let browser: Browser | undefined;
