@@ -8,8 +8,9 @@
 //   dist/dev/index.js + .d.ts, cli.js     the Node-only dev stack (hub, Laravel-compatible server, CLI),
 //                                         urlpattern-polyfill inside
 //   dist/react/index.js + .d.ts           configureEcho and useEchoEncrypted over @laravel/echo-react (ESM only),
-//   dist/vue/index.js + .d.ts             over @laravel/echo-vue; both import the core as ../index.js
-//   dist/no-pusher.js + .d.ts             what a Mercure-only app aliases pusher-js to
+//   dist/vue/index.js + .d.ts             over @laravel/echo-vue; both import the core as ../index.js and
+//   dist/frameworks/shared.js             the code they share
+//   dist/no-pusher/index.js + .d.ts       what a Mercure-only app aliases pusher-js to
 // Every .js has a .map that names the src/ files without embedding them.
 import nodeResolve from "@rollup/plugin-node-resolve";
 import terser from "@rollup/plugin-terser";
@@ -53,25 +54,22 @@ const urlpatternBanner = (chunk) => (chunk.moduleIds.some((id) => id.includes("/
 // short internal names, beside its public exports, rather than becoming a facade of a shared chunk.
 const preserveEntrySignatures = "allow-extension";
 
-// The framework entries and the pusher-js stand-in use the core through `../index` (`./index`): rollup imports
-// dist/index.js there instead of copying the core into them, so an app that imports the core and an entry runs
-// one MercureConnector class, and the core entry stays as it is. Their own dependencies are peers: external.
+// The framework entries and the pusher-js stand-in use the core through `../index` (`./index`): they import
+// dist/index.js instead of copying the core, so an app that imports the core and an entry runs one
+// MercureConnector class, and the core entry stays as it is. Every file of theirs is one folder below dist/, so
+// `../index.js` is the core from each (written as is: "absolute" keeps rollup from rewriting it). Their own
+// dependencies are peers: external.
 const CORE_SOURCE = resolve("src/index");
-// `core` is the path from the entry's output file to dist/index.js, written as is ("absolute": not rewritten).
-const coreAsSibling = (core) => ({
+const coreAsSibling = () => ({
     name: "core-as-sibling",
     resolveId(source, importer) {
         if (importer === undefined || !source.startsWith(".")) return null;
         const target = resolve(dirname(importer), source).replace(/\.ts$/, "");
-        return target === CORE_SOURCE ? { id: core, external: "absolute" } : null;
+        return target === CORE_SOURCE ? { id: "../index.js", external: "absolute" } : null;
     },
 });
 const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue"].includes(id);
-const frameworkEntries = [
-    { name: "react/index", input: "src/react/index.ts", core: "../index.js" },
-    { name: "vue/index", input: "src/vue/index.ts", core: "../index.js" },
-    { name: "no-pusher", input: "src/no-pusher.ts", core: "./index.js" },
-];
+const frameworkEntries = { "react/index": "src/react/index.ts", "vue/index": "src/vue/index.ts", "no-pusher/index": "src/no-pusher.ts" };
 
 export default [
     {
@@ -130,22 +128,20 @@ export default [
             { file: "dist/index.d.cts", format: "es" },
         ],
     },
-    // One build per entry, so that the code they share (src/frameworks/) is copied into each instead of becoming
-    // a shared chunk: an app uses one framework.
-    ...frameworkEntries.flatMap(({ name, input, core }) => [
-        {
-            input,
-            external: frameworkExternal,
-            plugins: [coreAsSibling(core), ts()],
-            output: { file: `dist/${name}.js`, format: "es", sourcemap, sourcemapExcludeSources },
-        },
-        {
-            input,
-            external: frameworkExternal,
-            plugins: [coreAsSibling(core), dts()],
-            output: { file: `dist/${name}.d.ts`, format: "es" },
-        },
-    ]),
+    {
+        // One build (one TypeScript program) for the three: the code React and Vue share (src/frameworks/)
+        // becomes dist/frameworks/shared.js.
+        input: frameworkEntries,
+        external: frameworkExternal,
+        plugins: [coreAsSibling(), ts()],
+        output: { dir: "dist", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "[name].js", chunkFileNames: "frameworks/shared.js" },
+    },
+    ...Object.entries(frameworkEntries).map(([name, input]) => ({
+        input,
+        external: frameworkExternal,
+        plugins: [coreAsSibling(), dts()],
+        output: { file: `dist/${name}.d.ts`, format: "es" },
+    })),
     {
         input: "src/dev/index.ts",
         external: nodeExternal,

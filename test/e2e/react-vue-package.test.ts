@@ -33,10 +33,12 @@ describe.each(["react", "vue"])("laravel-echo-mercure/%s, as published", (framew
         expect(JSON.parse(out)).toEqual({ configured: true, mercure: true, host: null, authEndpoint: "/api/broadcasting/auth", fresh: true, refused: "invalid_option" });
     });
 
-    it("imports the core from ../index.js instead of carrying a copy", () => {
-        const code = readFileSync(`dist/${framework}/index.js`, "utf8");
-        expect(code).toContain(`from '../index.js'`);
-        expect(code).not.toContain("class MercureConnector");
+    it("imports the core from ../index.js (through the shared framework code) instead of carrying a copy", () => {
+        const entry = readFileSync(`dist/${framework}/index.js`, "utf8");
+        const shared = readFileSync("dist/frameworks/shared.js", "utf8");
+        expect(entry).toContain(`from '../frameworks/shared.js'`);
+        expect(shared).toContain(`from '../index.js'`);
+        for (const code of [entry, shared]) expect(code).not.toContain("class MercureConnector");
     });
 });
 
