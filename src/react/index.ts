@@ -71,7 +71,7 @@ export function useEchoEncrypted<TPayload = unknown>(
     dependencies: DependencyList = [],
 ): UseEchoEncryptedResult {
     // The caller's dependencies decide when the callback changes, as in useEcho.
-    const listener = useCallback(callback, dependencies); // eslint-disable-line react-hooks/exhaustive-deps
+    const listener = useCallback(callback, dependencies);
     const joined = useRef<MercurePrivateChannel | null>(null);
     const events = JSON.stringify(Array.isArray(event) ? event : [event]);
 
