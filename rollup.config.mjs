@@ -7,11 +7,16 @@
 //                                         minified (terser) with its source map, as a <script> tag loads it
 //   dist/dev/index.js + .d.ts, cli.js     the Node-only dev stack (hub, Laravel-compatible server, CLI),
 //                                         urlpattern-polyfill inside
+//   dist/react/index.js + .d.ts           configureEcho and useEchoEncrypted over @laravel/echo-react (ESM only),
+//   dist/vue/index.js + .d.ts             over @laravel/echo-vue; both import the core as ../index.js and
+//   dist/frameworks/shared.js             the code they share
+//   dist/no-pusher/index.js + .d.ts       what a Mercure-only app aliases pusher-js to
 // Every .js has a .map that names the src/ files without embedding them.
 import nodeResolve from "@rollup/plugin-node-resolve";
 import terser from "@rollup/plugin-terser";
 import typescript from "@rollup/plugin-typescript";
 import { builtinModules } from "node:module";
+import { dirname, resolve } from "node:path";
 import { dts } from "rollup-plugin-dts";
 
 // `jose` (a dependency) is reached only from src/crypto/jwe.ts, which src/crypto/load.ts imports with a
@@ -48,6 +53,23 @@ const urlpatternBanner = (chunk) => (chunk.moduleIds.some((id) => id.includes("/
 // The whisper chunk uses modules of the core (MercureError, topics): the core exports them to it under
 // short internal names, beside its public exports, rather than becoming a facade of a shared chunk.
 const preserveEntrySignatures = "allow-extension";
+
+// The framework entries and the pusher-js stand-in use the core through `../index` (`./index`): they import
+// dist/index.js instead of copying the core, so an app that imports the core and an entry runs one
+// MercureConnector class, and the core entry stays as it is. Every file of theirs is one folder below dist/, so
+// `../index.js` is the core from each (written as is: "absolute" keeps rollup from rewriting it). Their own
+// dependencies are peers: external.
+const CORE_SOURCE = resolve("src/index");
+const coreAsSibling = () => ({
+    name: "core-as-sibling",
+    resolveId(source, importer) {
+        if (importer === undefined || !source.startsWith(".")) return null;
+        const target = resolve(dirname(importer), source).replace(/\.ts$/, "");
+        return target === CORE_SOURCE ? { id: "../index.js", external: "absolute" } : null;
+    },
+});
+const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue"].includes(id);
+const frameworkEntries = { "react/index": "src/react/index.ts", "vue/index": "src/vue/index.ts", "no-pusher/index": "src/no-pusher.ts" };
 
 export default [
     {
@@ -106,6 +128,20 @@ export default [
             { file: "dist/index.d.cts", format: "es" },
         ],
     },
+    {
+        // One build (one TypeScript program) for the three: the code React and Vue share (src/frameworks/)
+        // becomes dist/frameworks/shared.js.
+        input: frameworkEntries,
+        external: frameworkExternal,
+        plugins: [coreAsSibling(), ts()],
+        output: { dir: "dist", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "[name].js", chunkFileNames: "frameworks/shared.js" },
+    },
+    ...Object.entries(frameworkEntries).map(([name, input]) => ({
+        input,
+        external: frameworkExternal,
+        plugins: [coreAsSibling(), dts()],
+        output: { file: `dist/${name}.d.ts`, format: "es" },
+    })),
     {
         input: "src/dev/index.ts",
         external: nodeExternal,

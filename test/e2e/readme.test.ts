@@ -59,7 +59,7 @@ describe("README.md", () => {
             diagnostics = typeCheck(blocks, app.dir);
         }, 120_000);
 
-        it.each([...ofKind("script"), ...ofKind("html")])("%s compiles under strict as its own module", (_name, block) => {
+        it.each([...ofKind("script"), ...ofKind("html"), ...ofKind("vue")])("%s compiles under strict as its own module", (_name, block) => {
             expect(diagnostics.get(block.index) ?? []).toEqual([]);
         });
     });

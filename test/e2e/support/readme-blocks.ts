@@ -11,6 +11,9 @@
  *   of package.json, packages `npm install` can mean, and `laravel-echo-mercure` commands and flags the CLI
  *   parses (with shell variables expanded).
  * - `html`: inline `<script>` bodies are compiled as JavaScript; `<script src>` must name a file of the build.
+ * - `vue`: a single-file component; its `<script setup lang="ts">` (or `<script lang="ts">`) is compiled as a `ts`
+ *   block, with Vue's compiler macros (`defineProps`, …) declared as the SFC compiler provides them; the
+ *   template is not checked. `tsx` blocks compile with React's automatic JSX runtime (`react-jsx`).
  * - `php`: the keys of the `mercure` connection must be keys of Laravel's mercure driver.
  * - `text`, `dotenv`: deliberately not code (output, a file listing, an `.env`): skipped. Give a block that is
  *   not code one of these tags; a block without a language, or with one this check does not know, fails.
@@ -46,7 +49,7 @@ const SHELL_LANGUAGES = new Set(["sh", "bash", "shell"]);
 /** Languages that are deliberately not code. */
 const SKIPPED_LANGUAGES = new Set(["text", "dotenv"]);
 /** Other languages with a check of their own. */
-const OTHER_LANGUAGES = new Set(["html", "php"]);
+const OTHER_LANGUAGES = new Set(["html", "php", "vue"]);
 
 /** What a `<!-- readme-check: … -->` comment asks for. */
 export type Directive = "run" | "run with the demo" | "run in the background" | "output";
@@ -102,12 +105,12 @@ export function extractBlocks(markdown: string): ReadmeBlock[] {
 }
 
 /** How a block is checked, by its language; `null` (with a reason) when the check does not know it. */
-export function blockKind(block: ReadmeBlock): "script" | "shell" | "skipped" | "html" | "php" | null {
+export function blockKind(block: ReadmeBlock): "script" | "shell" | "skipped" | "html" | "php" | "vue" | null {
     const { language } = block;
     if (language in SCRIPT_LANGUAGES) return "script";
     if (SHELL_LANGUAGES.has(language)) return "shell";
     if (SKIPPED_LANGUAGES.has(language)) return "skipped";
-    if (OTHER_LANGUAGES.has(language)) return language as "html" | "php";
+    if (OTHER_LANGUAGES.has(language)) return language as "html" | "php" | "vue";
     return null;
 }
 
@@ -132,7 +135,10 @@ export function createAppDir(): { dir: string; dispose(): void } {
     const dir = mkdtempSync(join(tmpdir(), "readme-check-"));
     mkdirSync(join(dir, "node_modules"));
     symlinkSync(ROOT, join(dir, "node_modules", "laravel-echo-mercure"), "dir");
-    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "jose"]) symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
+    // The framework examples (README "React", "Vue") import these too; scoped folders are linked whole.
+    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "jose", "react", "vue", "vite", "@laravel", "@types", "@vitejs"]) {
+        symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
+    }
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-check-app", private: true, type: "module" }));
     return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -159,6 +165,12 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
             const file = join(appDir, `block-${block.line}${SCRIPT_LANGUAGES[block.language]!}`);
             writeFileSync(file, block.code);
             units.push({ block, file, firstLine: block.line + 1 });
+        } else if (kind === "vue") {
+            for (const script of sfcScripts(block.code)) {
+                const file = join(appDir, `block-${block.line}-${script.offset}.ts`);
+                writeFileSync(file, script.code);
+                units.push({ block, file, firstLine: block.line + 1 + script.offset });
+            }
         } else if (kind === "html") {
             for (const script of inlineScripts(block.code)) {
                 const file = join(appDir, `block-${block.line}-${script.offset}.js`);
@@ -167,8 +179,10 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
             }
         }
     }
+    const macros = join(appDir, "vue-macros.d.ts");
+    writeFileSync(macros, VUE_MACROS);
     const program = ts.createProgram({
-        rootNames: [...units.map((unit) => unit.file), join(ROOT, "test/e2e/support/readme-globals.d.ts"), join(ROOT, "test/support/event-source-polyfill.d.ts")],
+        rootNames: [...units.map((unit) => unit.file), join(ROOT, "test/e2e/support/readme-globals.d.ts"), join(ROOT, "test/support/event-source-polyfill.d.ts"), macros],
         options: {
             strict: true,
             noEmit: true,
@@ -181,7 +195,7 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
             typeRoots: [join(ROOT, "node_modules/@types")],
             allowJs: true,
             checkJs: true,
-            jsx: ts.JsxEmit.Preserve,
+            jsx: ts.JsxEmit.ReactJSX,
             skipLibCheck: true,
             esModuleInterop: true,
         },
@@ -202,6 +216,28 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
         result.set(unit.block.index, list);
     }
     return result;
+}
+
+/** Vue's compiler macros, which a `<script setup>` uses without importing them, typed as `vue` exports them. */
+const VUE_MACROS = `import type * as Vue from "vue";
+declare global {
+    const defineProps: typeof Vue.defineProps;
+    const defineEmits: typeof Vue.defineEmits;
+    const defineModel: typeof Vue.defineModel;
+    const withDefaults: typeof Vue.withDefaults;
+}
+export {};
+`;
+
+/** The TypeScript `<script>` parts of a Vue single-file component, with the line offset of each one's first line. */
+export function sfcScripts(sfc: string): Array<{ code: string; offset: number }> {
+    const scripts: Array<{ code: string; offset: number }> = [];
+    for (const match of sfc.matchAll(/<script(\s[^>]*)>([\s\S]*?)<\/script>/g)) {
+        if (!/\blang\s*=\s*"ts"/.test(match[1]!)) continue;
+        const start = match.index + match[0].indexOf(">") + 1;
+        scripts.push({ code: match[2]!, offset: sfc.slice(0, start).split("\n").length - 1 });
+    }
+    return scripts;
 }
 
 /** The inline scripts of an html block, with the line offset of each script's first line in the block. */

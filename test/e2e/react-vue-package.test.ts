@@ -1,0 +1,53 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { beforeAll, describe, expect, it } from "vitest";
+
+/** Run an ES module snippet in a fresh Node.js process at the package root (self-reference resolves our exports). */
+function node(code: string): string {
+    return execFileSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", timeout: 20_000 }).trim();
+}
+
+beforeAll(() => {
+    if (!existsSync("dist/react/index.js")) throw new Error('dist/ is missing: run "npm run build" first (npm test does).');
+});
+
+describe.each(["react", "vue"])("laravel-echo-mercure/%s, as published", (framework) => {
+    it("configures the framework package's Echo on the core's own MercureConnector, without a host on the server", () => {
+        const out = node(
+            `import { MercureConnector, MercureError } from "laravel-echo-mercure";
+             import { configureEcho, echo, echoIsConfigured } from "laravel-echo-mercure/${framework}";
+             configureEcho({ broadcaster: "mercure", authEndpoint: "/api/broadcasting/auth", namespace: false });
+             const first = echo();
+             configureEcho({});
+             let refused = null;
+             try { configureEcho({ broadcaster: "reverb" }); } catch (error) { refused = error instanceof MercureError ? error.code : String(error); }
+             console.log(JSON.stringify({
+                 configured: echoIsConfigured(),
+                 mercure: first.connector instanceof MercureConnector,
+                 host: first.connector.options.host ?? null,
+                 authEndpoint: first.connector.options.authEndpoint,
+                 fresh: echo() !== first,
+                 refused,
+             }));`,
+        );
+        expect(JSON.parse(out)).toEqual({ configured: true, mercure: true, host: null, authEndpoint: "/api/broadcasting/auth", fresh: true, refused: "invalid_option" });
+    });
+
+    it("imports the core from ../index.js (through the shared framework code) instead of carrying a copy", () => {
+        const entry = readFileSync(`dist/${framework}/index.js`, "utf8");
+        const shared = readFileSync("dist/frameworks/shared.js", "utf8");
+        expect(entry).toContain(`from '../frameworks/shared.js'`);
+        expect(shared).toContain(`from '../index.js'`);
+        for (const code of [entry, shared]) expect(code).not.toContain("class MercureConnector");
+    });
+});
+
+describe("laravel-echo-mercure/no-pusher", () => {
+    it("stands in for pusher-js: constructing it throws unsupported, naming the alias to remove", () => {
+        const out = node(
+            `import NoPusher from "laravel-echo-mercure/no-pusher";
+             try { new NoPusher("key", {}); } catch (error) { console.log(error.code + ": " + error.message); }`,
+        );
+        expect(out).toMatch(/^unsupported: pusher-js is aliased to laravel-echo-mercure\/no-pusher .*remove the alias/);
+    });
+});
