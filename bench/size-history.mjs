@@ -23,6 +23,10 @@ const COMMITS = [
     { commit: "213cdfd", feature: "encrypted channels wired" },
     { commit: "c91b32b", feature: "presence channels wired" },
     { commit: "103fee4", feature: "issue 12: typed callbacks, fetch option passed to EventSource, stream status in errors" },
+    { commit: "05cc970", feature: "whispers (issue 6) and discovery and diagnostics (issue 10) wired" },
+    { commit: "5e2acaa", feature: "issue 8: the EventSource adapter and hubToken" },
+    { commit: "ebc9668", feature: "issue 17: the tabs' sharing client (the hub engine is a lazy chunk)" },
+    { commit: "ff7856f", feature: "issue 13: a refused stream after a shared-grant answer re-authorizes at once" },
 ];
 
 /** A rollup config that builds only dist/index.js as rollup.config.mjs does. */
