@@ -33,6 +33,8 @@ const COMMITS = [
 const CONFIG = `import typescript from "@rollup/plugin-typescript";
 export default {
     input: "src/index.ts",
+    // As rollup.config.mjs: the entry keeps its own code when lazy chunks split off (no facade re-exporting a chunk).
+    preserveEntrySignatures: "allow-extension",
     external: (id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/"),
     plugins: [typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: false })],
     output: { dir: "size-dist", format: "es", entryFileNames: "index.js", chunkFileNames: "chunks/[name]-[hash].js" },
