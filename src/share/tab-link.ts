@@ -64,6 +64,9 @@ export class TabLink {
     /** This tab's clients, by id. */
     private readonly clients = new Map<string, ShareClient>();
 
+    /** While this tab leads: the other tabs' clients the engine heard from over the bus (until their `bye`). */
+    private readonly remote = new Set<string>();
+
     /** The engine, while this tab leads and the engine chunk has loaded. */
     private engine: EngineLike | null = null;
 
@@ -163,6 +166,7 @@ export class TabLink {
         this.stepDown = null;
         this.engine?.close();
         this.engine = null;
+        this.remote.clear();
     }
 
     /**
@@ -196,9 +200,14 @@ export class TabLink {
         if (message.t !== "bye" && message.t !== "close") this.expectEngine(true);
     }
 
-    /** Send the engine's message to every tab's clients (this tab's in-process, after the current task). */
+    /**
+     * Send the engine's message to every tab's clients (this tab's in-process, after the current task). Events, the
+     * bulk of the traffic, cross the bus only while another tab's client is registered: a single tab pays no
+     * structured clone per event. (Another tab's client opens its stream with a message first, so it is known before
+     * any event is meant for it.)
+     */
     private toClients(message: ToClient): void {
-        this.channel.postMessage(message);
+        if (message.t !== "event" || this.remote.size > 0) this.channel.postMessage(message);
         queueMicrotask(() => this.heard(message));
     }
 
@@ -207,6 +216,9 @@ export class TabLink {
         if (ENGINE_MESSAGES.has(message.t)) {
             const engine = this.engine;
             if (engine === null) return;
+            const { c } = message as ToEngine;
+            if (message.t === "bye") this.remote.delete(c);
+            else if (c !== "") this.remote.add(c);
             // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
             if (message.t === "ping") this.channel.postMessage({ t: "pong", e: this.epoch ?? "" } satisfies ToClient);
             else engine.receive(message as ToEngine);

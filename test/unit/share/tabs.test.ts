@@ -131,6 +131,35 @@ describe("sharing one hub connection between tabs", () => {
         expect(browser.posted.filter((message) => (message as { t: string; id?: string }).t === "event" && (message as { id: string }).id === "id-2")).toHaveLength(1);
     });
 
+    it("posts events on the bus only while another tab's client is registered: a lone tab clones nothing per event", async () => {
+        const events = () => browser.posted.filter((message) => (message as { t: string }).t === "event").length;
+        const a = open();
+        const gotA: unknown[] = [];
+        a.connector.privateChannel("orders.1").listen(".placed", (payload: unknown) => gotA.push(payload));
+        await settle();
+        await openAll();
+        main().emitMessage(envelope(["private-orders.1"], "placed", { n: 1 }), "id-1");
+        await settle();
+        expect(gotA).toEqual([{ n: 1 }]);
+        expect(events()).toBe(0);
+        const b = open();
+        const gotB: unknown[] = [];
+        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
+        await settle();
+        await openAll();
+        main().emitMessage(envelope(["private-chat.1"], "said", { n: 2 }), "id-2");
+        await settle();
+        expect(gotB).toEqual([{ n: 2 }]);
+        expect(events()).toBe(1);
+        b.connector.disconnect(); // Its bye: the lone tab stops posting events again.
+        await settle();
+        await openAll();
+        main().emitMessage(envelope(["private-orders.1"], "placed", { n: 3 }), "id-3");
+        await settle();
+        expect(gotA).toEqual([{ n: 1 }, { n: 3 }]);
+        expect(events()).toBe(1);
+    });
+
     it("answers each tab for its own names: keys and denials only to the tab that joined them", async () => {
         auth.handler = (names) => {
             const answer = grant(names, {}, ["private-secret.1"]);
