@@ -132,7 +132,7 @@ export class StreamMux {
     private reconcile(fallback = false): void {
         const topics = new Set<string>();
         const patterns = new Set<string>();
-        for (const main of this.mains.values()) {
+        for (const main of this.newest()) {
             for (const topic of main.topics) topics.add(topic);
             for (const pattern of main.patterns) patterns.add(pattern);
         }
@@ -154,6 +154,19 @@ export class StreamMux {
             this.streams.add(stream, fallback);
         }
         this.announce();
+    }
+
+    /**
+     * Each client's newest virtual main stream: the union is theirs alone. A client's older one is the stream its
+     * own make-before-break replaced; it stays open and hears every forwarded event until it drains, but its
+     * channels left are not kept in the real stream meanwhile (the engine's own switch keeps the old real stream
+     * draining across the reopen), so that a navigation that leaves one channel and joins another reopens the real
+     * stream once, not once for the join and again to narrow. If the newest closes unopened, the older counts again.
+     */
+    private newest(): Iterable<VirtualMain> {
+        const newest = new Map<string, VirtualMain>();
+        for (const main of this.mains.values()) newest.set(main.client, main); // Insertion order: the last opened wins.
+        return newest.values();
     }
 
     /** Tell every virtual main stream the open current stream carries, and not told yet, that it is open. */

@@ -160,6 +160,22 @@ describe("sharing one hub connection between tabs", () => {
         expect(events()).toBe(1);
     });
 
+    it("a navigation that leaves one channel and joins another reopens the real stream once, then carries only the new set", async () => {
+        const a = open();
+        const b = open();
+        a.connector.privateChannel("orders.1");
+        b.connector.privateChannel("chat.1");
+        await settle();
+        await openAll();
+        const created = ES.instances.length;
+        a.connector.leaveChannel("private-orders.1");
+        a.connector.privateChannel("orders.2");
+        await settle();
+        await openAll();
+        expect(ES.instances.length - created).toBe(1);
+        expect([...main().matches()].sort()).toEqual([topic("private-chat.1"), topic("private-orders.2")]);
+    });
+
     it("answers each tab for its own names: keys and denials only to the tab that joined them", async () => {
         auth.handler = (names) => {
             const answer = grant(names, {}, ["private-secret.1"]);
