@@ -183,7 +183,10 @@ export class AuthGateway {
     private subset(names: readonly string[], response: AuthResponse, sentAt: number, over: ReadonlySet<string>): AuthResult {
         const channels = new Map<string, ChannelGrant>();
         for (const name of names) {
-            const entry = over.has(name) ? ({ name, denied: true, jwk: null, limit: true } as const) : response.channels.get(name);
+            // A public name the last request did not carry (answered from the grant) gets the entry the server gives it.
+            const entry = over.has(name)
+                ? ({ name, denied: true, jwk: null, limit: true } as const)
+                : (response.channels.get(name) ?? (channelKind(name) === "public" ? { name, denied: false, jwk: null } : undefined));
             if (entry !== undefined) channels.set(name, entry);
         }
         const { expiresIn } = response;

@@ -245,6 +245,35 @@ describe("sharing one hub connection between tabs", () => {
         expect(auth.requests).toHaveLength(before + 2);
     });
 
+    it("an answer from the last grant tells the tab the cookie's remaining expires_in, not the full one (laravel-mercure §2.5)", async () => {
+        const a = open();
+        a.connector.privateChannel("orders.1");
+        await settle();
+        await openAll();
+        vi.setSystemTime(Date.now() + 100_000);
+        const b = open();
+        b.connector.channel("news");
+        await settle();
+        expect(auth.requests).toHaveLength(1); // A public join on a fresh cookie: from the grant.
+        const granted = browser.posted.filter((message) => (message as { t: string }).t === "granted") as Array<{
+            c: string;
+            result: { kind: string; response?: { channels: Map<string, unknown>; expiresIn: number | null; fromGrant?: true } };
+        }>;
+        // A's answer went first; B's (another client id) follow (B may re-send its request once it hears the engine).
+        const b0 = granted.at(-1)!.c;
+        expect(granted[0]!.c).not.toBe(b0);
+        const answers = granted.filter((message) => message.c === b0);
+        expect(answers.length).toBeGreaterThan(0);
+        for (const { result } of answers) {
+            expect(result.kind).toBe("ok");
+            expect([...result.response!.channels.entries()]).toEqual([["news", { name: "news", denied: false, jwk: null }]]);
+            expect(result.response!.fromGrant).toBe(true);
+            // expires_in 300 at the request; 100 s later plus the 4 s the fake clock spent opening streams.
+            expect(result.response!.expiresIn).toBeGreaterThan(190);
+            expect(result.response!.expiresIn).toBeLessThanOrEqual(200);
+        }
+    });
+
     it("a client's renewal timer renews the cookie at the server and reopens the real stream with it, even for a client that waited for another's request", async () => {
         auth.hold();
         const a = open();
