@@ -59,6 +59,18 @@ export async function startBenchStack({ history = true } = {}) {
         publishData(channel, data) {
             return server.hub.publish({ topics: [topicOf(channel)], private: true, data });
         },
+        /** The hub update of a plaintext broadcast to `channel`, for {@link burst}. */
+        update(channel, event, payload) {
+            return { topics: [topicOf(channel)], private: !isPublic(channel), data: JSON.stringify({ channels: [channel], event, payload }) };
+        },
+        /** The hub update of update data prepared by {@link sealed}, for {@link burst}. */
+        updateData(channel, data) {
+            return { topics: [topicOf(channel)], private: true, data };
+        },
+        /** Publish `updates` at once, each open stream receiving its share in one socket write (MercureHub.publishBurst). */
+        burst(updates) {
+            return server.hub.publishBurst(updates);
+        },
         /** Reset the hub's and the app's counters. */
         resetStats() {
             server.hub.resetStats();

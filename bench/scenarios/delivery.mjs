@@ -8,17 +8,25 @@ import { median, quantile, waitFor, withTimeout } from "../lib/stats.mjs";
 /** Wall-clock milliseconds with sub-millisecond precision, on the same clock as the page's recorder. */
 const now = () => performance.timeOrigin + performance.now();
 
+/** How long the first message of a burst holds the page, so the rest is buffered when the clock starts (ms). */
+const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? 500);
+
 /**
- * Publish `count` messages with `send(n)` (n = 1..count) all at once, so the hub writes them as fast as the
- * socket takes them, and wait until `which` received them all; resolves with its rate: messages per second
- * from its first arrival to its last.
+ * Publish `count` messages, `update(n)` for n = 1..count, in one burst: the hub writes them to the stream in one
+ * socket write (MercureHub.publishBurst), so they reach the page faster than any receiver handles them and the
+ * rate measures the receiver, not the publishing loop. Waits until `which` received them all; resolves with its
+ * rate: messages per second from its first arrival to its last.
  */
-async function flood(page, which, count, send) {
-    await page.run(([target]) => window.bench.arm(target, false, false), [count]);
-    for (let n = 1; n <= count; n++) send(n);
+async function flood(page, stack, which, count, update) {
+    const updates = [];
+    for (let n = 1; n <= count; n++) updates.push(update(n));
+    await page.run(([target, hold]) => window.bench.arm(target, false, false, hold), [count, HOLD_MS]);
+    const before = await page.mainThreadTime();
+    stack.burst(updates);
     await page.waitDone([which], 120_000);
+    const busy = (await page.mainThreadTime()) - before - HOLD_MS;
     const result = (await page.run(() => window.bench.result()))[which];
-    return (result.count - 1) / ((result.last - result.first) / 1000);
+    return { rate: (result.count - 1) / ((result.last - result.first) / 1000), cpu: (busy * 1000) / count };
 }
 
 /**
@@ -28,12 +36,12 @@ async function flood(page, which, count, send) {
  * The raw EventSource opens while the connector has the channel joined, so the hub cookie grants its topic
  * (the connector's next authorization, on leaving, mints a cookie without it; an open stream keeps its grants).
  */
-async function burst(page, stack, rep, count, send, { kind, name, topic }) {
+async function burst(page, stack, rep, count, update, { kind, name, topic }) {
     const alone = () => waitFor("one open stream at the hub", () => stack.server.hub.stats.openConnections === 1);
     const connector = async () => {
         await page.run(([k, n]) => window.bench.listen(k, n, ".tick"), [kind, name]);
         await alone();
-        const rate = await flood(page, "connector", count, send);
+        const rate = await flood(page, stack, "connector", count, update);
         await page.run(([n]) => window.bench.leaveAll([n]), [name]);
         return rate;
     };
@@ -42,7 +50,7 @@ async function burst(page, stack, rep, count, send, { kind, name, topic }) {
         await page.run(([t]) => window.bench.openRaw([t], true), [topic]);
         await page.run(([n]) => window.bench.leaveAll([n]), [name]);
         await alone();
-        const rate = await flood(page, "raw", count, send);
+        const rate = await flood(page, stack, "raw", count, update);
         await page.run(() => window.bench.closeRaws());
         return rate;
     };
@@ -54,26 +62,38 @@ async function burst(page, stack, rep, count, send, { kind, name, topic }) {
     return { connector: await connector(), raw: r };
 }
 
-/** Median rates over `reps` bursts, and the ratio of the medians. */
+/**
+ * Median rates over `reps` bursts and the ratio of the medians; the same for the main thread's time per message
+ * (µs), whose ratio is given as raw over connector (the share of the raw receiver's speed the connector keeps
+ * when the page's main thread is what limits both).
+ */
 function summarize(bursts) {
-    const connector = median(bursts.map((b) => b.connector));
-    const raw = median(bursts.map((b) => b.raw));
-    return { connector, raw, ratio: connector / raw, runs: bursts };
+    const connector = median(bursts.map((b) => b.connector.rate));
+    const raw = median(bursts.map((b) => b.raw.rate));
+    const cpu = { connector: median(bursts.map((b) => b.connector.cpu)), raw: median(bursts.map((b) => b.raw.cpu)) };
+    return {
+        connector,
+        raw,
+        ratio: connector / raw,
+        cpu: { ...cpu, ratio: cpu.raw / cpu.connector },
+        runs: bursts.map((b) => ({ connector: b.connector.rate, raw: b.raw.rate })),
+    };
 }
 
 /**
  * Measure plain and encrypted throughput and plain latency in one page; `plan` gives the repetitions and
  * message counts (`warmup`, `reps`, `count`, `encryptedCount`, `latencyReps`, `latencySamples`).
  */
-export async function measureDelivery(browser, stack, plan) {
-    const page = await BenchPage.open(browser, stack.server.url, USER.id);
+export async function measureDelivery(browser, stack, plan, options = {}) {
+    const page = await BenchPage.open(browser, stack.server.url, USER.id, options);
     try {
         // Plain: a public channel, through the connector and through a raw EventSource.
         const plainChannel = { kind: "public", name: "bench", topic: topicOf("bench") };
         const plainSend = (n) => stack.publish("bench", "tick", { n });
-        await burst(page, stack, 0, plan.warmup, plainSend, plainChannel);
+        const plainUpdate = (n) => stack.update("bench", "tick", { n });
+        await burst(page, stack, 0, plan.warmup, plainUpdate, plainChannel);
         const plain = [];
-        for (let rep = 0; rep < plan.reps; rep++) plain.push(await burst(page, stack, rep, plan.count, plainSend, plainChannel));
+        for (let rep = 0; rep < plan.reps; rep++) plain.push(await burst(page, stack, rep, plan.count, plainUpdate, plainChannel));
 
         // Both receivers at once for the latency runs.
         await page.run(() => window.bench.listen("public", "bench", ".tick"));
@@ -96,10 +116,10 @@ export async function measureDelivery(browser, stack, plan) {
         const encryptedChannel = { kind: "encrypted", name: "secure", topic: topicOf("private-encrypted-secure") };
         const sealed = [];
         for (let n = 1; n <= Math.max(plan.encryptedCount, plan.warmup); n++) sealed.push(stack.sealed("private-encrypted-secure", "tick", { n }));
-        const encryptedSend = (n) => stack.publishData("private-encrypted-secure", sealed[n - 1]);
-        await burst(page, stack, 0, Math.min(plan.warmup, plan.encryptedCount), encryptedSend, encryptedChannel);
+        const encryptedUpdate = (n) => stack.updateData("private-encrypted-secure", sealed[n - 1]);
+        await burst(page, stack, 0, Math.min(plan.warmup, plan.encryptedCount), encryptedUpdate, encryptedChannel);
         const encrypted = [];
-        for (let rep = 0; rep < plan.reps; rep++) encrypted.push(await burst(page, stack, rep, plan.encryptedCount, encryptedSend, encryptedChannel));
+        for (let rep = 0; rep < plan.reps; rep++) encrypted.push(await burst(page, stack, rep, plan.encryptedCount, encryptedUpdate, encryptedChannel));
 
         if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
         const p = (key, q) => quantile(latency[key], q);

@@ -151,7 +151,12 @@ export class MercureChannel extends Channel {
      */
     deliver(event: string, payload: unknown): void {
         for (const callback of this.listeners.get(event) ?? []) {
-            this.invoke(`listen("${event}")`, () => callback(payload));
+            // The hot path of every broadcast: no closure and no label unless the callback throws.
+            try {
+                callback(payload);
+            } catch (cause) {
+                this.callbackFailed(`listen("${event}")`, cause);
+            }
         }
         if (this.anyListeners.length === 0) return;
         const name = this.eventNameForListenToAll(event);
@@ -242,14 +247,19 @@ export class MercureChannel extends Channel {
         try {
             run();
         } catch (cause) {
-            const reason = cause instanceof Error ? cause.message : String(cause);
-            this.reportError(
-                new MercureError(
-                    "callback_failed",
-                    `A ${what} callback on channel "${this.name}" threw (${reason}); fix the callback, the other callbacks still ran.`,
-                    { channel: this.name, cause },
-                ),
-            );
+            this.callbackFailed(what, cause);
         }
+    }
+
+    /** Report that a user callback (`what`) threw `cause`, as `callback_failed` on `error()`. */
+    private callbackFailed(what: string, cause: unknown): void {
+        const reason = cause instanceof Error ? cause.message : String(cause);
+        this.reportError(
+            new MercureError(
+                "callback_failed",
+                `A ${what} callback on channel "${this.name}" threw (${reason}); fix the callback, the other callbacks still ran.`,
+                { channel: this.name, cause },
+            ),
+        );
     }
 }

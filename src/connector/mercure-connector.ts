@@ -22,7 +22,7 @@ import { channelTopic } from "../topic/topics";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import { OPEN_DEADLINE_MS, StreamSwitch } from "../transport/stream-switch";
 import { errorStatus } from "../transport/event-source-adapter";
-import type { Platform } from "../transport/platform";
+import type { Platform, StreamMessage } from "../transport/platform";
 import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
 import { resolveDebug } from "./debug-log";
@@ -480,7 +480,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     }
 
     /** Deliver one main-stream message to its channels (laravel-mercure §4.4), once per channel. */
-    private dispatch(stream: HubStream, event: MessageEvent): void {
+    private dispatch(stream: HubStream, event: StreamMessage): void {
         const { id, route } = this.dispatcher.receive(event, (name) => stream.channels.has(name) && this.registry.has(name));
         if (id !== null) this.streams.delivered(stream, id);
         if (route === null) return;

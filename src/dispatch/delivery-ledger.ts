@@ -2,14 +2,19 @@
  * Remembers which channels already received each recent event id, so that an update arriving on two
  * streams (during a make-before-break overlap, or replayed after a reconnect) reaches each channel once.
  *
- * Bounded: only the last `capacity` ids are kept, oldest forgotten first.
+ * Bounded in two generations: the ids of the current one and of the one before, each up to `capacity`, so at
+ * least the last `capacity` ids are remembered and none older than the last `2 × capacity`. Every message
+ * claims here, so a claim costs two map lookups and, once per `capacity` ids, a new map (no eviction per id).
  */
 export class DeliveryLedger {
-    /** Event id → channels it was delivered to; insertion order is age order. */
-    private readonly delivered = new Map<string, Set<string>>();
+    /** Event id → the channels it was delivered to (a broadcast names a few), for the current generation. */
+    private current = new Map<string, string[]>();
+
+    /** The same for the generation before. */
+    private previous = new Map<string, string[]>();
 
     /**
-     * Create a ledger that remembers the last `capacity` event ids.
+     * Create a ledger that remembers at least the last `capacity` event ids.
      */
     constructor(private readonly capacity = 1024) {}
 
@@ -17,17 +22,17 @@ export class DeliveryLedger {
      * Record that `id` is being delivered to `channel`; returns false when that pair was delivered already.
      */
     claim(id: string, channel: string): boolean {
-        let channels = this.delivered.get(id);
+        let channels = this.current.get(id) ?? this.previous.get(id);
         if (channels === undefined) {
-            channels = new Set();
-            this.delivered.set(id, channels);
-            if (this.delivered.size > this.capacity) {
-                const oldest = this.delivered.keys().next().value;
-                if (oldest !== undefined) this.delivered.delete(oldest);
+            if (this.current.size >= this.capacity) {
+                this.previous = this.current;
+                this.current = new Map();
             }
+            channels = [];
+            this.current.set(id, channels);
         }
-        if (channels.has(channel)) return false;
-        channels.add(channel);
+        if (channels.includes(channel)) return false;
+        channels.push(channel);
         return true;
     }
 
@@ -35,6 +40,7 @@ export class DeliveryLedger {
      * Forget everything (after `disconnect()`).
      */
     clear(): void {
-        this.delivered.clear();
+        this.current.clear();
+        this.previous.clear();
     }
 }

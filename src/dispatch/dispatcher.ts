@@ -1,3 +1,4 @@
+import type { StreamMessage } from "../transport/platform";
 import { DeliveryLedger } from "./delivery-ledger";
 import { routeMessage, type Route } from "./router";
 import { createSocketId } from "./socket-id";
@@ -22,13 +23,14 @@ export class Dispatcher {
      * channels that have not received this event id yet. `carried(name)` says whether the channel is
      * joined and carried by the stream that delivered the message.
      */
-    receive(event: MessageEvent, carried: (name: string) => boolean): { id: string | null; route: Route | null } {
+    receive(event: StreamMessage, carried: (name: string) => boolean): { id: string | null; route: Route | null } {
         // [spec] §4.4 step 1: every message moves the cursor, even one that is then dropped.
         const id = event.lastEventId !== "" ? event.lastEventId : null;
         if (id !== null) this.cursor = id;
         const route = routeMessage(event.data, this.socketId, carried);
         if (route === null || id === null) return { id, route };
         const channels = route.channels.filter((name) => this.ledger.claim(id, name));
+        if (channels.length === route.channels.length) return { id, route };
         return { id, route: channels.length === 0 ? null : { ...route, channels } };
     }
 

@@ -29,7 +29,9 @@ export function routeMessage(data: unknown, socketId: string, carried: (name: st
     return channels.length === 0 ? null : { kind: "plain", channels, event: envelope.event, payload: envelope.payload };
 }
 
-/** The distinct names that pass `keep`, in order. */
+/** The distinct names that pass `keep`, in order (a broadcast names a few channels: no Set per message). */
 function select(names: readonly string[], keep: (name: string) => boolean): string[] {
-    return [...new Set(names)].filter(keep);
+    const kept: string[] = [];
+    for (const name of names) if (!kept.includes(name) && keep(name)) kept.push(name);
+    return kept;
 }

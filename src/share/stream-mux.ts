@@ -1,11 +1,14 @@
 import { streamBudget } from "../transport/connection-budget";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
-import type { EventSourceConstructor } from "../transport/platform";
+import type { EventSourceConstructor, StreamMessage } from "../transport/platform";
 import { StreamSwitch } from "../transport/stream-switch";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { whisperKey, type ToClient } from "./protocol";
 
-/** How many event ids the engine remembers to forward each event once across its streams (current and draining). */
+/**
+ * How many event ids the engine remembers at least, to forward each event once across its streams (current and
+ * draining): two generations of this many, as the connector's DeliveryLedger keeps them.
+ */
 const SEEN_LIMIT = 4_096;
 
 /** What the multiplexer needs from its engine. */
@@ -61,8 +64,11 @@ export class StreamMux {
     /** Whether the cursor was taken from a client (only the first one's is). */
     private cursorSet = false;
 
-    /** Recently forwarded ids, oldest first (bounded). */
-    private readonly seen = new Set<string>();
+    /** Recently forwarded ids: this generation's, then the one before (bounded, see {@link SEEN_LIMIT}). */
+    private seen = new Set<string>();
+
+    /** The generation of forwarded ids before {@link StreamMux.seen}. */
+    private seenBefore = new Set<string>();
 
     /** The next reconcile must reopen even for the same union (a new cookie). */
     private reopen = false;
@@ -209,13 +215,16 @@ export class StreamMux {
     }
 
     /** Forward one event of a real main stream once, by id. */
-    private forward(stream: HubStream, type: "message" | "mercure", event: MessageEvent): void {
+    private forward(stream: HubStream, type: "message" | "mercure", event: StreamMessage): void {
         const id = event.lastEventId;
         if (id !== "") {
             this.streams.delivered(stream, id);
-            if (this.seen.has(id)) return;
+            if (this.seen.has(id) || this.seenBefore.has(id)) return;
+            if (this.seen.size >= SEEN_LIMIT) {
+                this.seenBefore = this.seen;
+                this.seen = new Set();
+            }
             this.seen.add(id);
-            if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value as string);
             this.cursor = id;
         }
         this.host.send({ t: "event", w: null, type, data: String(event.data), id });

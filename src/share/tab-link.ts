@@ -67,6 +67,9 @@ export class TabLink {
     /** While this tab leads: the other tabs' clients the engine heard from over the bus (until their `bye`). */
     private readonly remote = new Set<string>();
 
+    /** The engine's messages to this tab's own clients, waiting for the microtask that hands them over. */
+    private outbox: ToClient[] = [];
+
     /** The engine, while this tab leads and the engine chunk has loaded. */
     private engine: EngineLike | null = null;
 
@@ -208,7 +211,13 @@ export class TabLink {
      */
     private toClients(message: ToClient): void {
         if (message.t !== "event" || this.remote.size > 0) this.channel.postMessage(message);
-        queueMicrotask(() => this.heard(message));
+        // One microtask for every message sent in this task (a burst of events), heard in order.
+        if (this.outbox.push(message) > 1) return;
+        queueMicrotask(() => {
+            const outbox = this.outbox;
+            this.outbox = [];
+            for (const queued of outbox) this.heard(queued);
+        });
     }
 
     /** A message on the bus (or this tab's own engine's). */

@@ -1,4 +1,4 @@
-import type { EventSourceConstructor, EventSourceLike } from "./platform";
+import type { EventSourceConstructor, EventSourceLike, StreamMessage } from "./platform";
 
 /**
  * What a {@link HubStream} reports to its owner. Callbacks never fire once the stream is retired.
@@ -7,9 +7,9 @@ export interface HubStreamHandlers {
     /** The stream opened (first time or after a native reconnect). */
     open(stream: HubStream): void;
     /** A broadcast update arrived (an event without `event:` field). */
-    message(stream: HubStream, event: MessageEvent): void;
+    message(stream: HubStream, event: StreamMessage): void;
     /** A subscription event arrived (`event: mercure`, laravel-mercure §4.2): presence. Streams without it ignore them. */
-    subscription?(stream: HubStream, event: MessageEvent): void;
+    subscription?(stream: HubStream, event: StreamMessage): void;
     /** The stream reported an error; `closed` is true when it will not reconnect by itself. */
     error(stream: HubStream, event: Event, closed: boolean): void;
 }

@@ -23,6 +23,17 @@ export interface EventSourceLike {
 }
 
 /**
+ * What the connector reads of a stream event: its `data` and its id. A `MessageEvent` is one; the streams the
+ * leading tab's hub engine feeds to its own tab (src/share/) hand over plain objects of this shape instead.
+ */
+export interface StreamMessage {
+    /** The event's `data` field. */
+    readonly data: unknown;
+    /** The event's `id` field, "" without one. */
+    readonly lastEventId: string;
+}
+
+/**
  * The `fetch` an `EventSource` implementation may take in its init dict to make its requests (the
  * `eventsource` package's `{ fetch }`): it is called with a `URL` and must resolve with a full `Response`.
  */

@@ -149,6 +149,7 @@ export class StreamSwitch {
      * Note that `stream` delivered event `id`; ends every drain that caught up with a newer stream through it.
      */
     delivered(stream: HubStream, id: string): void {
+        if (this.drains.length === 0) return;
         for (const drain of [...this.drains]) {
             if (drain.stream === stream) {
                 if (drain.newIds.has(id)) this.endDrain(stream);

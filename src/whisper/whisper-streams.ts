@@ -1,6 +1,7 @@
 import type { EncryptedChannels } from "../crypto/encrypted-channels";
 import type { MercureError } from "../errors";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
+import type { StreamMessage } from "../transport/platform";
 import { whisperTopic } from "../topic/topics";
 import { CLIENT_PREFIX, isGuarded, readWhisper } from "./envelope";
 import { diagnoseWhisper, type WhisperDiagnostics } from "./whisper-diagnosis";
@@ -14,7 +15,7 @@ export interface WhisperStreamHandlers {
     /** The stream opened. */
     open(stream: unknown): void;
     /** A message arrived (an event without `event:` field). */
-    message(stream: unknown, event: MessageEvent): void;
+    message(stream: unknown, event: StreamMessage): void;
     /** The stream reported an error; `closed` when it will not reconnect by itself (`readyState` CLOSED). */
     error(stream: unknown, event: Event, closed: boolean): void;
 }
@@ -275,7 +276,7 @@ export class WhisperStreams {
     }
 
     /** Route one message of `channel`'s stream (laravel-mercure §7.3). */
-    private receive(channel: string, entry: Entry, stream: WhisperStream, event: MessageEvent): void {
+    private receive(channel: string, entry: Entry, stream: WhisperStream, event: StreamMessage): void {
         // [spec] §7.3: every message moves this stream's own cursor, even one that is then dropped.
         if (event.lastEventId !== "") entry.cursor = event.lastEventId;
         const whisper = readWhisper(event.data, channel, this.options.socketId());

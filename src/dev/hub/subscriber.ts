@@ -91,6 +91,16 @@ export class Subscriber {
         this.heartbeat.refresh();
     }
 
+    /** Hold writes in the response until {@link Subscriber.uncork} (one `write` for many events). */
+    cork(): void {
+        if (this.open) this.res.cork();
+    }
+
+    /** Send what {@link Subscriber.cork} held. */
+    uncork(): void {
+        this.res.uncork();
+    }
+
     /** End the stream cleanly (the client sees a normal end of body). */
     end(): void {
         if (!this.res.writableEnded) this.res.end();

@@ -213,6 +213,22 @@ describe("in-process publish", () => {
         expect(hub.hub.stats.publishes).toBe(0);
     });
 
+    it("publishes a burst in order, each stream receiving every update of it, and stops at an invalid one", async () => {
+        const hub = await startHub({ anonymous: true });
+        const stream = await subscribe(hub, [["match", T]]);
+        const ids = hub.hub.publishBurst([1, 2, 3].map((n) => ({ topics: [T], data: `n${n}` })));
+        expect(ids).toHaveLength(3);
+        const events = await stream.next(3);
+        expect(events.map((event) => [event.data, event.lastEventId])).toEqual(ids.map((id, i) => [`n${i + 1}`, id]));
+        expect(() => hub.hub.publishBurst([{ topics: [T], data: "n4" }, { topics: [] }, { topics: [T], data: "n6" }])).toThrow(MercureError);
+        expect((await stream.next(1))[0]!.data).toBe("n4");
+        await stream.expectNone(50);
+        expect(hub.hub.stats.publishes).toBe(4);
+        // The stream is writable again after the burst (uncorked): a later publish reaches it at once.
+        hub.hub.publish({ topics: [T], data: "n7" });
+        expect((await stream.next(1))[0]!.data).toBe("n7");
+    });
+
     it("delivers private updates only to granted subscribers", async () => {
         const hub = await startHub({ anonymous: true });
         const granted = await subscribe(hub, [["match", T]], bearer(token(hub, [detail(["subscribe"], [T])])));

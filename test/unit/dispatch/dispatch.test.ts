@@ -31,17 +31,31 @@ describe("parseEnvelope", () => {
 });
 
 describe("DeliveryLedger", () => {
-    it("claims each (id, channel) pair once and forgets the oldest ids past capacity", () => {
+    it("claims each (id, channel) pair once, remembers the last `capacity` ids and forgets those older than 2 × capacity", () => {
         const ledger = new DeliveryLedger(2);
         expect(ledger.claim("1", "a")).toBe(true);
         expect(ledger.claim("1", "a")).toBe(false);
         expect(ledger.claim("1", "b")).toBe(true);
         ledger.claim("2", "a");
-        ledger.claim("3", "a");
+        ledger.claim("3", "a"); // a new generation: 1 and 2 are the previous one
+        expect(ledger.claim("1", "b")).toBe(false); // still remembered
+        expect(ledger.claim("2", "b")).toBe(true); // a new channel of a remembered id
+        ledger.claim("4", "a");
+        ledger.claim("5", "a"); // 3 and 4 the previous generation: 1 and 2 forgotten
         expect(ledger.claim("1", "a")).toBe(true); // forgotten
-        expect(ledger.claim("3", "a")).toBe(false);
+        expect(ledger.claim("4", "a")).toBe(false);
+        expect(ledger.claim("5", "a")).toBe(false);
         ledger.clear();
-        expect(ledger.claim("3", "a")).toBe(true);
+        expect(ledger.claim("5", "a")).toBe(true);
+    });
+
+    it("remembers at least the last `capacity` ids at every point", () => {
+        const capacity = 8;
+        const ledger = new DeliveryLedger(capacity);
+        for (let id = 1; id <= 50; id++) {
+            expect(ledger.claim(String(id), "a")).toBe(true);
+            for (let back = 0; back < capacity && back < id; back++) expect(ledger.claim(String(id - back), "a")).toBe(false);
+        }
     });
 });
 
