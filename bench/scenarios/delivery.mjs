@@ -8,23 +8,21 @@ import { median, quantile, waitFor, withTimeout } from "../lib/stats.mjs";
 /** Wall-clock milliseconds with sub-millisecond precision, on the same clock as the page's recorder. */
 const now = () => performance.timeOrigin + performance.now();
 
-/** How long the first message of a burst holds the page, so the rest is buffered when the clock starts (ms). */
-const HOLD_MS = Number(process.env.BENCH_HOLD_MS ?? 500);
-
 /**
  * Publish `count` messages, `update(n)` for n = 1..count, in one burst: the hub writes them to the stream in one
- * socket write (MercureHub.publishBurst), so they reach the page faster than any receiver handles them and the
- * rate measures the receiver, not the publishing loop. Waits until `which` received them all; resolves with its
- * rate: messages per second from its first arrival to its last.
+ * socket write (MercureHub.publishBurst), and the first arrival holds the page's main thread for `holdMs` before the
+ * clock starts, so the rest waits in the page's buffers and the rate measures the receiver, not the publishing.
+ * Waits until `which` received them all; resolves with its rate (messages per second from its first arrival to its
+ * last) and the main thread's task time per message in µs (the hold excluded).
  */
-async function flood(page, stack, which, count, update) {
+async function flood(page, stack, which, count, update, holdMs) {
     const updates = [];
     for (let n = 1; n <= count; n++) updates.push(update(n));
-    await page.run(([target, hold]) => window.bench.arm(target, false, false, hold), [count, HOLD_MS]);
+    await page.run(([target, hold]) => window.bench.arm(target, false, false, hold), [count, holdMs]);
     const before = await page.mainThreadTime();
     stack.burst(updates);
     await page.waitDone([which], 120_000);
-    const busy = (await page.mainThreadTime()) - before - HOLD_MS;
+    const busy = (await page.mainThreadTime()) - before - holdMs;
     const result = (await page.run(() => window.bench.result()))[which];
     return { rate: (result.count - 1) / ((result.last - result.first) / 1000), cpu: (busy * 1000) / count };
 }
@@ -36,12 +34,12 @@ async function flood(page, stack, which, count, update) {
  * The raw EventSource opens while the connector has the channel joined, so the hub cookie grants its topic
  * (the connector's next authorization, on leaving, mints a cookie without it; an open stream keeps its grants).
  */
-async function burst(page, stack, rep, count, update, { kind, name, topic }) {
+async function burst(page, stack, rep, count, update, { kind, name, topic }, holdMs) {
     const alone = () => waitFor("one open stream at the hub", () => stack.server.hub.stats.openConnections === 1);
     const connector = async () => {
         await page.run(([k, n]) => window.bench.listen(k, n, ".tick"), [kind, name]);
         await alone();
-        const rate = await flood(page, stack, "connector", count, update);
+        const rate = await flood(page, stack, "connector", count, update, holdMs);
         await page.run(([n]) => window.bench.leaveAll([n]), [name]);
         return rate;
     };
@@ -50,7 +48,7 @@ async function burst(page, stack, rep, count, update, { kind, name, topic }) {
         await page.run(([t]) => window.bench.openRaw([t], true), [topic]);
         await page.run(([n]) => window.bench.leaveAll([n]), [name]);
         await alone();
-        const rate = await flood(page, stack, "raw", count, update);
+        const rate = await flood(page, stack, "raw", count, update, holdMs);
         await page.run(() => window.bench.closeRaws());
         return rate;
     };
@@ -91,9 +89,9 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         const plainChannel = { kind: "public", name: "bench", topic: topicOf("bench") };
         const plainSend = (n) => stack.publish("bench", "tick", { n });
         const plainUpdate = (n) => stack.update("bench", "tick", { n });
-        await burst(page, stack, 0, plan.warmup, plainUpdate, plainChannel);
+        await burst(page, stack, 0, plan.warmup, plainUpdate, plainChannel, plan.holdMs);
         const plain = [];
-        for (let rep = 0; rep < plan.reps; rep++) plain.push(await burst(page, stack, rep, plan.count, plainUpdate, plainChannel));
+        for (let rep = 0; rep < plan.reps; rep++) plain.push(await burst(page, stack, rep, plan.count, plainUpdate, plainChannel, plan.holdMs));
 
         // Both receivers at once for the latency runs.
         await page.run(() => window.bench.listen("public", "bench", ".tick"));
@@ -117,9 +115,9 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         const sealed = [];
         for (let n = 1; n <= Math.max(plan.encryptedCount, plan.warmup); n++) sealed.push(stack.sealed("private-encrypted-secure", "tick", { n }));
         const encryptedUpdate = (n) => stack.updateData("private-encrypted-secure", sealed[n - 1]);
-        await burst(page, stack, 0, Math.min(plan.warmup, plan.encryptedCount), encryptedUpdate, encryptedChannel);
+        await burst(page, stack, 0, Math.min(plan.warmup, plan.encryptedCount), encryptedUpdate, encryptedChannel, plan.holdMs);
         const encrypted = [];
-        for (let rep = 0; rep < plan.reps; rep++) encrypted.push(await burst(page, stack, rep, plan.encryptedCount, encryptedUpdate, encryptedChannel));
+        for (let rep = 0; rep < plan.reps; rep++) encrypted.push(await burst(page, stack, rep, plan.encryptedCount, encryptedUpdate, encryptedChannel, plan.holdMs));
 
         if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
         const p = (key, q) => quantile(latency[key], q);
