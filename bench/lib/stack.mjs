@@ -20,9 +20,10 @@ export function topicOf(channel) {
 
 /**
  * Start the dev server for the bench (`history`: whether the hub keeps history for `last_event_id` replay),
- * with the bench page and one authorized user; resolves with the server and publishing helpers.
+ * with the bench page and one authorized user; resolves with the server and publishing helpers. `distDir` is the
+ * build the bench page loads (default: this package's dist/; another build compares two versions in one run).
  */
-export async function startBenchStack({ history = true } = {}) {
+export async function startBenchStack({ history = true, distDir } = {}) {
     /** Why the hub refused requests (token checks and grants), for the report of a run that saw refusals. */
     const refusals = [];
     const server = await startDevServer({
@@ -38,6 +39,7 @@ export async function startBenchStack({ history = true } = {}) {
             "chat.{id}": (user) => ({ id: user.id, name: user.name }),
         },
         pages: { [BENCH_PAGE]: benchPage() },
+        ...(distDir === undefined ? {} : { distDir }),
     });
     return {
         server,

@@ -204,14 +204,18 @@ export class TabLink {
     }
 
     /**
-     * Send the engine's message to every tab's clients (this tab's in-process, after the current task). Events, the
+     * Send the engine's message to every tab's clients (this tab's in-process: events at once, answers to a client's
+     * request after the current task). Events, the
      * bulk of the traffic, cross the bus only while another tab's client is registered: a single tab pays no
      * structured clone per event. (Another tab's client opens its stream with a message first, so it is known before
      * any event is meant for it.)
      */
     private toClients(message: ToClient): void {
         if (message.t !== "event" || this.remote.size > 0) this.channel.postMessage(message);
-        // One microtask for every message sent in this task (a burst of events), heard in order.
+        // An event comes from a stream's own task (the hub's), not from inside a client's call: heard at once, unless
+        // messages wait in the outbox, which it must not overtake (a stream's `open` state before its first event).
+        if (message.t === "event" && this.outbox.length === 0) return this.heard(message);
+        // The other messages answer a client's request: one microtask for every message of this task, heard in order.
         if (this.outbox.push(message) > 1) return;
         queueMicrotask(() => {
             const outbox = this.outbox;
