@@ -93,6 +93,18 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         const plain = [];
         for (let rep = 0; rep < plan.reps; rep++) plain.push(await burst(page, stack, rep, plan.count, plainUpdate, plainChannel, plan.holdMs));
 
+        // The same with tab sharing off (`shareAcrossTabs: false`, as outside a browser or without Web Locks): the
+        // connector's own stream, without the hand-over from the leading tab's hub engine. A page of its own.
+        const alone = [];
+        const alonePage = await BenchPage.open(browser, stack.server.url, USER.id, { ...options, shareAcrossTabs: false });
+        try {
+            await burst(alonePage, stack, 0, plan.warmup, plainUpdate, plainChannel, plan.holdMs);
+            for (let rep = 0; rep < plan.reps; rep++) alone.push(await burst(alonePage, stack, rep, plan.count, plainUpdate, plainChannel, plan.holdMs));
+            if (alonePage.errors.length > 0) throw new Error(`bench page errors: ${alonePage.errors.join("; ")}`);
+        } finally {
+            await alonePage.close();
+        }
+
         // Both receivers at once for the latency runs.
         await page.run(() => window.bench.listen("public", "bench", ".tick"));
         await page.run(([topic]) => window.bench.openRaw([topic], true), [topicOf("bench")]);
@@ -123,6 +135,7 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         const p = (key, q) => quantile(latency[key], q);
         return {
             throughput: summarize(plain),
+            throughputAlone: summarize(alone),
             encryptedThroughput: summarize(encrypted),
             latency: {
                 connector: { p50: p("connector", 0.5), p99: p("connector", 0.99) },
