@@ -1,12 +1,28 @@
 // Issue 11, Node.js memory: the bench's join/leave cycles (scenarios/memory-node-child.mjs, lib/memory-schedule.mjs)
 // driven through the built connector with in-process fakes for EventSource and fetch (no network, no undici
 // streams), so that heap growth here is the connector's (and the cookie jar's) alone. Run after `npm run build`:
-//   node --expose-gc bench/memory-node-fakes.mjs [--no-jar] [--snapshot]
-// Measured (Node 20, 2026-11-30): 1k→10k cycles 25 B/cycle, 10k→40k 4 B/cycle (3 without the cookie jar), and
-// a heap-snapshot diff shows only compiled code (bytecode, JIT code, feedback vectors) growing: no connector
-// object (channels, streams, maps, closures) accumulates per cycle. The bench's larger Node figure (~140 B/cycle)
-// is Node's performance timeline: undici's fetch adds a PerformanceResourceTiming entry per request (each
-// holding its URL, a ~2.6 kB subscribe URL here) until the default buffer of 250 entries is full.
+//   node --expose-gc [--no-opt --no-sparkplug --no-lazy-feedback-allocation] bench/memory-node-fakes.mjs [--no-jar] [--snapshot]
+// Measured here (Node 20, 2026-11-30): 1k→10k cycles 25 B/cycle, 10k→40k 4 B/cycle; on the interpreter only
+// (the flags in brackets) 0.1 and 0.0 B/cycle. A heap-snapshot diff shows only compiled code (optimized and
+// baseline code, deoptimization data, feedback vectors, dependent-code lists) growing: no connector object
+// (channels, streams, maps, closures, timers, listeners) accumulates per cycle.
+//
+// The real stack (the bench's child: `eventsource`, undici's fetch, the dev server), diffed by constructor and
+// retainer between snapshots at two cycle counts after GC (Node 20, 2026-11-30), grew for two reasons, neither ours:
+// - Node's resource-timing buffer: undici's fetch adds one PerformanceResourceTiming per request, retained by
+//   `resourceTimingBuffer` (the context of node:internal/perf/observe's observerCallback), its name the request
+//   URL (~6.4 kB for a subscribe URL of 100 topics). Two requests per batch of 100 cycles fill its 250 entries only
+//   at ~12 500 cycles: between 6k and 12k cycles +120 entries and +385 kB of URL strings, ~65 B/cycle, about half
+//   of the bench's 148 B/cycle over 1k→10k. Bounded (250 entries), and a Node app that fetches has the same.
+// - Compiled code: with the buffer emptied, the 20k→60k diff grows only by code objects (+204, 175 kB), their
+//   deoptimization data (114 kB) and relocation info (46 kB), dependent-code WeakArrayLists on maps (31 kB) and
+//   feedback vectors, spread over the functions of the connector, undici, eventsource and Node's timers as they get
+//   hot one after another (still ~5 B/cycle at 60k cycles); weak-cell and listener counts go down.
+// With both left out (scenarios/memory-node-child.mjs empties the buffer before each reading, scenarios/memory.mjs
+// runs it on the interpreter only) the real stack measures 4-5 B/cycle over 1k→10k and 1-2 B/cycle over 10k→40k,
+// against 148 and 29 before; what is left is the `eventsource` package's private-field WeakMaps (one per
+// field, their hash tables sized to the most EventSource objects alive between two collections: +34 kB over
+// 1k→20k) and undici's pending FastTimers (emptied by its 1 s tick).
 import { writeHeapSnapshot } from "node:v8";
 import { cookieJarFetch } from "../dist/dev/index.js";
 import { MercureEcho } from "../dist/index.js";
