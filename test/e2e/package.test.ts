@@ -71,6 +71,67 @@ describe("the published package", () => {
         expect(out).toBe("function function true laravel-echo-mercure");
     });
 
+    it("exposes parseLinkHeader and discoverFromDocument, with their types, as laravel-echo-mercure/discovery and no longer from the main entry", () => {
+        const out = node(
+            ["--input-type=module"],
+            `const discovery = await import("laravel-echo-mercure/discovery");
+             const main = await import("laravel-echo-mercure");
+             const links = discovery.parseLinkHeader('</hub>; rel="mercure"; last-event-id="urn:1", </x>; rel=self', "https://app.test/page");
+             const page = {
+                 baseURI: "https://app.test/page",
+                 querySelectorAll: () => [{ getAttribute: (name) => ({ rel: "preload mercure", href: "/hub#x", "last-event-id": "urn:2" })[name] ?? null }],
+             };
+             const found = discovery.discoverFromDocument(page);
+             console.log(JSON.stringify({
+                 exports: Object.keys(discovery).sort(),
+                 links: links.map((link) => [link.href, link.rel, link.params["last-event-id"] ?? null]),
+                 found: [found.hub.href, found.lastEventId],
+                 main: ["parseLinkHeader", "discoverFromDocument", "discoverHub"].map((name) => typeof main[name]),
+             }));`,
+        );
+        expect(JSON.parse(out)).toEqual({
+            exports: ["discoverFromDocument", "parseLinkHeader"],
+            links: [
+                ["https://app.test/hub", ["mercure"], "urn:1"],
+                ["https://app.test/x", ["self"], null],
+            ],
+            found: ["https://app.test/hub", "urn:2"],
+            main: ["undefined", "undefined", "function"],
+        });
+        const types = readFileSync("dist/discovery/index.d.ts", "utf8");
+        expect(types).toMatch(/export \{[^}]*\bdiscoverFromDocument\b[^}]*\}/);
+        for (const name of ["parseLinkHeader", "DocumentLike", "LinkValue", "DiscoveredHub"]) expect(types).toMatch(new RegExp(`export (type )?\\{[^}]*\\b${name}\\b`));
+        const mainTypes = readFileSync("dist/index.d.ts", "utf8");
+        for (const name of ["parseLinkHeader", "discoverFromDocument", "DocumentLike", "LinkValue"]) expect(mainTypes).not.toContain(name);
+    });
+
+    it("finds the hub of a connector without host from the page's <link rel=\"mercure\"> through the lazy discovery chunk, with no link parsing in dist/index.js", () => {
+        const core = readFileSync("dist/index.js", "utf8");
+        for (const linkCode of ["function parseLinkHeader", "function discoverFromDocument", "class FieldCursor", "link[rel][href]"]) expect(core).not.toContain(linkCode);
+        const out = node(
+            ["--input-type=module"],
+            `globalThis.location = { href: "https://app.test/dashboard" };
+             globalThis.document = {
+                 baseURI: "https://app.test/dashboard",
+                 querySelectorAll: (selector) => selector === "link[rel][href]" ? [{ getAttribute: (name) => ({ rel: "mercure", href: "https://hub.test/.well-known/mercure", "last-event-id": "urn:page" })[name] ?? null }] : [],
+             };
+             const { MercureConnector } = await import("laravel-echo-mercure");
+             const steps = [];
+             class Recorder { constructor(url) { steps.push(["stream", url]); this.readyState = 0; } addEventListener() {} close() {} }
+             const fetch = async () => new Response(JSON.stringify({ channels: [{ name: "news" }], expires_in: 600, topic_prefix: "https://app.test/" }), { status: 200, headers: { "Content-Type": "application/json" } });
+             const connector = new MercureConnector({ eventSource: Recorder, fetch, shareAcrossTabs: false, debug: (step, detail) => step === "hub" && steps.push([step, detail.url, detail.source]) });
+             connector.channel("news");
+             const deadline = Date.now() + 15_000;
+             while (!steps.some(([step]) => step === "stream") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+             connector.disconnect();
+             console.log(JSON.stringify(steps.map(([step, url, source]) => step === "stream" ? [step, url.split("?")[0], new URL(url).searchParams.get("last_event_id")] : [step, url, source])));`,
+        );
+        expect(JSON.parse(out)).toEqual([
+            ["hub", "https://hub.test/.well-known/mercure", "link-element"],
+            ["stream", "https://hub.test/.well-known/mercure", "urn:page"],
+        ]);
+    });
+
     it("keeps jose, the JWE code, whispers, discovery, diagnostics and the tabs' hub engine out of dist/index.js: chunks reached only through import()", () => {
         const core = readFileSync("dist/index.js", "utf8");
         const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
