@@ -1,8 +1,9 @@
 import type { HubTokenOption } from "../auth/hub-token";
+import { loadHubToken, type HubTokenModule } from "../auth/load-hub-token";
 import { MercureError } from "../errors";
 import { sharePlatform, type ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
-import { resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
+import { hasHubToken, resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
 import { loadDiscovery } from "./load";
 
 /*
@@ -78,23 +79,39 @@ export class HubLocator {
     /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
     private cursorOffered = false;
 
-    /** Whether the hub is known without waiting (the `host` option); false: call {@link HubLocator.discover}. */
+    /** The hub-token chunk, once loaded (only with the `hubToken` option); kept across `disconnect()`. */
+    private tokens: HubTokenModule | null = null;
+
+    /**
+     * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and the hub-token
+     * chunk is loaded when the `hubToken` option is set; false: call {@link HubLocator.prepare}.
+     */
     locate(options: HubOptions): boolean {
         if (options.host) this.location ??= { host: options.host, source: "option" };
-        return this.location !== null;
+        return this.location !== null && (this.tokens !== null || !hasHubToken(options.hubToken));
     }
 
     /**
-     * [spec] mercure-hub §5: find the hub of a connector without `host` (see {@link locateLazily}): true when found, the
-     * error when not (`status` set: the `discover` URL answered without a link), false when `signal` aborted first.
+     * What {@link HubLocator.locate} found missing: [spec] mercure-hub §5: the hub of a connector without `host`
+     * (see {@link locateLazily}), then the hub-token chunk. True when ready, the error when not (`status` set: the
+     * `discover` URL answered without a link; else retried with backoff), false when `signal` aborted first.
      */
-    async discover(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | MercureError> {
-        log?.("discover", { url: options.discover });
-        const found = await locateLazily(options.discover, options.fetch, signal);
-        if (signal.aborted) return false;
-        if (found instanceof Error) return found;
-        this.location = found;
-        return true;
+    async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | MercureError> {
+        if (this.location === null) {
+            log?.("discover", { url: options.discover });
+            const found = await locateLazily(options.discover, options.fetch, signal);
+            if (signal.aborted) return false;
+            if (found instanceof Error) return found;
+            this.location = found;
+        }
+        if (this.tokens === null && hasHubToken(options.hubToken)) {
+            try {
+                this.tokens = await loadHubToken();
+            } catch (cause) {
+                return new MercureError("auth_failed", "Loading the code of the `hubToken` option failed: check the network; retrying with backoff.", { cause });
+            }
+        }
+        return !signal.aborted;
     }
 
     /**
@@ -104,7 +121,7 @@ export class HubLocator {
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.location;
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
-        const platform = sharePlatform(resolvePlatform({ ...options, host: location?.host ?? options.host }), options);
+        const platform = sharePlatform(resolvePlatform({ ...options, host: location?.host ?? options.host }, this.tokens), options);
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
