@@ -11,6 +11,8 @@
 //   dist/vue/index.js + .d.ts             over @laravel/echo-vue; both import the core as ../index.js and
 //   dist/frameworks/shared.js             the code they share
 //   dist/no-pusher/index.js + .d.ts       what a Mercure-only app aliases pusher-js to
+//   dist/discovery/index.js + .d.ts       parseLinkHeader and discoverFromDocument (ESM only): outside the core
+//                                         entry, which reaches the same code through its lazy discovery chunk
 // Every .js has a .map that names the src/ files without embedding them.
 import nodeResolve from "@rollup/plugin-node-resolve";
 import terser from "@rollup/plugin-terser";
@@ -69,7 +71,12 @@ const coreAsSibling = () => ({
     },
 });
 const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue"].includes(id);
-const frameworkEntries = { "react/index": "src/react/index.ts", "vue/index": "src/vue/index.ts", "no-pusher/index": "src/no-pusher.ts" };
+const frameworkEntries = {
+    "react/index": "src/react/index.ts",
+    "vue/index": "src/vue/index.ts",
+    "no-pusher/index": "src/no-pusher.ts",
+    "discovery/index": "src/discovery/public.ts",
+};
 
 export default [
     {

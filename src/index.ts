@@ -7,5 +7,6 @@ export { MercurePresenceChannel } from "./channel/mercure-presence-channel";
 export { MercureError, type MercureErrorCode } from "./errors";
 export type { EventSourceConstructor, EventSourceLike, FetchLike, FetchResponseLike } from "./transport/platform";
 export { rawUrlEncode } from "./topic/encode";
-export { discoverHub, discoverFromDocument, parseLinkHeader, type DiscoveredHub, type DiscoverHubOptions, type DocumentLike, type LinkValue } from "./discovery";
+// `parseLinkHeader`, `discoverFromDocument` and their types: the `laravel-echo-mercure/discovery` entry (src/discovery/public.ts).
+export { discoverHub, type DiscoveredHub, type DiscoverHubOptions } from "./discovery";
 export type { DebugLogger } from "./connector/debug-log";

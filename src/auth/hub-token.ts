@@ -1,4 +1,10 @@
 import { MercureError } from "../errors";
+import type { FetchLike } from "../transport/platform";
+
+/*
+ * Header auth (the `hubToken` option): a lazily loaded chunk (see `./load-hub-token`), reached only by a
+ * connector that sets the option, before its first auth request.
+ */
 
 /**
  * The `hubToken` option: a subscriber JWT for the hub, or a function returning one (synchronously or as a
@@ -102,4 +108,26 @@ export class HubTokenSource {
         this.token = { value, obtainedAt: Date.now(), expiresAt: exp === null ? null : exp * 1_000, refused: false };
         return value;
     }
+}
+
+/**
+ * `fetch` with the hub token: a request to the hub (its URL, or a path below it: subscriptions, snapshots,
+ * whispers, probes) carries `Authorization: Bearer <token>` unless it sets its own, and a 401 from the hub
+ * makes the token source ask for a new token next time. Other requests (the auth endpoint) go as they are.
+ */
+export function withHubToken(fetch: FetchLike, hub: URL, token: HubTokenSource): FetchLike {
+    const base = hub.origin + hub.pathname.replace(/\/$/, "");
+    const isHub = (url: string): boolean => {
+        const href = new URL(url, hub).href;
+        return href.startsWith(base) && /^(?:$|[/?#])/.test(href.slice(base.length));
+    };
+    return async (url, init) => {
+        if (!isHub(url)) return fetch(url, init);
+        const headers = new Headers(init.headers);
+        // [spec] mercure-hub §2.1: the header, never the query string.
+        if (!headers.has("Authorization")) headers.set("Authorization", `Bearer ${await token.get()}`);
+        const response = await fetch(url, { ...init, headers });
+        if (response.status === 401) token.refused();
+        return response;
+    };
 }

@@ -306,7 +306,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Authorize the current channel set, then open (or keep) the stream that carries it. */
     private async refreshOnce(generation: number): Promise<void> {
-        const found = this.hub.locate(this.options as HubOptions) || (await this.hub.discover(this.options as HubOptions, this.aborter.signal, this.log));
+        const found = this.hub.locate(this.options as HubOptions) || (await this.hub.prepare(this.options as HubOptions, this.aborter.signal, this.log));
         if (found instanceof Error) {
             this.settle(() => {
                 this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, found));

@@ -94,11 +94,26 @@ export interface LocateHubOptions extends DiscoverHubOptions {
  * on the page's origin. Rejects like the connector's `host` resolution outside a browser.
  */
 export async function locateHub(options: LocateHubOptions = {}): Promise<DiscoveredHub & { readonly source: HubSource }> {
-    const document = options.document === undefined ? (globalThis as { document?: DocumentLike }).document ?? null : options.document;
+    const found = await findHub(options.document === undefined ? pageDocument() : options.document, options.discover, options);
+    return found ?? { ...discoveredHub(resolveHubUrl(null).href)!, source: "well-known" };
+}
+
+/**
+ * The steps of {@link locateHub} that find a hub (mercure-hub §5): the `document`'s `<link rel="mercure">`,
+ * else the `discover` URL's `Link` header (when it is a non-empty string; its failure rejects); null when
+ * neither applies, for the caller to fall back to `/.well-known/mercure` (the connector leaves that to its
+ * platform resolution, which refuses it outside a browser). What a connector without `host` runs.
+ */
+export async function findHub(document: DocumentLike | null, discover: unknown, options: DiscoverHubOptions): Promise<(DiscoveredHub & { readonly source: HubSource }) | null> {
     const linked = document === null ? null : discoverFromDocument(document);
     if (linked !== null) return { ...linked, source: "link-element" };
-    if (options.discover) return { ...(await discoverHub(options.discover, options)), source: "link-header" };
-    return { ...discoveredHub(resolveHubUrl(null).href)!, source: "well-known" };
+    if (typeof discover === "string" && discover !== "") return { ...(await discoverHub(discover, options)), source: "link-header" };
+    return null;
+}
+
+/** The page's document, or null outside a browser. */
+export function pageDocument(): DocumentLike | null {
+    return (globalThis as { document?: DocumentLike }).document ?? null;
 }
 
 function resolveResourceUrl(resourceUrl: string | URL): string {

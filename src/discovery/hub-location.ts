@@ -1,15 +1,15 @@
-import { discoverFromDocument, type DocumentLike } from "./link-element";
-import { loadDiscovery } from "./load";
 import type { HubTokenOption } from "../auth/hub-token";
+import { loadHubToken, type HubTokenModule } from "../auth/load-hub-token";
 import { MercureError } from "../errors";
 import { sharePlatform, type ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
-import { resolveFetch, resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
+import { hasHubToken, resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
+import { loadDiscovery } from "./load";
 
 /*
- * Where a connector's hub is (mercure-hub §5): the `host` option, else a `<link rel="mercure">` in the
- * page, else the `Link` header of the `discover` URL, else `/.well-known/mercure` on the page origin. Only
- * the `discover` step is asynchronous and loads the discovery chunk; the others cost nothing.
+ * Where a connector's hub is (mercure-hub §5): the `host` option, else (in the lazily loaded discovery chunk:
+ * see `findHub`) a `<link rel="mercure">` in the page, else the `Link` header of the `discover` URL, else
+ * `/.well-known/mercure` on the page origin. With `host` given, nothing of the discovery code is loaded.
  */
 
 /** How the connector found its hub. */
@@ -26,31 +26,19 @@ export interface HubLocation {
 }
 
 /**
- * The hub known without a request: the `host` option, else the page's `<link rel="mercure">`, else the
- * default; null when the `discover` URL must be fetched first (see {@link locateByLink}).
+ * Find the hub of a connector without `host` in the discovery chunk (the page's `<link rel="mercure">`, the
+ * `discover` URL's `Link` header, else the default), or the `MercureError` saying why there is none
+ * (`discovery_failed` naming the URL and what to add, or saying the chunk did not load; `missing_platform`
+ * without `fetch`).
  */
-export function locateNow(
-    host: string | null | undefined,
-    discover: unknown,
-    document: DocumentLike | null = (globalThis as { document?: DocumentLike }).document ?? null,
-): HubLocation | null {
-    if (host) return { host, source: "option" };
-    const linked = document === null ? null : discoverFromDocument(document);
-    if (linked !== null) return { host: linked.hub.href, source: "link-element", ...lastEventId(linked.lastEventId) };
-    if (typeof discover === "string" && discover !== "") return null;
-    return { host: null, source: "well-known" };
-}
-
-/**
- * The hub the `discover` URL's `Link: <…>; rel="mercure"` header names, or the `MercureError` saying why
- * there is none (`discovery_failed` naming the URL and what to add; `missing_platform` without `fetch`).
- */
-export async function locateByLink(discover: string, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | MercureError> {
+export async function locateLazily(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | MercureError> {
     try {
-        const found = await (await loadDiscovery()).discoverHub(discover, { fetch: resolveFetch(fetch), signal });
-        return { host: found.hub.href, source: "link-header", ...lastEventId(found.lastEventId) };
+        const discovery = await loadDiscovery();
+        const found = await discovery.findHub(discovery.pageDocument(), discover, { ...(fetch === undefined ? {} : { fetch }), signal });
+        if (found === null) return { host: null, source: "well-known" };
+        return { host: found.hub.href, source: found.source, ...(found.lastEventId ? { lastEventId: found.lastEventId } : {}) };
     } catch (error) {
-        return error instanceof MercureError ? error : new MercureError("discovery_failed", `Loading the hub discovery for "${discover}" failed: check the network, or set the connector's host.`, { cause: error });
+        return error instanceof MercureError ? error : new MercureError("discovery_failed", "Loading the hub discovery failed: check the network, or set the connector's host.", { cause: error });
     }
 }
 
@@ -77,7 +65,7 @@ export interface HubOptions {
 }
 
 /**
- * The hub of one connector: where it is ({@link locateNow}, else {@link locateByLink}) and the platform
+ * The hub of one connector: where it is (the `host` option, else {@link locateLazily}) and the platform
  * resolved for it at first use. {@link HubLocator.forget} (on `disconnect()`) drops both: the next
  * connection looks the hub up again.
  */
@@ -91,23 +79,39 @@ export class HubLocator {
     /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
     private cursorOffered = false;
 
-    /** Whether the hub is known, looking it up in `options` without a request when it is not; false: call {@link HubLocator.discover}. */
+    /** The hub-token chunk, once loaded (only with the `hubToken` option); kept across `disconnect()`. */
+    private tokens: HubTokenModule | null = null;
+
+    /**
+     * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and the hub-token
+     * chunk is loaded when the `hubToken` option is set; false: call {@link HubLocator.prepare}.
+     */
     locate(options: HubOptions): boolean {
-        this.location ??= locateNow(options.host, options.discover);
-        return this.location !== null;
+        if (options.host) this.location ??= { host: options.host, source: "option" };
+        return this.location !== null && (this.tokens !== null || !hasHubToken(options.hubToken));
     }
 
     /**
-     * [spec] mercure-hub §5: find the hub from the `Link` header of the `discover` URL in `options`: true when found, the
-     * error when not (`status` set: the URL answered without a link), false when `signal` aborted first.
+     * What {@link HubLocator.locate} found missing: [spec] mercure-hub §5: the hub of a connector without `host`
+     * (see {@link locateLazily}), then the hub-token chunk. True when ready, the error when not (`status` set: the
+     * `discover` URL answered without a link; else retried with backoff), false when `signal` aborted first.
      */
-    async discover(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | MercureError> {
-        log?.("discover", { url: options.discover });
-        const found = await locateByLink(String(options.discover), options.fetch, signal);
-        if (signal.aborted) return false;
-        if (found instanceof Error) return found;
-        this.location = found;
-        return true;
+    async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | MercureError> {
+        if (this.location === null) {
+            log?.("discover", { url: options.discover });
+            const found = await locateLazily(options.discover, options.fetch, signal);
+            if (signal.aborted) return false;
+            if (found instanceof Error) return found;
+            this.location = found;
+        }
+        if (this.tokens === null && hasHubToken(options.hubToken)) {
+            try {
+                this.tokens = await loadHubToken();
+            } catch (cause) {
+                return new MercureError("auth_failed", "Loading the code of the `hubToken` option failed: check the network; retrying with backoff.", { cause });
+            }
+        }
+        return !signal.aborted;
     }
 
     /**
@@ -117,7 +121,7 @@ export class HubLocator {
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.location;
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
-        const platform = sharePlatform(resolvePlatform({ ...options, host: location?.host ?? options.host }), options);
+        const platform = sharePlatform(resolvePlatform({ ...options, host: location?.host ?? options.host }, this.tokens), options);
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
@@ -137,8 +141,4 @@ export class HubLocator {
         this.location = null;
         this.platform = null;
     }
-}
-
-function lastEventId(id: string | undefined): { lastEventId?: string } {
-    return id === undefined || id === "" ? {} : { lastEventId: id };
 }

@@ -4,11 +4,12 @@ import { loadDiscovery } from "./load";
 
 /*
  * The public surface of discovery, for `src/index.ts` to re-export: small enough for the eager bundle.
- * `discoverHub` loads its chunk on first call; `diagnose` is reached through `loadDiagnostics()`.
+ * `discoverHub` loads its chunk on first call; `diagnose` is reached through `loadDiagnostics()`. The
+ * synchronous link readers (`parseLinkHeader`, `discoverFromDocument`) are the `laravel-echo-mercure/discovery`
+ * entry (`./public`), so that nothing of link parsing is in the main one.
  */
 
-export { parseLinkHeader, linksWithRel, type LinkValue } from "./link-header";
-export { discoverFromDocument, type DiscoveredHub, type DocumentLike } from "./link-element";
+export type { DiscoveredHub } from "./link-element";
 export { loadDiagnostics, loadDiscovery, type DiagnosticsModule, type DiscoveryModule } from "./load";
 export type { DiscoverHubOptions, HubSource, LocateHubOptions } from "./discover";
 export type { DiagnoseInput } from "./diagnose";

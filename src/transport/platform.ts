@@ -1,4 +1,5 @@
-import { HubTokenSource, type HubTokenOption } from "../auth/hub-token";
+import type { HubTokenOption, HubTokenSource } from "../auth/hub-token";
+import type { HubTokenModule } from "../auth/load-hub-token";
 import type { AuthResult } from "../auth/auth-client";
 import { MercureError } from "../errors";
 import { adaptEventSource, DEFAULT_HEARTBEAT_TIMEOUT } from "./event-source-adapter";
@@ -149,28 +150,6 @@ function pageHref(): string | null {
 }
 
 /**
- * `fetch` with the hub token: a request to the hub (its URL, or a path below it: subscriptions, snapshots,
- * whispers, probes) carries `Authorization: Bearer <token>` unless it sets its own, and a 401 from the hub
- * makes the token source ask for a new token next time. Other requests (the auth endpoint) go as they are.
- */
-export function withHubToken(fetch: FetchLike, hub: URL, token: HubTokenSource): FetchLike {
-    const base = hub.origin + hub.pathname.replace(/\/$/, "");
-    const isHub = (url: string): boolean => {
-        const href = new URL(url, hub).href;
-        return href.startsWith(base) && /^(?:$|[/?#])/.test(href.slice(base.length));
-    };
-    return async (url, init) => {
-        if (!isHub(url)) return fetch(url, init);
-        const headers = new Headers(init.headers);
-        // [spec] mercure-hub §2.1: the header, never the query string.
-        if (!headers.has("Authorization")) headers.set("Authorization", `Bearer ${await token.get()}`);
-        const response = await fetch(url, { ...init, headers });
-        if (response.status === 401) token.refused();
-        return response;
-    };
-}
-
-/**
  * The platform pieces a connector needs, resolved at first subscription (never at construction: server-side
  * rendering constructs Echo where there is no `window` or `EventSource`).
  */
@@ -195,22 +174,32 @@ export interface Platform {
     release?: () => void;
 }
 
+/** Whether the `hubToken` option is set (header auth): then the hub-token chunk must be loaded before {@link resolvePlatform}. */
+export function hasHubToken(option: HubTokenOption | null | undefined): option is HubTokenOption {
+    return option !== undefined && option !== null && option !== "";
+}
+
 /**
  * Resolve every platform piece from the connector options; throws a {@link MercureError} naming the
- * missing or invalid one (the browser's `EventSource` with `hubToken` is one).
+ * missing or invalid one (the browser's `EventSource` with `hubToken` is one). `tokens` is the lazily
+ * loaded hub-token chunk, which the caller loads first when the `hubToken` option is set (see {@link hasHubToken}).
  */
-export function resolvePlatform(options: {
-    host?: string | null;
-    authEndpoint: string;
-    eventSource?: EventSourceConstructor;
-    fetch?: FetchLike;
-    hubToken?: HubTokenOption | null;
-    heartbeatTimeout?: unknown;
-}): Platform {
+export function resolvePlatform(
+    options: {
+        host?: string | null;
+        authEndpoint: string;
+        eventSource?: EventSourceConstructor;
+        fetch?: FetchLike;
+        hubToken?: HubTokenOption | null;
+        heartbeatTimeout?: unknown;
+    },
+    tokens: HubTokenModule | null,
+): Platform {
     const hub = resolveHubUrl(options.host);
     const { hubToken: option, heartbeatTimeout } = options;
-    const hubToken = option === undefined || option === null || option === "" ? null : new HubTokenSource(option);
-    const fetch = hubToken === null ? resolveFetch(options.fetch) : withHubToken(resolveFetch(options.fetch), hub, hubToken);
+    // Loaded by the caller whenever the option is set: `tokens` is non-null here then.
+    const hubToken = hasHubToken(option) ? new tokens!.HubTokenSource(option) : null;
+    const fetch = hubToken === null ? resolveFetch(options.fetch) : tokens!.withHubToken(resolveFetch(options.fetch), hub, hubToken);
     const EventSource = adaptEventSource(resolveEventSource(options.eventSource), {
         // The stream goes through the `fetch` option, or through the global one when the token must be added.
         fetch: options.fetch === undefined && hubToken === null ? undefined : fetch,

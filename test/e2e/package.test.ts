@@ -20,7 +20,9 @@ describe("the published package", () => {
              const echo = new Echo({ broadcaster: MercureConnector }); // no host, no window: server-side rendering
              const errors = [];
              echo.channel("news").error((error) => errors.push(error.code + ": " + error.message));
-             await new Promise((resolve) => setTimeout(resolve, 10));
+             // Without host, the hub is looked for in the lazy discovery chunk first: wait for the verdict.
+             const deadline = Date.now() + 15_000;
+             while (errors.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
              console.log(JSON.stringify({ status: echo.connectionStatus(), errors }));`,
         );
         const result = JSON.parse(out) as { status: string; errors: string[] };
@@ -71,7 +73,92 @@ describe("the published package", () => {
         expect(out).toBe("function function true laravel-echo-mercure");
     });
 
-    it("keeps jose, the JWE code, whispers, discovery, diagnostics and the tabs' hub engine out of dist/index.js: chunks reached only through import()", () => {
+    it("exposes parseLinkHeader and discoverFromDocument, with their types, as laravel-echo-mercure/discovery and no longer from the main entry", () => {
+        const out = node(
+            ["--input-type=module"],
+            `const discovery = await import("laravel-echo-mercure/discovery");
+             const main = await import("laravel-echo-mercure");
+             const links = discovery.parseLinkHeader('</hub>; rel="mercure"; last-event-id="urn:1", </x>; rel=self', "https://app.test/page");
+             const page = {
+                 baseURI: "https://app.test/page",
+                 querySelectorAll: () => [{ getAttribute: (name) => ({ rel: "preload mercure", href: "/hub#x", "last-event-id": "urn:2" })[name] ?? null }],
+             };
+             const found = discovery.discoverFromDocument(page);
+             console.log(JSON.stringify({
+                 exports: Object.keys(discovery).sort(),
+                 links: links.map((link) => [link.href, link.rel, link.params["last-event-id"] ?? null]),
+                 found: [found.hub.href, found.lastEventId],
+                 main: ["parseLinkHeader", "discoverFromDocument", "discoverHub"].map((name) => typeof main[name]),
+             }));`,
+        );
+        expect(JSON.parse(out)).toEqual({
+            exports: ["discoverFromDocument", "parseLinkHeader"],
+            links: [
+                ["https://app.test/hub", ["mercure"], "urn:1"],
+                ["https://app.test/x", ["self"], null],
+            ],
+            found: ["https://app.test/hub", "urn:2"],
+            main: ["undefined", "undefined", "function"],
+        });
+        const types = readFileSync("dist/discovery/index.d.ts", "utf8");
+        expect(types).toMatch(/export \{[^}]*\bdiscoverFromDocument\b[^}]*\}/);
+        for (const name of ["parseLinkHeader", "DocumentLike", "LinkValue", "DiscoveredHub"]) expect(types).toMatch(new RegExp(`export (type )?\\{[^}]*\\b${name}\\b`));
+        const mainTypes = readFileSync("dist/index.d.ts", "utf8");
+        for (const name of ["parseLinkHeader", "discoverFromDocument", "DocumentLike", "LinkValue"]) expect(mainTypes).not.toContain(name);
+    });
+
+    it("finds the hub of a connector without host from the page's <link rel=\"mercure\"> through the lazy discovery chunk, with no link parsing in dist/index.js", () => {
+        const core = readFileSync("dist/index.js", "utf8");
+        for (const linkCode of ["function parseLinkHeader", "function discoverFromDocument", "class FieldCursor", "link[rel][href]"]) expect(core).not.toContain(linkCode);
+        const out = node(
+            ["--input-type=module"],
+            `globalThis.location = { href: "https://app.test/dashboard" };
+             globalThis.document = {
+                 baseURI: "https://app.test/dashboard",
+                 querySelectorAll: (selector) => selector === "link[rel][href]" ? [{ getAttribute: (name) => ({ rel: "mercure", href: "https://hub.test/.well-known/mercure", "last-event-id": "urn:page" })[name] ?? null }] : [],
+             };
+             const { MercureConnector } = await import("laravel-echo-mercure");
+             const steps = [];
+             class Recorder { constructor(url) { steps.push(["stream", url]); this.readyState = 0; } addEventListener() {} close() {} }
+             const fetch = async () => new Response(JSON.stringify({ channels: [{ name: "news" }], expires_in: 600, topic_prefix: "https://app.test/" }), { status: 200, headers: { "Content-Type": "application/json" } });
+             const connector = new MercureConnector({ eventSource: Recorder, fetch, shareAcrossTabs: false, debug: (step, detail) => step === "hub" && steps.push([step, detail.url, detail.source]) });
+             connector.channel("news");
+             const deadline = Date.now() + 15_000;
+             while (!steps.some(([step]) => step === "stream") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+             connector.disconnect();
+             console.log(JSON.stringify(steps.map(([step, url, source]) => step === "stream" ? [step, url.split("?")[0], new URL(url).searchParams.get("last_event_id")] : [step, url, source])));`,
+        );
+        expect(JSON.parse(out)).toEqual([
+            ["hub", "https://hub.test/.well-known/mercure", "link-element"],
+            ["stream", "https://hub.test/.well-known/mercure", "urn:page"],
+        ]);
+    });
+
+    it("loads the hubToken chunk from the built package (ESM and CommonJS) before the first auth: the stream's requests carry the token", () => {
+        const snippet = (load: string) =>
+            `(async () => {
+                 const { MercureConnector } = ${load};
+                 const seen = [];
+                 const fetch = async (url, init) => {
+                     if (url.startsWith("http://127.0.0.1:9/.well-known/mercure")) {
+                         seen.push(new Headers(init.headers).get("Authorization"));
+                         return new Response("", { status: 200, headers: { "Content-Type": "text/event-stream" } });
+                     }
+                     return new Response(JSON.stringify({ channels: [{ name: "news" }], expires_in: 600 }), { status: 200, headers: { "Content-Type": "application/json" } });
+                 };
+                 class Recorder { constructor(url, init) { this.readyState = 0; void init.fetch(url, {}); } addEventListener() {} close() {} }
+                 const connector = new MercureConnector({ host: "http://127.0.0.1:9/.well-known/mercure", eventSource: Recorder, fetch, hubToken: () => "header.payload.signature" });
+                 connector.channel("news");
+                 const deadline = Date.now() + 15_000;
+                 while (seen.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+                 connector.disconnect();
+                 console.log(JSON.stringify(seen));
+             })();`;
+        expect(node(["--input-type=module"], snippet('await import("laravel-echo-mercure")'))).toBe('["Bearer header.payload.signature"]');
+        expect(node([], snippet('require("laravel-echo-mercure")'))).toBe('["Bearer header.payload.signature"]');
+    });
+
+    it("keeps jose, the JWE code, whispers, discovery, diagnostics, the hubToken machinery and the tabs' hub engine out of dist/index.js: chunks reached only through import()", () => {
         const core = readFileSync("dist/index.js", "utf8");
         const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
         const named = (prefix: string) => {
@@ -79,19 +166,22 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "whisper", "diagnose", "discover", "engine"].map(named);
-        const [jwe, whisper, diagnose, discover, engine] = entries as [string, string, string, string, string];
+        const entries = ["jwe", "whisper", "diagnose", "discover", "engine", "hub-token"].map(named);
+        const [jwe, whisper, diagnose, discover, engine, hubToken] = entries as [string, string, string, string, string, string];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
         const shared = chunks.filter((file) => !entries.includes(file));
         const staticImports = (code: string) => [...code.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]!).sort();
         const read = (file: string) => readFileSync(`dist/chunks/${file}`, "utf8");
         const local = (ids: string[]) => ids.filter((id) => id !== "laravel-echo" && id !== "../index.js");
-        // The core's only module edges: laravel-echo statically, the five lazy entries dynamically.
+        // The core's only module edges: laravel-echo statically, the six lazy entries dynamically.
         expect(staticImports(core)).toEqual(["laravel-echo"]);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, jwe, whisper].map((file) => `./chunks/${file}`).sort(),
+            [diagnose, discover, engine, hubToken, jwe, whisper].map((file) => `./chunks/${file}`).sort(),
         );
+        // Header auth (the hubToken option) is loaded only by a connector that sets it.
+        for (const hubTokenCode of ["class HubTokenSource", "function withHubToken", "function tokenExpiry"]) expect(core).not.toContain(hubTokenCode);
+        expect(read(hubToken)).toContain("class HubTokenSource");
         for (const jweCode of ["compactDecrypt", "CompactEncrypt", "subtle.importKey", "maxDecompressedLength"]) expect(core).not.toContain(jweCode);
         for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper"]) expect(core).not.toContain(whisperCode);
         for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);
@@ -101,7 +191,7 @@ describe("the published package", () => {
         expect(read(jwe)).toContain("compactDecrypt");
         expect(read(whisper)).toContain("class WhisperPublisher");
         expect(read(engine)).toContain("class HubEngine");
-        for (const chunk of [whisper, diagnose, discover, engine, ...shared]) {
+        for (const chunk of [whisper, diagnose, discover, engine, hubToken, ...shared]) {
             for (const id of local(staticImports(read(chunk)))) expect(shared.map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
         }
         for (const chunk of shared) expect(read(chunk)).not.toContain("class WhisperPublisher");

@@ -1,11 +1,11 @@
 import { EventSource as EventSourcePackage } from "eventsource";
 import { EventSourcePolyfill } from "event-source-polyfill";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { HubTokenSource } from "../../../src/auth/hub-token";
+import { HubTokenSource, withHubToken } from "../../../src/auth/hub-token";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { MercureError } from "../../../src/errors";
 import { adaptEventSource, DEFAULT_HEARTBEAT_TIMEOUT, errorStatus, eventSourceKind } from "../../../src/transport/event-source-adapter";
-import { withHubToken, type EventSourceConstructor, type EventSourceInitLike, type FetchLike } from "../../../src/transport/platform";
+import { type EventSourceConstructor, type EventSourceInitLike, type FetchLike } from "../../../src/transport/platform";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
 import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 import { HUB, useScopedFakeTimers } from "../../fakes/connector-harness";
