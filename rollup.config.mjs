@@ -21,12 +21,11 @@ import { builtinModules } from "node:module";
 import { dirname, resolve } from "node:path";
 import { dts } from "rollup-plugin-dts";
 
-// `jose` (a dependency) is reached only from src/crypto/jwe.ts, which src/crypto/load.ts imports with a
-// dynamic import(): rollup makes that a separate chunk, so dist/index.js holds neither our JWE code nor
-// jose. The ESM build leaves jose external: the app's bundler resolves it (deduplicated with the app's
-// own copy, if any) and, since the chunk that imports it is itself only reached through import(), keeps
-// it out of the app's initial bundle too.
-const esmExternal = (id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/");
+// The JWE code of encrypted channels (src/crypto/jwe.ts, on WebCrypto alone) is reached only through
+// src/crypto/load.ts's dynamic import(): rollup makes it a separate chunk, so dist/index.js does not hold
+// it, and an app's bundler keeps that chunk out of the app's initial bundle too. The package has no
+// runtime dependency; laravel-echo is a peer.
+const esmExternal = (id) => id === "laravel-echo";
 const chunkFileNames = (extension) => `chunks/[name]-[hash].${extension}`;
 const ts = () => typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: true });
 const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "laravel-echo";
@@ -95,8 +94,7 @@ export default [
         // Node.js and bundlers load as ESM, so `require("laravel-echo")` yields nothing usable. The CJS
         // build therefore carries laravel-echo's base classes inside; stock Echo accepts any connector
         // constructor, so a CJS app's own Echo still works with it.
-        // The lazy JWE code is a separate chunk here too, with jose inside it (jose 6 ships ESM only, and
-        // this build already carries its dependencies): Node.js loads it only when an encrypted channel
+        // The lazy JWE code is a separate chunk here too: Node.js loads it only when an encrypted channel
         // needs it. A bundler that follows `require` inlines that chunk; bundlers use the ESM build.
         input: "src/index.ts",
         preserveEntrySignatures,
@@ -107,9 +105,9 @@ export default [
     {
         input: "src/iife.ts",
         plugins: [nodeResolve({ browser: true }), ts()],
-        // One file for a <script> tag: the lazy JWE code and jose are inlined (an IIFE cannot load chunks).
+        // One file for a <script> tag: the lazy JWE code is inlined (an IIFE cannot load chunks).
         // Nothing bundles it further, so it ships minified; its source map leads back to src/ (and to
-        // laravel-echo and jose), and the licence comments (/*! ... */) are kept.
+        // laravel-echo), and the licence comments (/*! ... */) are kept.
         output: {
             file: "dist/laravel-echo-mercure.iife.js",
             format: "iife",

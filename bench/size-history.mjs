@@ -35,7 +35,7 @@ export default {
     input: "src/index.ts",
     // As rollup.config.mjs: the entry keeps its own code when lazy chunks split off (no facade re-exporting a chunk).
     preserveEntrySignatures: "allow-extension",
-    external: (id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/"),
+    external: (id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/"), // jose: older commits used it
     plugins: [typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: false })],
     output: { dir: "size-dist", format: "es", entryFileNames: "index.js", chunkFileNames: "chunks/[name]-[hash].js" },
 };

@@ -25,7 +25,7 @@ export function cryptoError(code: CryptoErrorCode, channel: string, cause?: unkn
 }
 
 /**
- * Whether WebCrypto's `crypto.subtle` exists here; checked before anything loads `jose`.
+ * Whether WebCrypto's `crypto.subtle` exists here; checked before anything loads the JWE chunk.
  */
 export function hasWebCrypto(): boolean {
     // [spec] browser-facts "Secure contexts": crypto.subtle is undefined on plain-http origins but localhost.

@@ -24,7 +24,7 @@ export type ChannelFailure = (channel: string, error: MercureError) => void;
 export interface EncryptedChannelsOptions {
     /** This connection's socket id: decrypted broadcasts whose inner `socket` equals it are dropped (`toOthers()`). */
     socketId?: () => string | null;
-    /** Loads the JWE code and `jose` (default: the memoised dynamic import `loadCrypto`). */
+    /** Loads the JWE code (default: the memoised dynamic import `loadCrypto`). */
     load?: () => Promise<CryptoModule>;
 }
 
@@ -54,7 +54,7 @@ type Outcome = { ok: true; envelope: DecryptedEnvelope } | { ok: false; error: M
  * - Fail closed: every failure becomes one uniform `decrypt_failed` error (or `crypto_unavailable`),
  *   never a delivery; a failed job does not hold up the ones behind it.
  *
- * Nothing here loads `jose` until a key is set or a JWE arrives, and never where WebCrypto is missing.
+ * Nothing here loads the JWE chunk until a key is set or a JWE arrives, and never where WebCrypto is missing.
  */
 export class EncryptedChannels {
     /** Channel name → its key; only channels listed by an auth response and not dropped since. */
@@ -69,7 +69,7 @@ export class EncryptedChannels {
     /** This connection's socket id, for `toOthers()`. */
     private readonly socketId: () => string | null;
 
-    /** Loads `./jwe` (and `jose`). */
+    /** Loads `./jwe`. */
     private readonly load: () => Promise<CryptoModule>;
 
     /**
@@ -85,8 +85,8 @@ export class EncryptedChannels {
      *
      * A channel whose JWK is unchanged keeps its key; a new or changed one (or one whose import failed) is
      * imported in the background (events that arrive meanwhile wait for it, in order). Where WebCrypto is
-     * missing, each newly keyed channel gets a `crypto_unavailable` error through `fail` once, and `jose`
-     * is not loaded.
+     * missing, each newly keyed channel gets a `crypto_unavailable` error through `fail` once, and the JWE
+     * chunk is not loaded.
      */
     setKeys(jwks: Iterable<readonly [channel: string, jwk: unknown]>, fail: ChannelFailure): void {
         for (const [channel, jwk] of jwks) {
@@ -149,7 +149,7 @@ export class EncryptedChannels {
      * Seal a plaintext for `channel` with its current key, as compact JWE with a fresh random IV (an
      * encrypted whisper, laravel-mercure §7.2).
      *
-     * Rejects with `crypto_unavailable` where WebCrypto is missing (without loading `jose`), and with a
+     * Rejects with `crypto_unavailable` where WebCrypto is missing (without loading the JWE chunk), and with a
      * plain `Error` (the reason) when the channel has no key or its key could not be imported.
      */
     async seal(channel: string, plaintext: object): Promise<string> {
@@ -168,7 +168,7 @@ export class EncryptedChannels {
         return this.tail;
     }
 
-    /** Import a JWK as the channel's key: checks WebCrypto first, so jose is never loaded without it. */
+    /** Import a JWK as the channel's key: checks WebCrypto first, so the JWE chunk is never loaded without it. */
     private async importKey(channel: string, jwk: unknown, fail: ChannelFailure): Promise<CryptoKey> {
         if (!hasWebCrypto()) {
             const error = cryptoError("crypto_unavailable", channel);

@@ -1,5 +1,5 @@
 // The eagerly loaded half of the crypto module (laravel-mercure §6): small enough for the core bundle.
-// The JWE code and `jose` live in `./jwe`, reached only through `loadCrypto()`'s dynamic import.
+// The JWE code lives in `./jwe`, reached only through `loadCrypto()`'s dynamic import.
 export { cryptoError, hasWebCrypto, type CryptoErrorCode } from "./crypto-error";
 export {
     EncryptedChannels,

@@ -5,7 +5,7 @@ export type CryptoModule = typeof import("./jwe");
 let loading: Promise<CryptoModule> | undefined;
 
 /**
- * Load the JWE code and `jose` on first use, once per page (a separate chunk in the ESM build).
+ * Load the JWE code on first use, once per page (a separate chunk in the ESM build).
  *
  * Callers check `hasWebCrypto()` first, so that a page without WebCrypto never downloads the chunk.
  */

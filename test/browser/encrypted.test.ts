@@ -13,7 +13,7 @@ import { PageHarness, payloadsOf, type HarnessSnapshot } from "./support/harness
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
 import { sleep, waitUntil } from "./support/wait";
 
-// Encrypted channels in Chromium against the dev stack: the IIFE bundle (jose inlined) on the harness page,
+// Encrypted channels in Chromium against the dev stack: the IIFE bundle (the JWE code inlined) on the harness page,
 // the ESM build with an import map for the lazy chunk, and a plain-http origin that is not localhost.
 
 const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
@@ -31,7 +31,7 @@ const CHANNELS = {
     "side.{n}": () => true,
 };
 
-/** The ESM page: `dist/index.js` as a module, `laravel-echo` and `jose` through an import map. */
+/** The ESM page: `dist/index.js` as a module, `laravel-echo` through an import map. */
 const ESM_PAGE = "/esm.html";
 
 /**
@@ -45,7 +45,7 @@ function esmPage(): string {
 <head>
 <meta charset="utf-8">
 <title>ESM build</title>
-<script type="importmap">{"imports":{"laravel-echo":"/esm/laravel-echo/echo.js","jose":"/esm/jose/index.js"}}</script>
+<script type="importmap">{"imports":{"laravel-echo":"/esm/laravel-echo/echo.js"}}</script>
 <script type="module">
 import { MercureEcho } from "/dist/index.js";
 window.received = [];
@@ -225,7 +225,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels in Chromiu
     }, 90_000);
 
     describe("the ESM build", () => {
-        /** Open the ESM page; the import map's `/esm/…` are served from node_modules; every request URL is recorded. */
+        /** Open the ESM page; the import map's `/esm/laravel-echo/…` is served from node_modules; every request URL is recorded. */
         async function openEsm(query: string): Promise<{ page: Page; requests: string[] }> {
             if (browser === undefined) throw new Error("Chromium did not start.");
             const context = await browser.newContext();
@@ -234,9 +234,8 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels in Chromiu
             page.on("pageerror", (error) => otherPageErrors.push(error.message));
             await context.route("**/esm/**", (route) => {
                 const path = new URL(route.request().url()).pathname;
-                const file = path.startsWith("/esm/laravel-echo/")
-                    ? NODE_MODULES + "laravel-echo/dist/" + path.slice("/esm/laravel-echo/".length)
-                    : NODE_MODULES + "jose/dist/webapi/" + path.slice("/esm/jose/".length);
+                if (!path.startsWith("/esm/laravel-echo/")) return route.fulfill({ status: 404 });
+                const file = NODE_MODULES + "laravel-echo/dist/" + path.slice("/esm/laravel-echo/".length);
                 return route.fulfill({ path: file, contentType: "text/javascript; charset=utf-8" });
             });
             const requests: string[] = [];
@@ -251,7 +250,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels in Chromiu
 
         const received = (page: Page) => page.evaluate(() => (window as unknown as { received: unknown[] }).received);
 
-        it("does not download the crypto chunk or jose on a page that never joins an encrypted channel", async () => {
+        it("does not download the crypto chunk on a page that never joins an encrypted channel", async () => {
             const { page, requests } = await openEsm("");
             await dev().broadcast({ channels: ["lazy.news"], event: "ping", payload: { n: 1 } });
             await waitUntil("the public event", async () => (await received(page)).length === 1);
@@ -259,16 +258,16 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels in Chromiu
             expect(requests).toContain("/dist/index.js");
             expect(requests).toContain("/esm/laravel-echo/echo.js");
             // The leading tab loads the hub engine shared by the tabs (shareAcrossTabs), nothing else.
-            expect(requests.filter((path) => (path.startsWith("/dist/chunks/") && !path.startsWith("/dist/chunks/engine-")) || path.startsWith("/esm/jose/"))).toEqual([]);
+            expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !path.startsWith("/dist/chunks/engine-"))).toEqual([]);
         });
 
-        it("downloads them when the page joins an encrypted channel, and decrypts", async () => {
+        it("downloads it when the page joins an encrypted channel, and decrypts with nothing but the chunk (no dependency)", async () => {
             const { page, requests } = await openEsm("?encrypted=1");
             await dev().broadcast({ channels: [ORDERS], event: "ping", payload: { n: 2 } });
             await waitUntil("the encrypted event", async () => (await received(page)).length === 1);
             expect(await received(page)).toEqual([[ORDERS, { n: 2 }]]);
             expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !path.startsWith("/dist/chunks/engine-"))).toHaveLength(1);
-            expect(requests).toContain("/esm/jose/index.js");
+            expect(requests.filter((path) => path.startsWith("/esm/") && !path.startsWith("/esm/laravel-echo/"))).toEqual([]);
         });
     });
 });

@@ -10,7 +10,7 @@ import { nodeClient, startStack, type NodeClient } from "./support/stack";
 import { sleep, waitFor } from "./support/wait";
 
 // Encrypted channels end to end in Node.js: the dev server encrypts as Laravel does (HKDF channel keys,
-// compact JWE), the dev hub carries only ciphertext, the connector decrypts with jose and WebCrypto.
+// compact JWE), the dev hub carries only ciphertext, the connector decrypts with WebCrypto.
 
 /** The master key of the §6.5 vectors: sha256("mercure-e2e-test-key"), as Laravel's base64 `encryption_key`. */
 const MASTER = createHash("sha256").update("mercure-e2e-test-key").digest();

@@ -45,12 +45,12 @@ describe("the published package", () => {
         const manifest = JSON.parse(readFileSync("package.json", "utf8")) as {
             peerDependencies: Record<string, string>;
             peerDependenciesMeta: Record<string, { optional?: boolean }>;
-            dependencies: Record<string, string>;
+            dependencies?: Record<string, string>;
         };
         for (const name of ["event-source-polyfill", "eventsource"]) {
             expect(manifest.peerDependencies[name], name).toBeDefined();
             expect(manifest.peerDependenciesMeta[name]?.optional, name).toBe(true);
-            expect(manifest.dependencies[name], name).toBeUndefined();
+            expect(manifest.dependencies?.[name], name).toBeUndefined();
         }
         const builds = ["dist/index.js", "dist/index.cjs", "dist/laravel-echo-mercure.iife.js", ...readdirSync("dist/chunks").filter((file) => file.endsWith(".js")).map((file) => `dist/chunks/${file}`)];
         for (const file of builds) {
@@ -158,7 +158,7 @@ describe("the published package", () => {
         expect(node([], snippet('require("laravel-echo-mercure")'))).toBe('["Bearer header.payload.signature"]');
     });
 
-    it("keeps jose, the JWE code, whispers, discovery, diagnostics, the hubToken machinery and the tabs' hub engine out of dist/index.js: chunks reached only through import()", () => {
+    it("keeps the JWE code, whispers, discovery, diagnostics, the hubToken machinery and the tabs' hub engine out of dist/index.js: chunks reached only through import()", () => {
         const core = readFileSync("dist/index.js", "utf8");
         const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
         const named = (prefix: string) => {
@@ -182,13 +182,14 @@ describe("the published package", () => {
         // Header auth (the hubToken option) is loaded only by a connector that sets it.
         for (const hubTokenCode of ["class HubTokenSource", "function withHubToken", "function tokenExpiry"]) expect(core).not.toContain(hubTokenCode);
         expect(read(hubToken)).toContain("class HubTokenSource");
-        for (const jweCode of ["compactDecrypt", "CompactEncrypt", "subtle.importKey", "maxDecompressedLength"]) expect(core).not.toContain(jweCode);
+        for (const jweCode of ["subtle.importKey", "subtle.decrypt", "subtle.encrypt", "class JweRefusal"]) expect(core).not.toContain(jweCode);
         for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper"]) expect(core).not.toContain(whisperCode);
         for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);
         for (const engineCode of ["class HubEngine", "class AuthGateway", "class StreamMux"]) expect(core).not.toContain(engineCode);
-        // The JWE chunk imports jose and nothing of the core; the other lazy chunks import the core and shared helpers only.
-        expect(staticImports(read(jwe))).toEqual(["jose"]);
-        expect(read(jwe)).toContain("compactDecrypt");
+        // The JWE chunk imports nothing (no dependency, nothing of the core); the other lazy chunks import the core and shared helpers only.
+        expect(staticImports(read(jwe))).toEqual([]);
+        expect(read(jwe)).not.toMatch(/^import\b|\bimport\s*\(|\brequire\s*\(/m);
+        expect(read(jwe)).toContain("subtle.decrypt");
         expect(read(whisper)).toContain("class WhisperPublisher");
         expect(read(engine)).toContain("class HubEngine");
         for (const chunk of [whisper, diagnose, discover, engine, hubToken, ...shared]) {
@@ -208,8 +209,8 @@ describe("the published package", () => {
 
     it("depends at run time only on what the browser build runs: the dev build carries urlpattern-polyfill inside", () => {
         const manifest = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
-        // jose is imported by the lazily loaded JWE chunk of encrypted channels.
-        expect(Object.keys(manifest.dependencies ?? {})).toEqual(["jose"]);
+        // None at all: the JWE code of encrypted channels is our own, on WebCrypto.
+        expect(manifest.dependencies).toBeUndefined();
         expect(manifest.optionalDependencies).toBeUndefined();
         const bareImports = (file: string) =>
             [...readFileSync(file, "utf8").matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"'./][^"']*)["']/g)].map((match) => match[1]!);
@@ -218,7 +219,7 @@ describe("the published package", () => {
         }
         expect(readFileSync("dist/dev/shared.js", "utf8")).toContain("urlpattern-polyfill 10.1.0 (bundled into the dev hub) | Copyright 2020 Intel Corporation | MIT");
         for (const file of ["dist/index.js", "dist/index.cjs"]) {
-            expect(bareImports(file).every((id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/"))).toBe(true);
+            expect(bareImports(file).every((id) => id === "laravel-echo")).toBe(true);
         }
     });
 

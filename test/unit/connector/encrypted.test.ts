@@ -13,7 +13,7 @@ import { jwk, JWKS, sealByHand, VECTOR_JWE } from "../crypto/fixtures";
 
 /**
  * The lazily loaded JWE module, wrapped: counts key imports and decryptions, and lets a test hold the key
- * imports, or the decryption of one JWE, until it releases them. The real jose code does the work.
+ * imports, or the decryption of one JWE, until it releases them. The real JWE code does the work.
  */
 const jweSpy = vi.hoisted(() => ({
     imports: 0,
@@ -350,7 +350,7 @@ describe("failing closed", () => {
     });
 
     describe("where WebCrypto is missing (a plain-http page other than localhost)", () => {
-        it("reports crypto_unavailable on the channel when the auth grants its key, without loading jose; public channels keep working", async () => {
+        it("reports crypto_unavailable on the channel when the auth grants its key, without loading the JWE chunk; public channels keep working", async () => {
             vi.stubGlobal("crypto", { getRandomValues: globalThis.crypto.getRandomValues.bind(globalThis.crypto) });
             const { log, errors, stream } = await connected({ encrypted: ["room.1"], plain: ["news"] });
             // Reported at join time (the auth answer), not when the first event arrives.

@@ -314,7 +314,7 @@ describe("EncryptedChannels", () => {
         it.each([
             ["no crypto at all", undefined],
             ["crypto without subtle, as on http://app.test", { getRandomValues: () => undefined }],
-        ])("reports crypto_unavailable on each keyed channel once and on every event, without loading jose (%s)", async (_, value) => {
+        ])("reports crypto_unavailable on each keyed channel once and on every event, without loading the JWE chunk (%s)", async (_, value) => {
             vi.stubGlobal("crypto", value);
             const load = vi.fn(loadCrypto);
             const channels = new EncryptedChannels({ load });

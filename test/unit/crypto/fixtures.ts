@@ -33,16 +33,18 @@ export function b64u(bytes: Uint8Array | string): string {
 
 /**
  * Seal by hand with Node's own AES-256-GCM, independently of the code under test: any protected header
- * (raw JSON text), the AAD being that header's segment, a fixed IV so the result is deterministic.
+ * (raw JSON text), the AAD being that header's segment, a fixed IV so the result is deterministic, and
+ * a tag of `tagBytes` bytes (GCM allows shorter ones; A256GCM's is 16).
  */
 export function sealByHand(
     keyB64u: string,
     plaintext: string | Uint8Array,
     header = '{"alg":"dir","enc":"A256GCM"}',
     iv: Uint8Array = Uint8Array.from({ length: 12 }, (_, i) => i),
+    tagBytes = 16,
 ): string {
     const head = b64u(header);
-    const cipher = createCipheriv("aes-256-gcm", Buffer.from(keyB64u, "base64url"), iv);
+    const cipher = createCipheriv("aes-256-gcm", Buffer.from(keyB64u, "base64url"), iv, { authTagLength: tagBytes });
     cipher.setAAD(Buffer.from(head, "ascii"));
     const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     return [head, "", b64u(iv), b64u(ciphertext), b64u(cipher.getAuthTag())].join(".");

@@ -1,20 +1,33 @@
 import { createDecipheriv } from "node:crypto";
 import { deflateRawSync } from "node:zlib";
-import { describe, expect, it } from "vitest";
-import { decryptEnvelope, importChannelKey, sealEnvelope } from "../../../src/crypto/jwe";
-import { ENCRYPTER_A_JWK, flipFirst, HEADER_SEGMENT, JWKS, jwk, sealByHand, VECTOR_JWE, withSegment } from "./fixtures";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { decryptEnvelope, importChannelKey, JweRefusal, sealEnvelope, type JweRefusalReason } from "../../../src/crypto/jwe";
+import { ENCRYPTER_A_JWK, flipFirst, HEADER_SEGMENT, JWKS, jwk, sealByHand, VECTOR_JWE, VECTOR_PLAINTEXT, withSegment } from "./fixtures";
 
 const ROOM = JWKS["private-encrypted-room.1"];
 const roomKey = () => importChannelKey(ROOM);
 
-/** The reason a decryption was refused: jose's error code, or our own error's message. */
-async function refusal(jwe: string, key: Promise<CryptoKey> = roomKey()): Promise<string> {
+afterEach(() => {
+    vi.restoreAllMocks();
+});
+
+/** The reason a decryption was refused (a {@link JweRefusal}; anything else fails the test). */
+async function refusal(jwe: string, key: Promise<CryptoKey> = roomKey()): Promise<JweRefusalReason> {
     const error = await decryptEnvelope(jwe, await key).then(
         () => null,
-        (e: unknown) => e as Error & { code?: string },
+        (e: unknown) => e,
     );
-    expect(error, "the JWE must be refused").not.toBeNull();
-    return error!.code ?? error!.message;
+    expect(error, "the JWE must be refused").toBeInstanceOf(JweRefusal);
+    return (error as JweRefusal).reason;
+}
+
+/** Open a compact JWE with Node's own AES-256-GCM (independent of the code under test); returns the plaintext. */
+function openByHand(jwe: string, k: string): string {
+    const [head, , iv, ciphertext, tag] = jwe.split(".") as [string, string, string, string, string];
+    const decipher = createDecipheriv("aes-256-gcm", Buffer.from(k, "base64url"), Buffer.from(iv, "base64url"));
+    decipher.setAAD(Buffer.from(head, "ascii"));
+    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
 }
 
 describe("importChannelKey", () => {
@@ -27,8 +40,10 @@ describe("importChannelKey", () => {
         }
     });
 
-    it("accepts a JWK without alg, and ignores key_ops and ext", async () => {
+    it("accepts a JWK without alg or use, and ignores key_ops and ext", async () => {
         await expect(importChannelKey({ kty: "oct", k: ROOM.k })).resolves.toBeDefined();
+        await expect(importChannelKey({ kty: "oct", k: ROOM.k, alg: "A256GCM" })).resolves.toBeDefined();
+        await expect(importChannelKey({ kty: "oct", k: ROOM.k, use: "enc" })).resolves.toBeDefined();
         const key = await importChannelKey({ ...ROOM, key_ops: ["sign"], ext: true });
         expect(key.extractable).toBe(false);
         expect((await decryptEnvelope(VECTOR_JWE, key)).event).toBe("MessageSent");
@@ -44,6 +59,7 @@ describe("importChannelKey", () => {
         ["a 33-byte k", jwk(ROOM.k + "AA")],
         ["a k in plain base64", jwk(Buffer.from(ROOM.k, "base64url").toString("base64"))],
         ["another alg", { ...ROOM, alg: "A128GCM" }],
+        ["another use", { ...ROOM, use: "sig" }],
     ])("refuses a JWK that is %s", async (_, value) => {
         await expect(importChannelKey(value)).rejects.toThrow();
     });
@@ -71,64 +87,137 @@ describe("decryptEnvelope", () => {
         expect(await decryptEnvelope(sealByHand(ROOM.k, '{"event":"E","payload":"s","socket":7}'), key)).toEqual({ event: "E", payload: "s", socket: null });
     });
 
+    it("decrypts a correctly sealed JWE whose header is spelled otherwise (the AAD is the header segment as received)", async () => {
+        const jwe = sealByHand(ROOM.k, '{"event":"E"}', '{"enc":"A256GCM", "alg":"dir"}');
+        expect(jwe.split(".")[0]).not.toBe(HEADER_SEGMENT);
+        expect(await decryptEnvelope(jwe, await roomKey())).toEqual({ event: "E", payload: undefined, socket: null });
+    });
+
     describe("fails closed", () => {
         it("on another channel's key", async () => {
-            expect(await refusal(VECTOR_JWE, importChannelKey(JWKS["private-encrypted-orders.1"]))).toBe("ERR_JWE_DECRYPTION_FAILED");
+            expect(await refusal(VECTOR_JWE, importChannelKey(JWKS["private-encrypted-orders.1"]))).toBe("authentication");
         });
 
         it("on a tampered ciphertext", async () => {
             const segment = VECTOR_JWE.split(".")[3]!;
-            expect(await refusal(withSegment(VECTOR_JWE, 3, flipFirst(segment)))).toBe("ERR_JWE_DECRYPTION_FAILED");
+            expect(await refusal(withSegment(VECTOR_JWE, 3, flipFirst(segment)))).toBe("authentication");
         });
 
         it("on a tampered tag", async () => {
             const segment = VECTOR_JWE.split(".")[4]!;
-            expect(await refusal(withSegment(VECTOR_JWE, 4, flipFirst(segment)))).toBe("ERR_JWE_DECRYPTION_FAILED");
+            expect(await refusal(withSegment(VECTOR_JWE, 4, flipFirst(segment)))).toBe("authentication");
         });
 
         it("on a tampered IV", async () => {
-            expect(await refusal(withSegment(VECTOR_JWE, 2, flipFirst(VECTOR_JWE.split(".")[2]!)))).toBe("ERR_JWE_DECRYPTION_FAILED");
+            expect(await refusal(withSegment(VECTOR_JWE, 2, flipFirst(VECTOR_JWE.split(".")[2]!)))).toBe("authentication");
         });
 
         it("on a tampered header that still says dir / A256GCM (the header is the AAD)", async () => {
             const reordered = b64uJson('{"enc":"A256GCM","alg":"dir"}');
-            expect(await refusal(withSegment(VECTOR_JWE, 0, reordered))).toBe("ERR_JWE_DECRYPTION_FAILED");
+            expect(await refusal(withSegment(VECTOR_JWE, 0, reordered))).toBe("authentication");
         });
 
-        it("on alg other than dir, even when correctly sealed", async () => {
-            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"A256KW","enc":"A256GCM"}'))).toBe("ERR_JOSE_ALG_NOT_ALLOWED");
-            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"none","enc":"A256GCM"}'))).toBe("ERR_JOSE_ALG_NOT_ALLOWED");
+        it("on alg other than dir (or none), even when correctly sealed", async () => {
+            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"A256KW","enc":"A256GCM"}'))).toBe("alg");
+            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"none","enc":"A256GCM"}'))).toBe("alg");
+            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"enc":"A256GCM"}'))).toBe("alg");
         });
 
-        it("on enc other than A256GCM, even when correctly sealed", async () => {
-            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"dir","enc":"A128GCM"}'))).toBe("ERR_JOSE_ALG_NOT_ALLOWED");
+        it("on enc other than A256GCM (or none), even when correctly sealed", async () => {
+            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"dir","enc":"A128GCM"}'))).toBe("enc");
+            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"dir"}'))).toBe("enc");
         });
 
-        it("on a zip header, even when correctly sealed and compressed (jose itself would inflate it)", async () => {
+        it("on a zip header, even when correctly sealed and compressed", async () => {
             const jwe = sealByHand(ROOM.k, deflateRawSync('{"event":"E"}'), '{"alg":"dir","enc":"A256GCM","zip":"DEF"}');
-            expect(await refusal(jwe)).toBe("ERR_JOSE_NOT_SUPPORTED");
+            expect(await refusal(jwe)).toBe("zip");
             const other = sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"dir","enc":"A256GCM","zip":"GZ"}');
-            expect(await refusal(other)).toBe("ERR_JOSE_NOT_SUPPORTED");
+            expect(await refusal(other)).toBe("zip");
+            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"dir","enc":"A256GCM","zip":null}'))).toBe("zip");
+        });
+
+        it("on a crit header, even when correctly sealed (no critical extension is understood)", async () => {
+            const jwe = sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"dir","enc":"A256GCM","crit":["exp"],"exp":1}');
+            expect(await refusal(jwe)).toBe("crit");
+            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', '{"alg":"dir","enc":"A256GCM","crit":[]}'))).toBe("crit");
+        });
+
+        it.each([
+            ["not JSON", "alg=dir"],
+            ["an array", '["dir","A256GCM"]'],
+            ["null", "null"],
+            ["a string", '"dir"'],
+            ["empty", ""],
+        ])("on a protected header that is %s, even when correctly sealed", async (_, header) => {
+            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', header))).toBe("header");
+        });
+
+        it("on a protected header that is not UTF-8", async () => {
+            const head = b64u(Uint8Array.of(0x7b, 0xff, 0x7d));
+            expect(await refusal(withSegment(VECTOR_JWE, 0, head))).toBe("header");
         });
 
         it("on a non-empty encrypted-key segment", async () => {
-            expect(await refusal(withSegment(VECTOR_JWE, 1, "AAAA"))).toBe("ERR_JWE_INVALID");
+            expect(await refusal(withSegment(VECTOR_JWE, 1, "AAAA"))).toBe("encrypted_key");
         });
 
         it("on 4 or 6 segments", async () => {
-            expect(await refusal(VECTOR_JWE.split(".").slice(0, 4).join("."))).toBe("ERR_JWE_INVALID");
-            expect(await refusal(`${VECTOR_JWE}.AAAA`)).toBe("ERR_JWE_INVALID");
-            expect(await refusal(`${HEADER_SEGMENT}..${VECTOR_JWE.split(".").slice(2).join("")}`)).toBe("ERR_JWE_INVALID");
+            expect(await refusal(VECTOR_JWE.split(".").slice(0, 4).join("."))).toBe("segments");
+            expect(await refusal(`${VECTOR_JWE}.AAAA`)).toBe("segments");
+            expect(await refusal(`${HEADER_SEGMENT}..${VECTOR_JWE.split(".").slice(2).join("")}`)).toBe("segments");
+            expect(await refusal("")).toBe("segments");
         });
 
-        it("on a plaintext without a string event, or that is not a JSON object", async () => {
-            for (const plaintext of ['{"payload":{}}', '{"event":5}', '["event"]', '"event"', "null", "not json"]) {
-                await expect(decryptEnvelope(sealByHand(ROOM.k, plaintext), await roomKey())).rejects.toThrow();
+        it.each([0, 1, 2, 3, 4])("on invalid base64url in segment %i", async (index) => {
+            const segment = VECTOR_JWE.split(".")[index]!;
+            // Padding, the plain-base64 characters, whitespace, a non-ASCII character; each anywhere in the segment.
+            for (const bad of ["=", "+", "/", " ", "\n", "é"]) {
+                expect(await refusal(withSegment(VECTOR_JWE, index, segment + bad)), JSON.stringify(bad)).toBe("base64url");
+                expect(await refusal(withSegment(VECTOR_JWE, index, bad + segment)), JSON.stringify(bad)).toBe("base64url");
             }
         });
 
+        it("on a segment of 4n + 1 characters or with non-zero unused bits (non-canonical base64url)", async () => {
+            const [, , iv, , tag] = VECTOR_JWE.split(".") as [string, string, string, string, string];
+            expect(await refusal(withSegment(VECTOR_JWE, 2, iv + "A"))).toBe("base64url"); // 17 characters
+            // The tag is 22 characters: its last one carries 2 bits of the 16th byte and 4 unused bits.
+            expect(tag).toHaveLength(22);
+            const last = tag.at(-1)!;
+            const noisy = String.fromCharCode(last.charCodeAt(0) + 1); // "w" → "x": a set unused bit
+            expect(Buffer.from(tag.slice(0, -1) + noisy, "base64url")).toEqual(Buffer.from(tag, "base64url")); // Node ignores it...
+            expect(await refusal(withSegment(VECTOR_JWE, 4, tag.slice(0, -1) + noisy))).toBe("base64url"); // ...we do not
+        });
+
+        it("on an IV that is not 12 bytes, even when correctly sealed with it", async () => {
+            for (const length of [8, 16]) {
+                const iv = Uint8Array.from({ length }, (_, i) => i);
+                expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', undefined, iv)), `${length} bytes`).toBe("iv");
+            }
+            expect(await refusal(withSegment(VECTOR_JWE, 2, ""))).toBe("iv");
+        });
+
+        it("on a tag that is not 16 bytes, even when correctly sealed with it", async () => {
+            expect(await refusal(sealByHand(ROOM.k, '{"event":"E"}', undefined, undefined, 12))).toBe("tag");
+            expect(await refusal(withSegment(VECTOR_JWE, 4, VECTOR_JWE.split(".")[4]! + "AA"))).toBe("tag");
+            expect(await refusal(withSegment(VECTOR_JWE, 4, ""))).toBe("tag");
+        });
+
+        it.each(['{"payload":{}}', '{"event":5}', '["event"]', '"event"', "null", "not json", ""])(
+            "on a plaintext without a string event, or that is not a JSON object: %s",
+            async (plaintext) => {
+                expect(await refusal(sealByHand(ROOM.k, plaintext))).toBe("plaintext");
+            },
+        );
+
         it("on a plaintext that is not UTF-8", async () => {
-            await expect(decryptEnvelope(sealByHand(ROOM.k, Uint8Array.of(0x7b, 0xff, 0x7d)), await roomKey())).rejects.toThrow();
+            expect(await refusal(sealByHand(ROOM.k, Uint8Array.of(0x7b, 0xff, 0x7d)))).toBe("plaintext");
+        });
+
+        it("with one fixed message per reason, none of them echoing the input", async () => {
+            const jwe = sealByHand(ROOM.k, '{"payload":"secret-payload"}');
+            const error = (await decryptEnvelope(jwe, await roomKey()).catch((e: unknown) => e)) as JweRefusal;
+            expect(error.message).toBe("The plaintext carries no broadcast envelope (UTF-8 JSON with a string event).");
+            expect(error.name).toBe("JweRefusal");
         });
     });
 });
@@ -152,9 +241,44 @@ describe("sealEnvelope", () => {
         expect(JSON.parse(opened)).toEqual(plaintext);
         expect(await decryptEnvelope(second, key)).toEqual(plaintext);
     });
+
+    it("reproduces the §6.5 deterministic JWE exactly when the IV drawn is 000102…0b", async () => {
+        const draw = vi.spyOn(crypto, "getRandomValues").mockImplementation(<T extends ArrayBufferView | null>(array: T): T => {
+            (array as unknown as Uint8Array).forEach((_, i, bytes) => (bytes[i] = i));
+            return array;
+        });
+        const sealed = await sealEnvelope(JSON.parse(VECTOR_PLAINTEXT) as object, await roomKey());
+        expect(sealed).toBe(VECTOR_JWE);
+        // One draw of a fresh 12-byte array per seal.
+        expect(draw).toHaveBeenCalledTimes(1);
+        expect((draw.mock.calls[0]![0] as Uint8Array).length).toBe(12);
+    });
+
+    it("round-trips under every §6.5 key, and Node's AES-256-GCM opens each sealed JWE", async () => {
+        for (const value of [...Object.values(JWKS), ENCRYPTER_A_JWK]) {
+            const key = await importChannelKey(value);
+            // Plaintexts of every length modulo 3 (each base64url tail), with non-ASCII text.
+            for (const text of ["", "é", "ab", "日本語のテキスト", "x".repeat(100)]) {
+                const plaintext = { event: "client-typing", payload: { text }, socket: "s.1" };
+                const sealed = await sealEnvelope(plaintext, key);
+                expect(JSON.parse(openByHand(sealed, value.k))).toEqual(plaintext);
+                expect(await decryptEnvelope(sealed, key)).toEqual(plaintext);
+            }
+        }
+    });
+
+    it("seals nothing another channel's key opens", async () => {
+        const sealed = await sealEnvelope({ event: "client-x" }, await roomKey());
+        expect(await refusal(sealed, importChannelKey(JWKS["private-encrypted-orders.1"]))).toBe("authentication");
+    });
 });
 
 /** A JSON text in base64url. */
 function b64uJson(text: string): string {
     return Buffer.from(text).toString("base64url");
+}
+
+/** Bytes in base64url. */
+function b64u(bytes: Uint8Array): string {
+    return Buffer.from(bytes).toString("base64url");
 }

@@ -52,7 +52,7 @@ describe("EncryptedChannels.seal", () => {
         await expect(channels.seal(ROOM, { event: "client-x" })).rejects.toThrow("The JWK is not a symmetric (oct) key.");
     });
 
-    it("rejects with crypto_unavailable where WebCrypto is missing, without loading jose", async () => {
+    it("rejects with crypto_unavailable where WebCrypto is missing, without loading the JWE chunk", async () => {
         const load = vi.fn(loadCrypto);
         const channels = new EncryptedChannels({ load });
         vi.stubGlobal("crypto", { getRandomValues: () => undefined });
