@@ -302,7 +302,7 @@ export function renderReport(r) {
         "|---|---|---|---|",
         ...sizes.rows.map((row) => `| ${row.label} | ${bytes(row.min)} | **${bytes(row.gzip)}** | ${row.note} |`),
         "",
-        `The whole app's lazy chunks (crypto, diagnostics, discovery, the hub engine, whispers and their shared helpers): ${sizes.appLazy.map((chunk) => `${bytes(chunk.gzip)} min+gzip`).join(", ")}.`,
+        `The whole app's lazy chunks, each loaded on first use (rollup's chunk names; the unnamed ones are helpers they share): ${sizes.appLazy.map((chunk) => `${chunk.name} ${bytes(chunk.gzip)}`).join(", ")} min+gzip.`,
         "",
         "### Size budget",
         "",
