@@ -315,6 +315,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             });
         }
         if (found !== true) return;
+        this.refresher.captured(); // The joins made while locating are in this batch.
         const batch = this.settle(() => this.prepareBatch());
         if (batch === null) this.whispers.authFailed();
         if (batch === null || generation !== this.generation) return;

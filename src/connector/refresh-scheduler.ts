@@ -45,6 +45,14 @@ export class RefreshScheduler {
     }
 
     /**
+     * The running refresh takes the state it acts on now: requests made before this point are served by it and need
+     * no trailing run (a refresh that first waited, e.g. for the hub's location, must not authorize the same set twice).
+     */
+    captured(): void {
+        this.trailing = false;
+    }
+
+    /**
      * Forget queued and running refreshes (after `disconnect()`).
      */
     reset(): void {

@@ -70,6 +70,47 @@ describe("RefreshScheduler", () => {
         expect(runs).toEqual([0, 1]);
     });
 
+    it("serves the requests made before a run's captured() with that run: only later ones get a trailing run", async () => {
+        const runs: number[] = [];
+        const gates: Array<() => void> = [];
+        const gate = () => new Promise<void>((resolve) => gates.push(resolve));
+        const scheduler = new RefreshScheduler(async () => {
+            runs.push(runs.length);
+            if (runs.length > 1) return;
+            await gate(); // e.g. locating the hub
+            scheduler.captured();
+            await gate(); // e.g. the auth request
+        }, () => undefined);
+        scheduler.request();
+        await Promise.resolve();
+        scheduler.request(); // before captured(): served by the running refresh
+        gates.shift()!();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        gates.shift()!();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(runs).toEqual([0]);
+        scheduler.request(); // a new request after the run ended: a new run
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(runs).toEqual([0, 1]);
+    });
+
+    it("runs a trailing run for a request made after captured()", async () => {
+        const runs: number[] = [];
+        let release: () => void = () => undefined;
+        const scheduler = new RefreshScheduler(async () => {
+            runs.push(runs.length);
+            if (runs.length > 1) return;
+            scheduler.captured();
+            await new Promise<void>((resolve) => (release = resolve));
+        }, () => undefined);
+        scheduler.request();
+        await Promise.resolve();
+        scheduler.request(); // after captured(): needs its own run
+        release();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(runs).toEqual([0, 1]);
+    });
+
     it("hands a throwing run to its failure handler, and drops queued work on reset()", async () => {
         const failures: unknown[] = [];
         let runs = 0;
