@@ -28,8 +28,8 @@ const quick = process.argv.includes("--quick");
 /** How much each scenario does; the full plan keeps the whole run under 5 minutes on 2 busy cores. */
 const PLAN = {
     delivery: quick
-        ? { warmup: 500, reps: 3, count: 3_000, encryptedCount: 1_000, holdMs: 500, latencyReps: 2, latencySamples: 100 }
-        : { warmup: 1_000, reps: 9, count: 10_000, encryptedCount: 4_000, holdMs: 500, latencyReps: 2, latencySamples: 250 },
+        ? { warmup: 500, reps: 3, count: 3_000, encryptedCount: 1_000, holdMs: 300, latencyReps: 2, latencySamples: 100 }
+        : { warmup: 1_000, reps: 15, count: 3_000, encryptedCount: 2_000, holdMs: 300, latencyReps: 2, latencySamples: 250 },
     join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 3, settleMs: 300, windowMs: 4_000 },
     cookieSizes: [1, 10, 20, 50, 100],
     presenceUrls: [10, 50, 100],

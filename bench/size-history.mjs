@@ -27,6 +27,12 @@ const COMMITS = [
     { commit: "5e2acaa", feature: "issue 8: the EventSource adapter and hubToken" },
     { commit: "ebc9668", feature: "issue 17: the tabs' sharing client (the hub engine is a lazy chunk)" },
     { commit: "ff7856f", feature: "issue 13: a refused stream after a shared-grant answer re-authorizes at once" },
+    { commit: "944590c", feature: "issue 11: the per-message path allocates less (delivery ledger, the tabs' hand-over)" },
+    { commit: "0bcbbe3", feature: "issue 11: a connector without host locates its hub in the lazy discovery chunk" },
+    { commit: "ba67515", feature: "issue 11: parseLinkHeader and discoverFromDocument move to laravel-echo-mercure/discovery" },
+    { commit: "24d43e6", feature: "issue 11: the hubToken machinery becomes a lazy chunk" },
+    { commit: "822ac66", feature: "issue 11: our own JWE code instead of jose (a lazy chunk: the core does not change)" },
+    { commit: "b93cafe", feature: "one auth request for the joins made while the hub is located" },
 ];
 
 /** A rollup config that builds only dist/index.js as rollup.config.mjs does. */
