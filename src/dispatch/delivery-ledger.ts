@@ -7,11 +7,14 @@
  * claims here, so a claim costs two map lookups and, once per `capacity` ids, a new map (no eviction per id).
  */
 export class DeliveryLedger {
-    /** Event id → the channels it was delivered to (a broadcast names a few), for the current generation. */
-    private current = new Map<string, string[]>();
+    /**
+     * Event id → the channel it was delivered to, or the channels when more than one (a broadcast names a few): no
+     * array for the common single-channel update. For the current generation.
+     */
+    private current = new Map<string, string | string[]>();
 
     /** The same for the generation before. */
-    private previous = new Map<string, string[]>();
+    private previous = new Map<string, string | string[]>();
 
     /**
      * Create a ledger that remembers at least the last `capacity` event ids.
@@ -22,17 +25,20 @@ export class DeliveryLedger {
      * Record that `id` is being delivered to `channel`; returns false when that pair was delivered already.
      */
     claim(id: string, channel: string): boolean {
-        let channels = this.current.get(id) ?? this.previous.get(id);
+        const current = this.current.get(id);
+        const channels = current ?? this.previous.get(id);
         if (channels === undefined) {
             if (this.current.size >= this.capacity) {
                 this.previous = this.current;
                 this.current = new Map();
             }
-            channels = [];
-            this.current.set(id, channels);
+            this.current.set(id, channel);
+            return true;
         }
-        if (channels.includes(channel)) return false;
-        channels.push(channel);
+        if (channels === channel || (typeof channels !== "string" && channels.includes(channel))) return false;
+        const grown = typeof channels === "string" ? [channels, channel] : [...channels, channel];
+        // Kept in the generation it was found in (a remembered id stays as old as it was).
+        (current !== undefined ? this.current : this.previous).set(id, grown);
         return true;
     }
 

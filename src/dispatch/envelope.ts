@@ -24,8 +24,11 @@ export function parseEnvelope(data: unknown): Envelope | null {
     }
     if (typeof parsed !== "object" || parsed === null) return null;
     const record = parsed as Record<string, unknown>;
-    if (!Array.isArray(record["channels"])) return null;
-    const channels = record["channels"].filter((name): name is string => typeof name === "string");
+    const names: unknown = record["channels"];
+    if (!Array.isArray(names)) return null;
+    // Laravel sends strings only: keep its array then, and copy only to drop what is not a string.
+    const isName = (name: unknown): name is string => typeof name === "string";
+    const channels = names.every(isName) ? names : names.filter(isName);
 
     // [spec] §4.4 step 3: a string `data` marks an encrypted update; it is never read as plaintext.
     if (typeof record["data"] === "string") {
