@@ -40,6 +40,9 @@ window.polyfillOptions = function () {
     return harnessPage().replace(`<script src="${BUNDLE_PATH}"></script>`, () => `<script>${polyfill}</script>\n<script>${options}</script>\n<script src="${BUNDLE_PATH}"></script>`);
 }
 
+/** Chromium's message for a failed response body: what the polyfill's unhandled `reader.cancel()` rejects with. */
+const POLYFILL_CANCEL_REJECTION = "network error";
+
 /** A dev stack whose hub refuses cookies (header auth only) and keeps history. */
 function stack(hub: DevServerOptions["hub"], expiresIn: number): Promise<DevServer> {
     return startDevServer({
@@ -115,7 +118,11 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("event-source-polyfill with hu
         const resumed = hub.hub.stats.subscribeConnections.filter((connection) => new URLSearchParams(connection.query).has("last_event_id"));
         expect(resumed.length).toBeGreaterThanOrEqual(1);
         expect(hub.hub.stats.subscribeConnections.some((connection) => new URLSearchParams(connection.query).has("lastEventId"))).toBe(false);
-        expect(page.pageErrors).toEqual([]);
+        // event-source-polyfill 1.0.31 closes a stream whose body failed (the hub restart) by cancelling that body, and
+        // leaves the rejection unhandled: Chromium's "network error", when the connector replaces the stream before the
+        // polyfill reconnects it (src/eventsource.js: FetchTransport's abort calls reader.cancel() on an errored
+        // stream). README says so; anything else the page throws fails the test.
+        expect(page.pageErrors.filter((message) => message !== POLYFILL_CANCEL_REJECTION)).toEqual([]);
     }, 120_000);
 
     it("stays quiet across an idle stream longer than its heartbeat timeout while the hub's keep-alive comes more often", async () => {
