@@ -173,12 +173,7 @@ export async function sealEnvelope(plaintext: object, key: CryptoKey): Promise<s
 
 /** Check a protected header other than the canonical segment; throws the first reason it is refused for. */
 function checkHeader(bytes: Uint8Array): void {
-    let header: unknown;
-    try {
-        header = JSON.parse(decoder.decode(bytes));
-    } catch {
-        throw new JweRefusal("header");
-    }
+    const header = readJson(bytes, "header");
     if (typeof header !== "object" || header === null || Array.isArray(header)) throw new JweRefusal("header");
     // [spec] laravel-mercure §6.4: alg = dir and enc = A256GCM only; §6.3: no zip.
     if ((header as Record<string, unknown>)["alg"] !== "dir") throw new JweRefusal("alg");
@@ -190,14 +185,18 @@ function checkHeader(bytes: Uint8Array): void {
 
 /** Read the broadcast envelope out of a decrypted plaintext; throws `plaintext` when there is none. */
 function readEnvelope(plaintext: ArrayBuffer): DecryptedEnvelope {
-    let body: unknown;
-    try {
-        body = JSON.parse(decoder.decode(plaintext));
-    } catch {
-        throw new JweRefusal("plaintext");
-    }
+    const body = readJson(plaintext, "plaintext");
     // [spec] §6.4: a plaintext without a string event (also: not an object) carries no broadcast envelope.
     if (typeof body !== "object" || body === null || typeof (body as Record<string, unknown>)["event"] !== "string") throw new JweRefusal("plaintext");
     const { event, payload, socket } = body as Record<string, unknown>;
     return { event: event as string, payload, socket: typeof socket === "string" && socket !== "" ? socket : null };
+}
+
+/** The UTF-8 JSON value in `bytes`; throws the refusal `reason` when they are not UTF-8 or not JSON. */
+function readJson(bytes: Uint8Array | ArrayBuffer, reason: JweRefusalReason): unknown {
+    try {
+        return JSON.parse(decoder.decode(bytes));
+    } catch {
+        throw new JweRefusal(reason);
+    }
 }
