@@ -208,6 +208,26 @@ export class BenchPage {
         return bench;
     }
 
+    /**
+     * Open another tab of this page's browser context (same cookies, same origin: the tabs share one hub connection),
+     * already logged in, with the connector created with `options`. Close it with {@link BenchPage.closeTab}.
+     */
+    async openTab(origin, options = {}) {
+        const page = await this.context.newPage();
+        const tab = new BenchPage(this.context, page);
+        await page.exposeFunction("benchArrived", (which, n, at) => tab.onArrival(which, n, at));
+        const response = await page.goto(origin + BENCH_PAGE);
+        if (response?.status() !== 200) throw new Error(`The bench page answered ${response?.status()}.`);
+        await page.evaluate((extra) => window.bench.create(extra), options);
+        return tab;
+    }
+
+    /** Close a tab opened with {@link BenchPage.openTab} (its context stays open). */
+    async closeTab() {
+        await this.metrics?.detach();
+        await this.page.close();
+    }
+
     /** Run `fn(arg)` in the page. */
     run(fn, arg) {
         return this.page.evaluate(fn, arg);

@@ -93,6 +93,19 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         const plain = [];
         for (let rep = 0; rep < plan.reps; rep++) plain.push(await burst(page, stack, rep, plan.count, plainUpdate, plainChannel, plan.holdMs));
 
+        // The same in a second tab of the page's browser profile: the first tab leads and holds the one hub connection, so
+        // this tab's connector receives each event from the leading tab over BroadcastChannel (a structured clone per
+        // event); its raw EventSource, opened in this tab, is its baseline.
+        const follower = [];
+        const tab = await page.openTab(stack.server.url, options);
+        try {
+            await burst(tab, stack, 0, plan.warmup, plainUpdate, plainChannel, plan.holdMs);
+            for (let rep = 0; rep < plan.reps; rep++) follower.push(await burst(tab, stack, rep, plan.count, plainUpdate, plainChannel, plan.holdMs));
+            if (tab.errors.length > 0) throw new Error(`bench tab errors: ${tab.errors.join("; ")}`);
+        } finally {
+            await tab.closeTab();
+        }
+
         // The same with tab sharing off (`shareAcrossTabs: false`, as outside a browser or without Web Locks): the
         // connector's own stream, without the hand-over from the leading tab's hub engine. A page of its own.
         const alone = [];
@@ -136,6 +149,7 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         return {
             throughput: summarize(plain),
             throughputAlone: summarize(alone),
+            throughputFollower: summarize(follower),
             encryptedThroughput: summarize(encrypted),
             latency: {
                 connector: { p50: p("connector", 0.5), p99: p("connector", 0.99) },
