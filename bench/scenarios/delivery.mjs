@@ -89,34 +89,26 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         const plainChannel = { kind: "public", name: "bench", topic: topicOf("bench") };
         const plainSend = (n) => stack.publish("bench", "tick", { n });
         const plainUpdate = (n) => stack.update("bench", "tick", { n });
-        await burst(page, stack, 0, plan.warmup, plainUpdate, plainChannel, plan.holdMs);
-        const plain = [];
-        for (let rep = 0; rep < plan.reps; rep++) plain.push(await burst(page, stack, rep, plan.count, plainUpdate, plainChannel, plan.holdMs));
+        /** A warm-up burst, then `plan.reps` measured ones on `where`; throws on the page's uncaught errors. */
+        const plainRuns = async (where) => {
+            await burst(where, stack, 0, plan.warmup, plainUpdate, plainChannel, plan.holdMs);
+            const runs = [];
+            for (let rep = 0; rep < plan.reps; rep++) runs.push(await burst(where, stack, rep, plan.count, plainUpdate, plainChannel, plan.holdMs));
+            if (where.errors.length > 0) throw new Error(`bench page errors: ${where.errors.join("; ")}`);
+            return runs;
+        };
+        const plain = await plainRuns(page);
 
         // The same in a second tab of the page's browser profile: the first tab leads and holds the one hub connection, so
         // this tab's connector receives each event from the leading tab over BroadcastChannel (a structured clone per
         // event); its raw EventSource, opened in this tab, is its baseline.
-        const follower = [];
         const tab = await page.openTab(stack.server.url, options);
-        try {
-            await burst(tab, stack, 0, plan.warmup, plainUpdate, plainChannel, plan.holdMs);
-            for (let rep = 0; rep < plan.reps; rep++) follower.push(await burst(tab, stack, rep, plan.count, plainUpdate, plainChannel, plan.holdMs));
-            if (tab.errors.length > 0) throw new Error(`bench tab errors: ${tab.errors.join("; ")}`);
-        } finally {
-            await tab.closeTab();
-        }
+        const follower = await plainRuns(tab).finally(() => tab.closeTab());
 
         // The same with tab sharing off (`shareAcrossTabs: false`, as outside a browser or without Web Locks): the
         // connector's own stream, without the hand-over from the leading tab's hub engine. A page of its own.
-        const alone = [];
         const alonePage = await BenchPage.open(browser, stack.server.url, USER.id, { ...options, shareAcrossTabs: false });
-        try {
-            await burst(alonePage, stack, 0, plan.warmup, plainUpdate, plainChannel, plan.holdMs);
-            for (let rep = 0; rep < plan.reps; rep++) alone.push(await burst(alonePage, stack, rep, plan.count, plainUpdate, plainChannel, plan.holdMs));
-            if (alonePage.errors.length > 0) throw new Error(`bench page errors: ${alonePage.errors.join("; ")}`);
-        } finally {
-            await alonePage.close();
-        }
+        const alone = await plainRuns(alonePage).finally(() => alonePage.close());
 
         // Both receivers at once for the latency runs.
         await page.run(() => window.bench.listen("public", "bench", ".tick"));

@@ -29,8 +29,6 @@ export class Dispatcher {
         if (id !== null) this.cursor = id;
         const route = routeMessage(event.data, this.socketId, carried);
         if (route === null || id === null) return { id, route };
-        const only = route.channels.length === 1 ? route.channels[0]! : null;
-        if (only !== null) return { id, route: this.ledger.claim(id, only) ? route : null };
         const channels = route.channels.filter((name) => this.ledger.claim(id, name));
         if (channels.length === route.channels.length) return { id, route };
         return { id, route: channels.length === 0 ? null : { ...route, channels } };

@@ -1,3 +1,4 @@
+import { DeliveryLedger } from "../dispatch/delivery-ledger";
 import { streamBudget } from "../transport/connection-budget";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import type { EventSourceConstructor, StreamMessage } from "../transport/platform";
@@ -7,7 +8,7 @@ import { whisperKey, type ToClient } from "./protocol";
 
 /**
  * How many event ids the engine remembers at least, to forward each event once across its streams (current and
- * draining): two generations of this many, as the connector's DeliveryLedger keeps them.
+ * draining), in a {@link DeliveryLedger}.
  */
 const SEEN_LIMIT = 4_096;
 
@@ -64,11 +65,8 @@ export class StreamMux {
     /** Whether the cursor was taken from a client (only the first one's is). */
     private cursorSet = false;
 
-    /** Recently forwarded ids: this generation's, then the one before (bounded, see {@link SEEN_LIMIT}). */
-    private seen = new Set<string>();
-
-    /** The generation of forwarded ids before {@link StreamMux.seen}. */
-    private seenBefore = new Set<string>();
+    /** Recently forwarded ids (bounded, see {@link SEEN_LIMIT}): the connector's ledger, with one "channel", the tabs. */
+    private readonly seen = new DeliveryLedger(SEEN_LIMIT);
 
     /** The next reconcile must reopen even for the same union (a new cookie). */
     private reopen = false;
@@ -219,12 +217,7 @@ export class StreamMux {
         const id = event.lastEventId;
         if (id !== "") {
             this.streams.delivered(stream, id);
-            if (this.seen.has(id) || this.seenBefore.has(id)) return;
-            if (this.seen.size >= SEEN_LIMIT) {
-                this.seenBefore = this.seen;
-                this.seen = new Set();
-            }
-            this.seen.add(id);
+            if (!this.seen.claim(id, "")) return;
             this.cursor = id;
         }
         this.host.send({ t: "event", w: null, type, data: String(event.data), id });

@@ -131,6 +131,20 @@ describe("sharing one hub connection between tabs", () => {
         expect(browser.posted.filter((message) => (message as { t: string; id?: string }).t === "event" && (message as { id: string }).id === "id-2")).toHaveLength(1);
     });
 
+    it("hands the leading tab's own connector an event that arrives in the same task as its stream's open, after the open", async () => {
+        const a = open();
+        const got: unknown[] = [];
+        a.connector.privateChannel("orders.1").listen(".placed", (payload: unknown) => got.push(payload));
+        await settle();
+        const [real] = realMain();
+        // The open's state message waits for a microtask; the event, handed over at once, must not overtake it (a
+        // virtual stream that is not open yet drops what it gets).
+        real!.emitOpen();
+        real!.emitMessage(envelope(["private-orders.1"], "placed", { n: 1 }), "id-1");
+        await settle();
+        expect(got).toEqual([{ n: 1 }]);
+    });
+
     it("posts events on the bus only while another tab's client is registered: a lone tab clones nothing per event", async () => {
         const events = () => browser.posted.filter((message) => (message as { t: string }).t === "event").length;
         const a = open();
