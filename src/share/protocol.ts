@@ -34,7 +34,19 @@ export type ToClient =
     /** Virtual stream `s` is now connecting (0), open (1) or closed for good (2). */
     | { readonly t: "state"; readonly e: string; readonly s: string; readonly state: 0 | 1 | 2 }
     /** An event of the real main stream (`w` null: for every virtual main stream) or of the whisper stream keyed `w`. */
-    | { readonly t: "event"; readonly e: string; readonly w: string | null; readonly type: "message" | "mercure"; readonly data: string; readonly id: string };
+    | EventMessage
+    /** The events of one of the leading tab's tasks (a network chunk of the real streams), in order, in one bus message. */
+    | { readonly t: "events"; readonly e: string; readonly events: readonly EventMessage[] };
+
+/** One event of a real stream as the engine hands it to the clients (see {@link ToClient}). */
+export type EventMessage = {
+    readonly t: "event";
+    readonly e: string;
+    readonly w: string | null;
+    readonly type: "message" | "mercure";
+    readonly data: string;
+    readonly id: string;
+};
 
 /** The key of a whisper stream: its `match` topics (laravel-mercure §7.3: one per channel), whatever its cursor. */
 export function whisperKey(url: string): string {

@@ -22,17 +22,41 @@ export interface ShareOptions {
 /** Every tab link of this page by environment and scope: one per hub and auth endpoint. */
 const links = new WeakMap<object, Map<string, TabLink>>();
 
-/** The page's own Web Locks, `BroadcastChannel` and `window`, or null where one is missing (not a secure context, not a browser). */
+/** The page's environment once found (one object, so that the page's connectors share their tab links), or null. */
+let page: ShareEnvironment | null | undefined;
+
+/**
+ * The page's own Web Locks, `BroadcastChannel`, `window` and a `MessageChannel` task hop, or null where one is missing
+ * (not a secure context, not a browser).
+ */
 function pageEnvironment(): ShareEnvironment | null {
+    if (page !== undefined) return page;
     const scope = globalThis as {
         navigator?: { locks?: ShareEnvironment["locks"] | null };
         BroadcastChannel?: ShareEnvironment["BroadcastChannel"];
+        MessageChannel?: typeof MessageChannel;
         window?: ShareEnvironment["page"];
     };
     const locks = scope.navigator?.locks;
     // happy-dom and some embedded browsers have `navigator.locks` null.
-    if (typeof locks?.request !== "function" || typeof scope.BroadcastChannel !== "function" || scope.window == null) return null;
-    return { locks, BroadcastChannel: scope.BroadcastChannel, page: scope.window };
+    if (typeof locks?.request !== "function" || typeof scope.BroadcastChannel !== "function" || scope.window == null) return (page = null);
+    const hop = typeof scope.MessageChannel === "function" ? messageHop(scope.MessageChannel) : undefined;
+    return (page = { locks, BroadcastChannel: scope.BroadcastChannel, page: scope.window, ...(hop === undefined ? {} : { hop }) });
+}
+
+/**
+ * A task hop through a `MessageChannel`: a posted message runs as a task of its own, soon, and unlike a timer it is
+ * not throttled in a hidden tab (browser-facts: hidden tabs' timers wake at most once a second), where the
+ * leading tab often is.
+ */
+function messageHop(Channel: typeof MessageChannel): (task: () => void) => void {
+    const channel = new Channel();
+    const tasks: Array<() => void> = [];
+    channel.port1.onmessage = () => tasks.shift()?.();
+    return (task) => {
+        tasks.push(task);
+        channel.port2.postMessage(null);
+    };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { setClampedTimeout } from "../timers";
 import type { HubEngineOptions } from "./engine";
 import { loadEngine } from "./load";
-import { newId, type ToClient, type ToEngine } from "./protocol";
+import { newId, type EventMessage, type ToClient, type ToEngine } from "./protocol";
 import { ShareClient } from "./virtual-source";
 
 /**
@@ -32,6 +32,11 @@ export interface ShareEnvironment {
     readonly BroadcastChannel: new (name: string) => BroadcastChannelLike;
     /** Where `pagehide` and `pageshow` are heard (`window`), or null. */
     readonly page: { addEventListener(type: "pagehide" | "pageshow", listener: (event: { readonly persisted?: boolean }) => void): void } | null;
+    /**
+     * Run `task` soon, in a task of its own that a hidden tab does not throttle (the page's: a `MessageChannel`
+     * message, see `share-platform.ts`); default `setTimeout(task, 0)`.
+     */
+    readonly hop?: (task: () => void) => void;
 }
 
 /** The engine as its tab link hosts it (see `engine.ts`). */
@@ -69,6 +74,9 @@ export class TabLink {
 
     /** The engine's messages to this tab's own clients, waiting for the microtask that hands them over. */
     private outbox: ToClient[] = [];
+
+    /** The engine's events for the other tabs, waiting for the task hop that posts them in one bus message. */
+    private batch: EventMessage[] = [];
 
     /** The engine, while this tab leads and the engine chunk has loaded. */
     private engine: EngineLike | null = null;
@@ -164,6 +172,7 @@ export class TabLink {
 
     /** Stop leading: close the real streams; the clients follow the next engine's `up`. */
     private resign(): void {
+        this.flush();
         this.leading = false;
         this.stepDown?.();
         this.stepDown = null;
@@ -180,7 +189,7 @@ export class TabLink {
         // A page kept in the back/forward cache may come back: its clients stay (their names in the union are harmless).
         if (!persisted) for (const client of this.clients.values()) client.release();
         if (!this.leading) return;
-        if (this.epoch !== null && this.engine !== null) this.channel.postMessage({ t: "down", e: this.epoch } satisfies ToClient);
+        if (this.epoch !== null && this.engine !== null) this.post({ t: "down", e: this.epoch });
         this.resign();
     }
 
@@ -205,13 +214,16 @@ export class TabLink {
 
     /**
      * Send the engine's message to every tab's clients (this tab's in-process: events at once, answers to a client's
-     * request after the current task). Events, the
-     * bulk of the traffic, cross the bus only while another tab's client is registered: a single tab pays no
-     * structured clone per event. (Another tab's client opens its stream with a message first, so it is known before
-     * any event is meant for it.)
+     * request after the current task). Events, the bulk of the traffic, cross the bus only while another tab's client
+     * is registered: a single tab pays no structured clone per event. (Another tab's client opens its stream with a
+     * message first, so it is known before any event is meant for it.) They cross it in batches: the events of one
+     * task (the browser parses a network chunk of a stream in one task) wait for a task hop and go in one message,
+     * one structured clone and one delivery per chunk instead of per event. A microtask would not batch them: the
+     * browser runs the microtasks after each event's handler.
      */
     private toClients(message: ToClient): void {
-        if (message.t !== "event" || this.remote.size > 0) this.channel.postMessage(message);
+        if (message.t !== "event") this.post(message);
+        else if (this.remote.size > 0 && this.batch.push(message) === 1) (this.env.hop ?? later)(() => this.flush());
         // An event comes from a stream's own task (the hub's), not from inside a client's call: heard at once, unless
         // messages wait in the outbox, which it must not overtake (a stream's `open` state before its first event).
         if (message.t === "event" && this.outbox.length === 0) return this.heard(message);
@@ -224,6 +236,20 @@ export class TabLink {
         });
     }
 
+    /** Post the engine's message on the bus, after the events waiting for their hop (it must not overtake them). */
+    private post(message: ToClient): void {
+        this.flush();
+        this.channel.postMessage(message);
+    }
+
+    /** Post the waiting events in one bus message. */
+    private flush(): void {
+        const events = this.batch;
+        if (events.length === 0) return;
+        this.batch = [];
+        this.channel.postMessage({ t: "events", e: events[0]!.e, events } satisfies ToClient);
+    }
+
     /** A message on the bus (or this tab's own engine's). */
     private heard(message: ToClient | ToEngine): void {
         if (ENGINE_MESSAGES.has(message.t)) {
@@ -233,7 +259,7 @@ export class TabLink {
             if (message.t === "bye") this.remote.delete(c);
             else if (c !== "") this.remote.add(c);
             // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
-            if (message.t === "ping") this.channel.postMessage({ t: "pong", e: this.epoch ?? "" } satisfies ToClient);
+            if (message.t === "ping") this.post({ t: "pong", e: this.epoch ?? "" });
             else engine.receive(message as ToEngine);
             return;
         }
@@ -249,7 +275,8 @@ export class TabLink {
         if (update.e !== this.epoch) return;
         this.clearWatchdog();
         if (update.t === "down") this.expectEngine(false);
-        for (const client of this.clients.values()) client.receive(update);
+        if (update.t !== "events") for (const client of this.clients.values()) client.receive(update);
+        else for (const event of update.events) for (const client of this.clients.values()) client.receive(event);
     }
 
     /** Start the watchdog unless one runs: `ping` the engine (or, after a `down`, wait for an `up`); silence steals the lock. */
@@ -267,4 +294,9 @@ export class TabLink {
         if (this.watchdog !== null) clearTimeout(this.watchdog);
         this.watchdog = null;
     }
+}
+
+/** The default task hop (outside the page's environment: tests' fakes). */
+function later(task: () => void): void {
+    setTimeout(task, 0);
 }

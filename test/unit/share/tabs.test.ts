@@ -44,6 +44,14 @@ async function settle(ms = 0): Promise<void> {
     }
 }
 
+/** The events the leading tab posted on the bus, out of their batches, in order. */
+function postedEvents(): Array<{ id: string; data: string }> {
+    return browser.posted.flatMap((message) => {
+        const posted = message as { t: string; events?: Array<{ id: string; data: string }> };
+        return posted.t === "events" ? posted.events! : [];
+    });
+}
+
 /** The real (engine-held) main streams still open: the ones with a `match` of a channel topic. */
 function realMain(): FakeEventSource[] {
     return ES.live().filter((source) => source.matches().some((match) => match.includes("/channel/")));
@@ -128,7 +136,7 @@ describe("sharing one hub connection between tabs", () => {
         expect(gotA).toEqual([{ n: 1 }, { n: 3 }]);
         expect(gotB).toEqual([{ n: 2 }]);
         // The engine forwarded id-2 once, although both real streams delivered it.
-        expect(browser.posted.filter((message) => (message as { t: string; id?: string }).t === "event" && (message as { id: string }).id === "id-2")).toHaveLength(1);
+        expect(postedEvents().filter((event) => event.id === "id-2")).toHaveLength(1);
     });
 
     it("hands the leading tab's own connector an event that arrives in the same task as its stream's open, after the open", async () => {
@@ -146,7 +154,7 @@ describe("sharing one hub connection between tabs", () => {
     });
 
     it("posts events on the bus only while another tab's client is registered: a lone tab clones nothing per event", async () => {
-        const events = () => browser.posted.filter((message) => (message as { t: string }).t === "event").length;
+        const events = () => postedEvents().length;
         const a = open();
         const gotA: unknown[] = [];
         a.connector.privateChannel("orders.1").listen(".placed", (payload: unknown) => gotA.push(payload));
@@ -172,6 +180,28 @@ describe("sharing one hub connection between tabs", () => {
         await settle();
         expect(gotA).toEqual([{ n: 1 }, { n: 3 }]);
         expect(events()).toBe(1);
+    });
+
+    it("posts the events of one task in one bus message, before a state change of the same task", async () => {
+        const a = open();
+        const b = open();
+        const gotB: unknown[] = [];
+        a.connector.privateChannel("orders.1");
+        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
+        await settle();
+        await openAll();
+        expect(b.connector.connectionStatus()).toBe("connected");
+        const batches = () => browser.posted.filter((message) => (message as { t: string }).t === "events") as Array<{ events: unknown[] }>;
+        const before = batches().length;
+        // One network chunk: three events, then the stream drops. The drop's state message must not overtake the
+        // events waiting for their hop (the other tab's virtual stream would no longer be open to take them).
+        const real = main();
+        for (let n = 1; n <= 3; n++) real.emitMessage(envelope(["private-chat.1"], "said", { n }), `id-${n}`);
+        real.emitError();
+        await settle();
+        expect(batches().slice(before).map((batch) => batch.events.length)).toEqual([3]);
+        expect(gotB).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+        expect(b.connector.connectionStatus()).toBe("reconnecting");
     });
 
     it("a navigation that leaves one channel and joins another reopens the real stream once, then carries only the new set", async () => {
