@@ -15,6 +15,26 @@ const kib = (value) => (Number.isFinite(value) ? `${(value / 1024).toFixed(1)} K
 const mark = (ok) => (ok ? "✓" : "✗");
 
 /** Heap growth between two readings, per cycle or message, and whether it is flat (under 8 B each). */
+/** What each part of \`src/\` in the core entry does, for the size table. */
+const PART_ROLES = {
+    "connector/": "the orchestrator: options, join/leave batching, refresh scheduling, status, Echo's connector API",
+    "share/": "sharing one hub connection between tabs: leader election, the bus, virtual streams (the engine is lazy)",
+    "transport/": "the EventSource adapter, the hub stream, make-before-break reopening, the connection budget",
+    "presence/": "presence rooms: snapshot, roster, joining/leaving from subscription events",
+    "channel/": "Echo's channel classes: listen, subscribed, error, whisper and presence callbacks",
+    "auth/": "the batch auth request and its response, the cookie's refresh",
+    "error-messages.ts": "the sentences of every error reported on a channel",
+    "whisper/": "the whisper hand-off (the publisher and streams are lazy)",
+    "crypto/": "encrypted channels' keys and in-order decryption queue (the JWE code is lazy)",
+    "dispatch/": "envelopes, routing, toOthers, the once-per-channel delivery ledger",
+    "discovery/": "the hub's location (discovery itself is lazy)",
+    "status/": "reconnect backoff, wake signals, connection status",
+    "topic/": "topic encoding and subscribe URLs",
+    "errors.ts": "the MercureError class",
+    "timers.ts": "clamped timers",
+    "lazy-chunk.ts": "the lazy chunks' loader",
+};
+
 function growth(from, to, count) {
     const perItem = (to - from) / count;
     return { total: to - from, perItem, flat: perItem < 8 };
@@ -338,6 +358,14 @@ export function renderReport(r) {
         "",
         "Modules merged but not yet wired into the connector cost nothing in the core entry (tree-shaken); each feature",
         "pays when it is wired.",
+        "",
+        "Where this build's core entry bytes are, by part of `src/` (`coreEntryParts` in `bench/size.mjs`: each minified",
+        "character counted for the source file its source map names; the gzip column is the part's share of the entry's",
+        "min+gzip size in proportion to its minified bytes, since gzip compresses across parts):",
+        "",
+        "| Part of `src/` | What it does at first render | min | min+gzip share |",
+        "|---|---|---|---|",
+        ...sizes.parts.map((part) => `| \`${part.part}\` | ${PART_ROLES[part.part] ?? ""} | ${bytes(part.min)} | ${bytes(part.gzip)} |`),
         "",
     );
 

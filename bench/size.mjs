@@ -30,6 +30,75 @@ async function minifyCode(code) {
     return (await minify(code, { ...TERSER_OPTIONS })).code;
 }
 
+/** The base64 digits of source-map VLQs. */
+const VLQ_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** Decode one line of a source map's `mappings` into its segments' [generated column, source index] (relative fields summed). */
+function decodeLine(line, state) {
+    const segments = [];
+    let column = 0;
+    for (const segment of line.split(",")) {
+        if (segment === "") continue;
+        const fields = [];
+        let value = 0;
+        let shift = 0;
+        for (const char of segment) {
+            const digit = VLQ_DIGITS.indexOf(char);
+            value += (digit & 31) << shift;
+            if (digit & 32) {
+                shift += 5;
+                continue;
+            }
+            fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
+            value = 0;
+            shift = 0;
+        }
+        column += fields[0];
+        if (fields.length > 1) state.source += fields[1];
+        segments.push([column, fields.length > 1 ? state.source : null]);
+    }
+    return segments;
+}
+
+/**
+ * Where the core entry's minified bytes come from, by part of \`src/\` (a folder such as \`share\`, or a top-level file):
+ * \`terser -c -m\` of \`dist/index.js\` with its rollup source map, each minified character counted for the source file
+ * its mapping names (a character without one, for the last file named before it). Resolves with the parts, largest
+ * first: \`{ part, min, gzip }\`, where \`gzip\` is the part's share of the entry's min+gzip size in proportion to its
+ * minified bytes (gzip works across parts, so a part has no exact gzip size of its own).
+ */
+export async function coreEntryParts(distDir = join(ROOT, "dist")) {
+    const code = readFileSync(join(distDir, "index.js"), "utf8");
+    const map = JSON.parse(readFileSync(join(distDir, "index.js.map"), "utf8"));
+    const out = await minify(code, { ...TERSER_OPTIONS, sourceMap: { content: map } });
+    const minMap = JSON.parse(out.map);
+    const partOf = (source) => {
+        const path = source.replace(/\\/g, "/").replace(/^.*?src\//, "");
+        return path.includes("/") ? path.slice(0, path.indexOf("/")) + "/" : path;
+    };
+    const parts = new Map();
+    const lines = out.code.split("\n");
+    const mappings = minMap.mappings.split(";");
+    const state = { source: 0 };
+    let last = "(unmapped)";
+    for (let l = 0; l < lines.length; l++) {
+        const segments = decodeLine(mappings[l] ?? "", state);
+        let at = 0;
+        for (let i = 0; i <= segments.length; i++) {
+            const end = i < segments.length ? segments[i][0] : lines[l].length;
+            parts.set(last, (parts.get(last) ?? 0) + (end - at));
+            at = end;
+            if (i < segments.length && segments[i][1] !== null) last = partOf(minMap.sources[segments[i][1]]);
+        }
+    }
+    const total = Buffer.byteLength(out.code);
+    const gzip = gzipSync(out.code, { level: 9 }).length;
+    return [...parts]
+        .filter(([, min]) => min > 0)
+        .map(([part, min]) => ({ part, min, gzip: Math.round((min / total) * gzip) }))
+        .sort((a, b) => b.min - a.min);
+}
+
 /** gzip level 9 of a file shipped already minified (the IIFE, pusher-js's .min.js). */
 export function gzipOnly(file) {
     const code = readFileSync(file);
@@ -105,6 +174,7 @@ function row(label, size, note = "") {
 export async function measureSizes() {
     const dist = join(ROOT, "dist");
     const core = await coreEntrySize(dist);
+    const parts = await coreEntryParts(dist);
     const chunkFile = cryptoChunkFile(dist);
     const chunk = await minGzip(readFileSync(chunkFile, "utf8"));
     const chunkWithJose = await bundleApp(`export * from ${JSON.stringify(chunkFile)};`);
@@ -142,6 +212,7 @@ export async function measureSizes() {
     }
     return {
         core,
+        parts,
         chunk,
         chunkWithJose: chunkWithJose.entry,
         iife,
