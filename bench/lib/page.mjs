@@ -78,14 +78,24 @@ const BENCH_SCRIPT = String.raw`
             });
         },
 
-        /** Open a raw EventSource on topics (with the page's cookies); resolves with the ms until it opened. */
-        openRaw: function (topics, count) {
+        /**
+         * Open a raw EventSource on topics (with the page's cookies); resolves with the ms until it opened. With count,
+         * its messages are recorded as "raw"; with readIds too, its handler also reads each event's lastEventId and
+         * keeps the last one, as a receiver that resumes after a reconnect must.
+         */
+        openRaw: function (topics, count, readIds) {
             var self = this;
             var params = new URLSearchParams();
             topics.forEach(function (topic) { params.append("match", topic); });
             var started = now();
             var source = new EventSource("${HUB_PATH}?" + params.toString(), { withCredentials: true });
-            if (count) {
+            if (count && readIds) {
+                source.onmessage = function (event) {
+                    self.lastId = event.lastEventId;
+                    var data = JSON.parse(event.data);
+                    self.record("raw", data.payload ? data.payload.n : undefined);
+                };
+            } else if (count) {
                 source.onmessage = function (event) {
                     var data = JSON.parse(event.data);
                     self.record("raw", data.payload ? data.payload.n : undefined);

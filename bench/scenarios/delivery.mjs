@@ -34,30 +34,39 @@ async function flood(page, stack, which, count, update, holdMs) {
  * The raw EventSource opens while the connector has the channel joined, so the hub cookie grants its topic
  * (the connector's next authorization, on leaving, mints a cookie without it; an open stream keeps its grants).
  */
-async function burst(page, stack, rep, count, update, { kind, name, topic }, holdMs) {
-    const alone = () => waitFor("one open stream at the hub", () => stack.server.hub.stats.openConnections === 1);
+async function burst(page, stack, rep, count, update, channel, holdMs) {
     const connector = async () => {
-        await page.run(([k, n]) => window.bench.listen(k, n, ".tick"), [kind, name]);
-        await alone();
+        await page.run(([k, n]) => window.bench.listen(k, n, ".tick"), [channel.kind, channel.name]);
+        await alone(stack);
         const rate = await flood(page, stack, "connector", count, update, holdMs);
-        await page.run(([n]) => window.bench.leaveAll([n]), [name]);
+        await page.run(([n]) => window.bench.leaveAll([n]), [channel.name]);
         return rate;
     };
-    const raw = async () => {
-        await page.run(([k, n]) => window.bench.listen(k, n, ".none"), [kind, name]);
-        await page.run(([t]) => window.bench.openRaw([t], true), [topic]);
-        await page.run(([n]) => window.bench.leaveAll([n]), [name]);
-        await alone();
-        const rate = await flood(page, stack, "raw", count, update, holdMs);
-        await page.run(() => window.bench.closeRaws());
-        return rate;
-    };
+    return alternate(rep, connector, () => rawBurst(page, stack, count, update, channel, holdMs, false));
+}
+
+/** Wait until the hub has exactly one open stream (the receiver of the next burst). */
+const alone = (stack) => waitFor("one open stream at the hub", () => stack.server.hub.stats.openConnections === 1);
+
+/** Run `first` then `second`, or the other way round on odd repetitions; resolves with `{ connector, raw }` (first's, second's). */
+async function alternate(rep, first, second) {
     if (rep % 2 === 0) {
-        const c = await connector();
-        return { connector: c, raw: await raw() };
+        const c = await first();
+        return { connector: c, raw: await second() };
     }
-    const r = await raw();
-    return { connector: await connector(), raw: r };
+    const r = await second();
+    return { connector: await first(), raw: r };
+}
+
+/** One burst to a raw EventSource alone on the channel's topic (`readIds`: its handler also reads each event's lastEventId). */
+async function rawBurst(page, stack, count, update, { kind, name, topic }, holdMs, readIds) {
+    await page.run(([k, n]) => window.bench.listen(k, n, ".none"), [kind, name]);
+    await page.run(([t, r]) => window.bench.openRaw([t], true, r), [topic, readIds]);
+    await page.run(([n]) => window.bench.leaveAll([n]), [name]);
+    await alone(stack);
+    const rate = await flood(page, stack, "raw", count, update, holdMs);
+    await page.run(() => window.bench.closeRaws());
+    return rate;
 }
 
 /**
@@ -108,7 +117,19 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         // The same with tab sharing off (`shareAcrossTabs: false`, as outside a browser or without Web Locks): the
         // connector's own stream, without the hand-over from the leading tab's hub engine. A page of its own.
         const alonePage = await BenchPage.open(browser, stack.server.url, USER.id, { ...options, shareAcrossTabs: false });
-        const alone = await plainRuns(alonePage).finally(() => alonePage.close());
+        const alone = await plainRuns(alonePage);
+        // What reading each event's id costs a raw EventSource (the connector reads it for its cursor and its
+        // once-per-channel ledger): a raw handler that also reads lastEventId against the plain one, in the same page.
+        const ids = [];
+        try {
+            for (let rep = 0; rep < plan.reps; rep++) {
+                const withIds = () => rawBurst(alonePage, stack, plan.count, plainUpdate, plainChannel, plan.holdMs, true);
+                ids.push(await alternate(rep, withIds, () => rawBurst(alonePage, stack, plan.count, plainUpdate, plainChannel, plan.holdMs, false)));
+            }
+            if (alonePage.errors.length > 0) throw new Error(`bench page errors: ${alonePage.errors.join("; ")}`);
+        } finally {
+            await alonePage.close();
+        }
 
         // Both receivers at once for the latency runs.
         await page.run(() => window.bench.listen("public", "bench", ".tick"));
@@ -142,6 +163,8 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
             throughput: summarize(plain),
             throughputAlone: summarize(alone),
             throughputFollower: summarize(follower),
+            // `connector` here is the raw EventSource that reads each event's id.
+            rawIds: summarize(ids),
             encryptedThroughput: summarize(encrypted),
             latency: {
                 connector: { p50: p("connector", 0.5), p99: p("connector", 0.99) },
