@@ -1,5 +1,6 @@
 // node bench/hidden-tab.mjs [--quick]: how late a hidden or frozen tab runs a 1 s setTimeout chain, a
-// BroadcastChannel message handler and a MessageChannel task hop after it, in headless Chromium. Not part of npm test or npm run bench: it backs the
+// BroadcastChannel message handler, a MessageChannel task hop after it and a Server-Sent Events stream's events,
+// in headless Chromium. Not part of npm test or npm run bench: it backs the
 // tab-sharing design claim "the engine reacts to messages, not timers".
 //
 // Playwright makes every page behave as a focused foreground tab (focus emulation, and its launch flags turn
@@ -47,6 +48,10 @@ channel.onmessage = (event) => {
     records.push({ kind: "message", expected: event.data.sentAt, at });
     hop.port2.postMessage(at);
 };
+// A Server-Sent Events stream from the server (its clock, once a second), as the leading tab's hub stream: does a
+// hidden or frozen tab still receive it, and how late?
+const stream = new EventSource("/events");
+stream.onmessage = (event) => records.push({ kind: "sse", expected: Number(event.data), at: Date.now() });
 document.addEventListener("freeze", () => records.push({ kind: "freeze", expected: Date.now(), at: Date.now() }));
 document.addEventListener("resume", () => records.push({ kind: "resume", expected: Date.now(), at: Date.now() }));
 window.due = Date.now() + 1000;
@@ -67,13 +72,26 @@ setInterval(() => channel.postMessage({ sentAt: Date.now() }), 1000);
 
 /** Serve the two pages on 127.0.0.1 (one origin, so the BroadcastChannel connects them). */
 async function startPages() {
+    const streams = new Set();
     const server = createServer((req, res) => {
+        if (req.url === "/events") {
+            res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-store" });
+            res.write(": open\n\n");
+            const timer = setInterval(() => res.write(`data: ${Date.now()}\n\n`), 1000);
+            streams.add(res);
+            req.on("close", () => (clearInterval(timer), streams.delete(res)));
+            return;
+        }
         const body = req.url === "/probe.html" ? PROBE : req.url === "/sender.html" ? SENDER : null;
         res.writeHead(body === null ? 404 : 200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
         res.end(body ?? "not found");
     });
     await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return { origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+    const close = () => {
+        for (const res of streams) res.destroy();
+        return new Promise((resolve) => server.close(resolve));
+    };
+    return { origin: `http://127.0.0.1:${server.address().port}`, close };
 }
 
 /** Launch Chromium with `--remote-debugging-pipe` and return a minimal CDP client over it. */
@@ -168,14 +186,14 @@ function summarize(records, kind, from, to) {
     };
 }
 
-/** How many message handlers ran between a `freeze` event and the next `resume` event. */
-function countWhileFrozen(records) {
+/** How many records of `kind` ran between a `freeze` event and the next `resume` event. */
+function countWhileFrozen(records, kind) {
     let frozen = false;
     let count = 0;
     for (const record of [...records].sort((a, b) => a.at - b.at)) {
         if (record.kind === "freeze") frozen = true;
         else if (record.kind === "resume") frozen = false;
-        else if (record.kind === "message" && frozen) count++;
+        else if (record.kind === kind && frozen) count++;
     }
     return count;
 }
@@ -214,8 +232,12 @@ async function measure(origin, extraArgs, phases) {
             timer: summarize(records, "timer", window.from, window.to),
             message: summarize(records, "message", window.from, window.to),
             hop: summarize(records, "hop", window.from, window.to),
+            sse: summarize(records, "sse", window.from, window.to),
             // Messages whose handler ran between the page's freeze and resume events.
-            messagesWhileFrozen: countWhileFrozen(records),
+            messagesWhileFrozen: countWhileFrozen(records, "message"),
+            // SSE events and MessageChannel hops that ran between the page's freeze and resume events.
+            sseWhileFrozen: countWhileFrozen(records, "sse"),
+            hopsWhileFrozen: countWhileFrozen(records, "hop"),
         }));
     } finally {
         await cdp.close();
@@ -248,15 +270,20 @@ try {
     const rows = [...defaults, ...intensive];
     console.log("How late a hidden or frozen Chromium tab runs a 1 s setTimeout chain, a BroadcastChannel handler and a MessageChannel hop after it");
     console.log("(lateness = when the callback ran minus when it was due or the message was sent).\n");
-    console.log("| tab state | s | timer ticks run | timer late, median / max | messages | message late, median / max | MessageChannel hop after a message, median / max |");
-    console.log("|---|---|---|---|---|---|---|");
+    console.log("| tab state | s | timer ticks run | timer late, median / max | messages | message late, median / max | MessageChannel hop after a message, median / max | SSE events | SSE event late, median / max |");
+    console.log("|---|---|---|---|---|---|---|---|---|");
     for (const row of rows) {
         console.log(
-            `| ${row.name} | ${row.seconds} | ${row.timer.count} | ${format(row.timer.median)} / ${format(row.timer.max, row.timer.atLeast)} | ${row.message.count} | ${format(row.message.median)} / ${format(row.message.max)} | ${format(row.hop.median)} / ${format(row.hop.max)} |`,
+            `| ${row.name} | ${row.seconds} | ${row.timer.count} | ${format(row.timer.median)} / ${format(row.timer.max, row.timer.atLeast)} | ${row.message.count} | ${format(row.message.median)} / ${format(row.message.max)} | ${format(row.hop.median)} / ${format(row.hop.max)} | ${row.sse.count} | ${format(row.sse.median)} / ${format(row.sse.max)} |`,
         );
     }
     const frozen = rows.find((row) => row.name.startsWith("frozen"));
-    if (frozen !== undefined) console.log(`\nMessage handlers that ran between the probe's freeze and resume events: ${frozen.messagesWhileFrozen}.`);
+    if (frozen !== undefined) {
+        console.log(
+            `\nBetween the probe's freeze and resume events ran: ${frozen.messagesWhileFrozen} BroadcastChannel message handlers, ` +
+                `${frozen.sseWhileFrozen} SSE event handlers, ${frozen.hopsWhileFrozen} MessageChannel hops.`,
+        );
+    }
 } finally {
     await pages.close();
 }

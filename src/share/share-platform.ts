@@ -26,7 +26,7 @@ const links = new WeakMap<object, Map<string, TabLink>>();
 let page: ShareEnvironment | null | undefined;
 
 /**
- * The page's own Web Locks, `BroadcastChannel`, `window` and a `MessageChannel` task hop, or null where one is missing
+ * The page's own Web Locks, `BroadcastChannel`, `window`, `document` and a `MessageChannel` task hop, or null where one is missing
  * (not a secure context, not a browser).
  */
 function pageEnvironment(): ShareEnvironment | null {
@@ -36,12 +36,13 @@ function pageEnvironment(): ShareEnvironment | null {
         BroadcastChannel?: ShareEnvironment["BroadcastChannel"];
         MessageChannel?: typeof MessageChannel;
         window?: ShareEnvironment["page"];
+        document?: ShareEnvironment["lifecycle"];
     };
     const locks = scope.navigator?.locks;
     // happy-dom and some embedded browsers have `navigator.locks` null.
     if (typeof locks?.request !== "function" || typeof scope.BroadcastChannel !== "function" || scope.window == null) return (page = null);
     const hop = typeof scope.MessageChannel === "function" ? messageHop(scope.MessageChannel) : undefined;
-    return (page = { locks, BroadcastChannel: scope.BroadcastChannel, page: scope.window, ...(hop === undefined ? {} : { hop }) });
+    return (page = { locks, BroadcastChannel: scope.BroadcastChannel, page: scope.window, lifecycle: scope.document ?? null, ...(hop === undefined ? {} : { hop }) });
 }
 
 /**

@@ -32,6 +32,8 @@ export interface ShareEnvironment {
     readonly BroadcastChannel: new (name: string) => BroadcastChannelLike;
     /** Where `pagehide` and `pageshow` are heard (`window`), or null. */
     readonly page: { addEventListener(type: "pagehide" | "pageshow", listener: (event: { readonly persisted?: boolean }) => void): void } | null;
+    /** Where `freeze` and `resume` are heard (`document`), or null. */
+    readonly lifecycle?: { addEventListener(type: "freeze" | "resume", listener: () => void): void } | null;
     /**
      * Run `task` soon, in a task of its own that a hidden tab does not throttle (the page's: a `MessageChannel`
      * message, see `share-platform.ts`); default `setTimeout(task, 0)`.
@@ -111,6 +113,11 @@ export class TabLink {
         env.page?.addEventListener("pageshow", (event) => {
             if (event.persisted === true) this.shown();
         });
+        // A frozen tab gets no stream events, yet its BroadcastChannel handlers still run (bench/hidden-tab.mjs): a
+        // frozen leader would answer every ping and starve every tab. It steps down as on `pagehide`, keeping its
+        // clients, and queues again on `resume`.
+        env.lifecycle?.addEventListener("freeze", () => this.hidden(true));
+        env.lifecycle?.addEventListener("resume", () => this.shown());
         this.queue();
     }
 
@@ -182,7 +189,7 @@ export class TabLink {
     }
 
     /**
-     * `pagehide`: clients say bye; a leader announces that it leaves, closes its real streams and releases the
+     * `pagehide` (or `freeze`: `persisted`): clients say bye; a leader announces that it leaves, closes its real streams and releases the
      * lock at once (not when the tab is torn down), so that the next tab takes over as early as possible.
      */
     private hidden(persisted: boolean): void {
@@ -193,7 +200,7 @@ export class TabLink {
         this.resign();
     }
 
-    /** The page came back from the back/forward cache: queue for the lead again, and follow whichever engine answers the ping. */
+    /** The page came back from the back/forward cache (or resumed): queue for the lead again, and follow whichever engine answers the ping. */
     private shown(): void {
         this.epoch = null;
         if (!this.leading && !this.inQueue) this.queue();

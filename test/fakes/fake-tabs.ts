@@ -106,6 +106,9 @@ export class FakeTab {
     /** The `pagehide` listeners. */
     private readonly hides: Array<() => void> = [];
 
+    /** The `freeze` and `resume` listeners (the tab's `document`). */
+    private readonly lifecycle: { freeze: Array<() => void>; resume: Array<() => void> } = { freeze: [], resume: [] };
+
     /** Whether the tab was closed. */
     closed = false;
 
@@ -136,7 +139,21 @@ export class FakeTab {
             locks,
             BroadcastChannel: Channel,
             page: { addEventListener: (type, listener) => type === "pagehide" && this.hides.push(() => listener({ persisted: false })) },
+            lifecycle: { addEventListener: (type, listener) => this.lifecycle[type].push(listener) },
         };
+    }
+
+    /**
+     * Fire `freeze`. (Only the event: like Chromium's, a frozen fake tab still hears the bus; its streams are the
+     * test's to leave silent.)
+     */
+    freeze(): void {
+        for (const listener of this.lifecycle.freeze) listener();
+    }
+
+    /** Fire `resume`. */
+    resume(): void {
+        for (const listener of this.lifecycle.resume) listener();
     }
 
     /** Fire `pagehide`, then close the tab (its locks are released, it hears nothing more). */

@@ -444,6 +444,42 @@ describe("sharing one hub connection between tabs", () => {
         expect(gotB).toEqual([{ n: 1 }, { n: 2 }]);
     });
 
+    it("a leader that freezes steps down (a frozen tab still answers pings but gets no stream events): the next tab leads; the frozen one follows it on resume", async () => {
+        const a = open();
+        const b = open();
+        const gotA: unknown[] = [];
+        const gotB: unknown[] = [];
+        a.connector.privateChannel("orders.1").listen(".placed", (payload: unknown) => gotA.push(payload));
+        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
+        await settle();
+        await openAll();
+        const leaderStream = main();
+        leaderStream.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-1");
+        await settle();
+        a.tab.freeze();
+        await settle();
+        expect(leaderStream.closed).toBe(true); // It closed its real streams and released the lock.
+        expect(browser.holder()).toBe(b.tab);
+        // The frozen tab's clients stay: its bus handler still runs (as Chromium's does), so they follow the new
+        // engine too, and the union keeps its channel.
+        await openAll();
+        const next = main();
+        expect(next.param("last_event_id")).toBe("id-1");
+        expect(next.matches()).toEqual(expect.arrayContaining([topic("private-orders.1"), topic("private-chat.1")]));
+        next.emitMessage(envelope(["private-chat.1"], "said", { n: 2 }), "id-2");
+        await settle();
+        expect(gotB).toEqual([{ n: 1 }, { n: 2 }]);
+        // Back from the freeze: tab A queues for the lead again and follows tab B's engine, which keeps leading.
+        a.tab.resume();
+        await settle();
+        await openAll();
+        expect(browser.holder()).toBe(b.tab);
+        main().emitMessage(envelope(["private-orders.1"], "placed", { n: 3 }), "id-3");
+        await settle();
+        expect(gotA).toEqual([{ n: 3 }]);
+        expect(a.connector.connectionStatus()).toBe("connected");
+    });
+
     it("steals the lead from a frozen leader that does not answer a ping within the bound", async () => {
         const a = open();
         a.connector.privateChannel("orders.1");
