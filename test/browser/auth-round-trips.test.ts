@@ -1,11 +1,6 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../src/dev/server";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
-import { PageHarness } from "./support/harness";
+import { expect, it } from "vitest";
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { describeInChromium, DIST_DIR, type BrowserSuiteOptions } from "./support/suite";
 import { broadcastNumbered, DEADLINE, mainStreams, numbered, numbersOf, range, startTab, topicOf, waitForMainStreams, waitForNumber } from "./support/tabs";
 import { sleep, waitUntil } from "./support/wait";
 
@@ -14,55 +9,27 @@ import { sleep, waitUntil } from "./support/wait";
 // and a hub WITHOUT history loses nothing across these make-before-break reopens (a gap would lose updates
 // for good, so the exact sequence proves there was none).
 
-const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
-const BUNDLE = DIST_DIR + "laravel-echo-mercure.iife.js";
 const ANN = 1;
 const ORDERS = "private-orders.1";
 /** Delay between two numbered broadcasts of the producer (each publish is awaited first). */
 const PRODUCER_PAUSE_MS = 50;
 
-const chromium = findChromium();
+/** One Chromium and one dev stack for the suite. */
+const SUITE: BrowserSuiteOptions = {
+    server: {
+        // No replay: an update published while no stream carried the channel is lost for good.
+        hub: { history: false },
+        app: { users: [{ id: ANN, name: "Ann" }] },
+        channels: {
+            "orders.{id}": () => true,
+            "side.{x}": () => true,
+        },
+        pages: { [HARNESS_PAGE]: harnessPage() },
+        distDir: DIST_DIR,
+    },
+};
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("auth-less reopens on a hub without history, in Chromium", () => {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    /** Pages opened by the running test; closed after it. */
-    let opened: PageHarness[] = [];
-
-    beforeAll(async () => {
-        if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` before the browser tests.`);
-        browser = await launchChromium(chromium);
-        server = await startDevServer({
-            // No replay: an update published while no stream carried the channel is lost for good.
-            hub: { history: false },
-            app: { users: [{ id: ANN, name: "Ann" }] },
-            channels: {
-                "orders.{id}": () => true,
-                "side.{x}": () => true,
-            },
-            pages: { [HARNESS_PAGE]: harnessPage() },
-            distDir: DIST_DIR,
-        });
-    });
-
-    afterEach(async () => {
-        const closing = opened;
-        opened = [];
-        const errors = closing.flatMap((page) => page.pageErrors);
-        await Promise.allSettled(closing.map((page) => page.close()));
-        expect(errors, "uncaught exceptions in the pages").toEqual([]);
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([browser?.close(), server?.close()]);
-    });
-
-    /** The running dev server (beforeAll failed when it is missing). */
-    function dev(): DevServer {
-        if (server === undefined) throw new Error("The dev server did not start.");
-        return server;
-    }
-
+describeInChromium("auth-less reopens on a hub without history, in Chromium", SUITE, ({ dev, open }) => {
     /** Auth requests Laravel answered so far. */
     const authCount = (): number => dev().app.stats.authRequests.length;
 
@@ -79,9 +46,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("auth-less reopens on a hub wi
     }
 
     it("leaves and joins public channels without an auth request, private ones with exactly one, and loses no update", async () => {
-        if (browser === undefined) throw new Error("Chromium did not start.");
-        const ann = await PageHarness.open(browser, dev().url, ANN);
-        opened.push(ann);
+        const ann = await open(ANN);
         const authBefore = authCount();
         const connectionsBefore = dev().hub.stats.subscribeConnections.length;
         await startTab(ann, [numbered("private", "orders.1")]);

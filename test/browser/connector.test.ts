@@ -1,17 +1,10 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
 import { channelTopic } from "../../src/dev/laravel/topics";
-import { startDevServer, type DevServer } from "../../src/dev/server";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
-import { PageHarness, payloadsOf, type HarnessSnapshot } from "./support/harness";
+import { payloadsOf, type HarnessSnapshot } from "./support/harness";
 import { harnessPage, HARNESS_PAGE, INTERCEPTOR_PAGE, interceptorPage, STOCK_ECHO_CHANNEL, STOCK_ECHO_PAGE, stockEchoPage } from "./support/pages";
+import { describeInChromium, DIST_DIR, type BrowserSuiteOptions } from "./support/suite";
 import { sleep, waitUntil } from "./support/wait";
-
-const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
-const BUNDLE = fileURLToPath(new URL("../../dist/laravel-echo-mercure.iife.js", import.meta.url));
 
 const ANN = 1;
 const BOB = 2;
@@ -22,69 +15,29 @@ const topic = (channel: string) => channelTopic(DEFAULT_TOPIC_PREFIX, channel);
 /** The `match` parameters of a recorded subscribe request. */
 const matchesOf = (query: string) => new URLSearchParams(query).getAll("match");
 
-const chromium = findChromium();
+/** One Chromium and one dev stack for the suite. */
+const SUITE: BrowserSuiteOptions = {
+    server: {
+        // No replay: a stream gap during a reopen would lose updates for good, so the tests see it.
+        hub: { history: false },
+        app: {
+            users: [
+                { id: ANN, name: "Ann" },
+                { id: BOB, name: "Bob" },
+            ],
+        },
+        channels: {
+            "App.Models.User.{id}": (user, params) => String(user.id) === params["id"],
+            "orders.{id}": (user, params) => user.id === ANN && params["id"] === "1",
+        },
+        pages: { [HARNESS_PAGE]: harnessPage(), [STOCK_ECHO_PAGE]: stockEchoPage(), [INTERCEPTOR_PAGE]: interceptorPage() },
+        distDir: DIST_DIR,
+    },
+    // A test that stopped the server and failed must not leave it down for the next one.
+    restartAfterEach: true,
+};
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("the Mercure connector in Chromium (built bundle)", () => {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    /** Harness pages opened by the running test; closed after it. */
-    let opened: PageHarness[] = [];
-    /** Other contexts opened by the running test; closed after it. */
-    let contexts: BrowserContext[] = [];
-
-    beforeAll(async () => {
-        if (!existsSync(BUNDLE)) {
-            throw new Error(`${BUNDLE} is missing: run \`npm run build\` (or \`npx rollup -c\`) before the browser tests.`);
-        }
-        browser = await launchChromium(chromium);
-        server = await startDevServer({
-            // No replay: a stream gap during a reopen would lose updates for good, so the tests see it.
-            hub: { history: false },
-            app: {
-                users: [
-                    { id: ANN, name: "Ann" },
-                    { id: BOB, name: "Bob" },
-                ],
-            },
-            channels: {
-                "App.Models.User.{id}": (user, params) => String(user.id) === params["id"],
-                "orders.{id}": (user, params) => user.id === ANN && params["id"] === "1",
-            },
-            pages: { [HARNESS_PAGE]: harnessPage(), [STOCK_ECHO_PAGE]: stockEchoPage(), [INTERCEPTOR_PAGE]: interceptorPage() },
-            distDir: DIST_DIR,
-        });
-    });
-
-    afterEach(async () => {
-        const pages = opened;
-        opened = [];
-        const others = contexts;
-        contexts = [];
-        const errors = pages.flatMap((page) => page.pageErrors);
-        await Promise.allSettled([...pages.map((page) => page.close()), ...others.map((context) => context.close())]);
-        // A test that stopped the server and failed must not leave it down for the next one.
-        await server?.restart();
-        expect(errors, "uncaught exceptions in the pages").toEqual([]);
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([browser?.close(), server?.close()]);
-    });
-
-    /** The running dev server (beforeAll failed when it is missing). */
-    function dev(): DevServer {
-        if (server === undefined) throw new Error("The dev server did not start.");
-        return server;
-    }
-
-    /** Open the harness in a fresh context (a fresh cookie jar), logged in as `userId` unless null. */
-    async function openUser(userId: number | null, path: string = HARNESS_PAGE): Promise<PageHarness> {
-        if (browser === undefined) throw new Error("Chromium did not start.");
-        const harness = await PageHarness.open(browser, dev().url, userId, path);
-        opened.push(harness);
-        return harness;
-    }
-
+describeInChromium("the Mercure connector in Chromium (built bundle)", SUITE, ({ dev, open: openUser, newPage }) => {
     it("receives public and private broadcasts under namespaced and verbatim event names, with the real cookie flow", async () => {
         const ann = await openUser(ANN);
         await ann.create();
@@ -363,10 +316,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("the Mercure connector in Chro
     });
 
     it("works from a plain <script> page with stock Echo and the connector class as broadcaster", async () => {
-        if (browser === undefined) throw new Error("Chromium did not start.");
-        const context = await browser.newContext();
-        contexts.push(context);
-        const page = await context.newPage();
+        const page = await newPage();
         const pageErrors: string[] = [];
         page.on("pageerror", (error) => pageErrors.push(error.message));
         await page.goto(dev().url + STOCK_ECHO_PAGE);

@@ -1,40 +1,26 @@
-import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../src/dev/server";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
-import { PageHarness } from "./support/harness";
+import { expect, it } from "vitest";
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { describeInChromium, DIST_DIR, type BrowserSuiteOptions } from "./support/suite";
 import { sleep } from "./support/wait";
 
-const chromium = findChromium();
+/** The dev stack of the renewal suite. */
+const RENEWAL: BrowserSuiteOptions = {
+    server: {
+        // 20 s cookies on a hub that replays nothing and ends each stream 1 s before its token's exp (the
+        // fraction fixed at 100 %, a 1 s dispatch timeout): a connector renewing at 80 % (16 s), or earlier,
+        // replaces every stream 3 s or more before the hub would end it; any gap would lose updates for good.
+        hub: { history: false, dispatchTimeout: 1_000, lifetimeFraction: () => 1 },
+        app: { users: [{ id: 1, name: "Ann" }], expiresIn: 20 },
+        channels: { "orders.{id}": (user) => user.id === 1 },
+        pages: { [HARNESS_PAGE]: harnessPage() },
+        distDir: DIST_DIR,
+    },
+};
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("the hub cookie in Chromium", () => {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    let ann: PageHarness | undefined;
-
-    beforeAll(async () => {
-        browser = await launchChromium(chromium);
-        server = await startDevServer({
-            // 20 s cookies on a hub that replays nothing and ends each stream 1 s before its token's exp (the
-            // fraction fixed at 100 %, a 1 s dispatch timeout): a connector renewing at 80 % (16 s), or earlier,
-            // replaces every stream 3 s or more before the hub would end it; any gap would lose updates for good.
-            hub: { history: false, dispatchTimeout: 1_000, lifetimeFraction: () => 1 },
-            app: { users: [{ id: 1, name: "Ann" }], expiresIn: 20 },
-            channels: { "orders.{id}": (user) => user.id === 1 },
-            pages: { [HARNESS_PAGE]: harnessPage() },
-            distDir: fileURLToPath(new URL("../../dist/", import.meta.url)),
-        });
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([ann?.close(), browser?.close(), server?.close()]);
-    });
-
+describeInChromium("the hub cookie in Chromium", RENEWAL, ({ dev, open }) => {
     it("is renewed before it expires, so a private channel keeps every update across several expiries", async () => {
-        if (browser === undefined || server === undefined) throw new Error("setup failed");
-        ann = await PageHarness.open(browser, server.url, 1);
+        const server = dev();
+        const ann = await open(1);
         await ann.create();
         await ann.join({ kind: "private", name: "orders.1", events: [".tick"] });
         await ann.waitForSubscribed(["private-orders.1"]);
@@ -65,29 +51,21 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("the hub cookie in Chromium", 
     }, 90_000);
 });
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("a Secure hub cookie on plain HTTP in Chromium", () => {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    let ann: PageHarness | undefined;
+/** The dev stack of the Secure-cookie suite. */
+const SECURE_COOKIE: BrowserSuiteOptions = {
+    server: {
+        // A relative public URL: Laravel (through symfony/mercure) marks the cookie Secure, even over http.
+        app: { users: [{ id: 1, name: "Ann" }], publicUrl: "/.well-known/mercure" },
+        channels: { "orders.{id}": (user) => user.id === 1 },
+        pages: { [HARNESS_PAGE]: harnessPage() },
+        distDir: DIST_DIR,
+    },
+};
 
-    beforeAll(async () => {
-        browser = await launchChromium(chromium);
-        server = await startDevServer({
-            // A relative public URL: Laravel (through symfony/mercure) marks the cookie Secure, even over http.
-            app: { users: [{ id: 1, name: "Ann" }], publicUrl: "/.well-known/mercure" },
-            channels: { "orders.{id}": (user) => user.id === 1 },
-            pages: { [HARNESS_PAGE]: harnessPage() },
-            distDir: fileURLToPath(new URL("../../dist/", import.meta.url)),
-        });
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([ann?.close(), browser?.close(), server?.close()]);
-    });
-
+describeInChromium("a Secure hub cookie on plain HTTP in Chromium", SECURE_COOKIE, ({ dev, open }) => {
     it("is stored and sent on http://127.0.0.1, which Chromium treats as a secure origin", async () => {
-        if (browser === undefined || server === undefined) throw new Error("setup failed");
-        ann = await PageHarness.open(browser, server.url, 1);
+        const server = dev();
+        const ann = await open(1);
         await ann.create();
         await ann.join({ kind: "private", name: "orders.1", events: [".shipped"] });
         await ann.waitForSubscribed(["private-orders.1"]);

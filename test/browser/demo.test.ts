@@ -1,38 +1,18 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { expect, it } from "vitest";
 import { startDemo } from "../../src/dev/demo/demo";
 import { DEMO_ENCRYPTED_CHANNEL, DEMO_WHISPER_CHANNEL } from "../../src/dev/demo/page";
 import { DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
 import { whisperTopic } from "../../src/dev/laravel/topics";
-import type { DevServer } from "../../src/dev/server";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
+import { describeInChromium } from "./support/suite";
 import { waitUntil } from "./support/wait";
-
-const BUNDLE = fileURLToPath(new URL("../../dist/laravel-echo-mercure.iife.js", import.meta.url));
 
 /** A plaintext no ciphertext can contain by chance (base64url has no spaces). */
 const MARKER = "demo secret that must never reach the hub in clear";
 
-const chromium = findChromium();
-
-describe.skipIf(!shouldRunBrowserTests(chromium))("the demo page in Chromium", () => {
-    let browser: Browser | undefined;
-    let demo: DevServer | undefined;
-
-    beforeAll(async () => {
-        if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` before the browser tests.`);
-        browser = await launchChromium(chromium);
-        demo = await startDemo({ port: 0 });
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([browser?.close(), demo?.close()]);
-    });
-
+describeInChromium("the demo page in Chromium", { server: () => startDemo({ port: 0 }) }, (suite) => {
     it("shows each message of the encrypted channel decrypted, next to the ciphertext envelope the hub carried for it", async () => {
-        if (browser === undefined || demo === undefined) throw new Error("setup failed");
+        const [browser, demo] = [suite.browser(), suite.dev()];
         const context = await browser.newContext();
         try {
             const page = await context.newPage();
@@ -72,7 +52,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("the demo page in Chromium", (
     });
 
     it("shows the other user typing in the private chat (whispers), and nothing on the typist's own page", async () => {
-        if (browser === undefined || demo === undefined) throw new Error("setup failed");
+        const [browser, demo] = [suite.browser(), suite.dev()];
         const contexts = [await browser.newContext(), await browser.newContext()];
         try {
             const [ann, ben] = await Promise.all(contexts.map((context) => context.newPage())) as [Page, Page];

@@ -1,22 +1,19 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { deriveChannelKey, sealJwe } from "../../src/dev/laravel/encrypter";
 import { DEFAULT_ISSUER, DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
 import { signPublisherToken } from "../../src/dev/laravel/publisher-token";
 import { channelTopic } from "../../src/dev/laravel/topics";
-import { startDevServer, type DevServer } from "../../src/dev/server";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
 import { PageHarness, payloadsOf, type HarnessSnapshot } from "./support/harness";
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { describeInChromium, DIST_DIR, type BrowserSuiteOptions } from "./support/suite";
 import { sleep, waitUntil } from "./support/wait";
 
 // Encrypted channels in Chromium against the dev stack: the IIFE bundle (the JWE code inlined) on the harness page,
 // the ESM build with an import map for the lazy chunk, and a plain-http origin that is not localhost.
 
-const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
 const NODE_MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
 
 /** The §6.5 master key, sha256("mercure-e2e-test-key"), as Laravel's `encryption_key`. */
@@ -65,56 +62,21 @@ if (new URLSearchParams(location.search).get("encrypted") === "1") {
 `;
 }
 
-const chromium = findChromium();
+/** The dev stack of the first suite: the harness and ESM pages, encrypted channels, no replay. */
+const STACK = {
+    jwtKey: JWT_KEY,
+    // No replay: a stream gap during a reopen would lose updates for good, so the tests see it.
+    hub: { history: false },
+    app: { users: USERS, encryptionKey: ENCRYPTION_KEY },
+    channels: CHANNELS,
+    pages: { [HARNESS_PAGE]: harnessPage(), [ESM_PAGE]: esmPage() },
+    distDir: DIST_DIR,
+};
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels in Chromium", () => {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    let opened: PageHarness[] = [];
-    /** Contexts of other pages (the ESM page) opened by the running test, and their uncaught exceptions. */
-    let contexts: BrowserContext[] = [];
-    const otherPageErrors: string[] = [];
-
-    beforeAll(async () => {
-        if (!existsSync(DIST_DIR + "laravel-echo-mercure.iife.js")) {
-            throw new Error(`${DIST_DIR} is missing the build: run \`npm run build\` before the browser tests.`);
-        }
-        browser = await launchChromium(chromium);
-        server = await startDevServer({
-            jwtKey: JWT_KEY,
-            // No replay: a stream gap during a reopen would lose updates for good, so the tests see it.
-            hub: { history: false },
-            app: { users: USERS, encryptionKey: ENCRYPTION_KEY },
-            channels: CHANNELS,
-            pages: { [HARNESS_PAGE]: harnessPage(), [ESM_PAGE]: esmPage() },
-            distDir: DIST_DIR,
-        });
-    });
-
-    afterEach(async () => {
-        const pages = opened;
-        opened = [];
-        const others = contexts;
-        contexts = [];
-        const errors = [...pages.flatMap((page) => page.pageErrors), ...otherPageErrors.splice(0)];
-        await Promise.allSettled([...pages.map((page) => page.close()), ...others.map((context) => context.close())]);
-        expect(errors, "uncaught exceptions in the pages").toEqual([]);
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([browser?.close(), server?.close()]);
-    });
-
-    function dev(): DevServer {
-        if (server === undefined) throw new Error("The dev server did not start.");
-        return server;
-    }
-
+describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, open, newPage }) => {
     /** Ann on the harness page, Echo created, `channels` joined and subscribed. */
     async function annWith(...channels: Parameters<PageHarness["join"]>): Promise<PageHarness> {
-        if (browser === undefined) throw new Error("Chromium did not start.");
-        const harness = await PageHarness.open(browser, dev().url, ANN);
-        opened.push(harness);
+        const harness = await open(ANN);
         await harness.create();
         await harness.join(...channels);
         return harness;
@@ -227,12 +189,8 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels in Chromiu
     describe("the ESM build", () => {
         /** Open the ESM page; the import map's `/esm/laravel-echo/…` is served from node_modules; every request URL is recorded. */
         async function openEsm(query: string): Promise<{ page: Page; requests: string[] }> {
-            if (browser === undefined) throw new Error("Chromium did not start.");
-            const context = await browser.newContext();
-            contexts.push(context);
-            const page = await context.newPage();
-            page.on("pageerror", (error) => otherPageErrors.push(error.message));
-            await context.route("**/esm/**", (route) => {
+            const page = await newPage();
+            await page.context().route("**/esm/**", (route) => {
                 const path = new URL(route.request().url()).pathname;
                 if (!path.startsWith("/esm/laravel-echo/")) return route.fulfill({ status: 404 });
                 const file = NODE_MODULES + "laravel-echo/dist/" + path.slice("/esm/laravel-echo/".length);
@@ -272,32 +230,24 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels in Chromiu
     });
 });
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels on a plain-http origin other than localhost", () => {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    let harness: PageHarness | undefined;
+/** The dev stack of the second suite, reached at http://app.test:<port>/ (not a secure context). */
+const PLAIN_HTTP: BrowserSuiteOptions = {
+    // app.test resolves to 127.0.0.1 for this browser only: http://app.test:<port>/ is not a secure context.
+    launchArgs: ["--host-resolver-rules=MAP app.test 127.0.0.1"],
+    server: {
+        // A relative public URL gives the Secure cookie Laravel sets there, which Chromium refuses on plain
+        // http; an anonymous hub still carries public updates, as on a Herd or Valet site before `secure`.
+        hub: { anonymous: true },
+        app: { users: USERS, encryptionKey: ENCRYPTION_KEY, publicUrl: "/.well-known/mercure" },
+        channels: CHANNELS,
+        pages: { [HARNESS_PAGE]: harnessPage() },
+        distDir: DIST_DIR,
+    },
+};
 
-    beforeAll(async () => {
-        // app.test resolves to 127.0.0.1 for this browser only: http://app.test:<port>/ is not a secure context.
-        browser = await launchChromium(chromium, ["--host-resolver-rules=MAP app.test 127.0.0.1"]);
-        server = await startDevServer({
-            // A relative public URL gives the Secure cookie Laravel sets there, which Chromium refuses on plain
-            // http; an anonymous hub still carries public updates, as on a Herd or Valet site before `secure`.
-            hub: { anonymous: true },
-            app: { users: USERS, encryptionKey: ENCRYPTION_KEY, publicUrl: "/.well-known/mercure" },
-            channels: CHANNELS,
-            pages: { [HARNESS_PAGE]: harnessPage() },
-            distDir: DIST_DIR,
-        });
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([harness?.close(), browser?.close(), server?.close()]);
-    });
-
+describeInChromium("encrypted channels on a plain-http origin other than localhost", PLAIN_HTTP, ({ dev, open }) => {
     it("reports crypto_unavailable naming HTTPS and localhost when the channel is joined, and a public channel on the page still works", async () => {
-        if (browser === undefined || server === undefined) throw new Error("setup failed");
-        harness = await PageHarness.open(browser, `http://app.test:${server.port}`, ANN);
+        const harness = await open(ANN, HARNESS_PAGE, `http://app.test:${dev().port}`);
         expect(await harness.page.evaluate(() => [window.isSecureContext, typeof crypto.subtle])).toEqual([false, "undefined"]);
         await harness.create();
         await harness.join({ kind: "encrypted", name: "orders.1", events: ["OrderShipped"] }, { kind: "public", name: "plain.news", events: [".headline"] });
@@ -308,7 +258,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("encrypted channels on a plain
         expect(joined.errors[0]!.message).toMatch(/localhost/);
 
         await harness.waitForSubscribed(["plain.news"]);
-        await server.broadcast({ channels: ["plain.news"], event: "headline", payload: { title: "still here" } });
+        await dev().broadcast({ channels: ["plain.news"], event: "headline", payload: { title: "still here" } });
         const seen: HarnessSnapshot = await harness.waitFor("the public event", (s) => s.events.length === 1);
         expect(payloadsOf(seen, "plain.news")).toEqual([{ title: "still here" }]);
         expect(harness.pageErrors).toEqual([]);

@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { build } from "vite";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
 import { channelTopic } from "../../src/dev/laravel/topics";
-import { startDevServer, type DevServer } from "../../src/dev/server";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
+import { startDevServer } from "../../src/dev/server";
+import { describeInChromium, type BrowserSuiteOptions } from "./support/suite";
 import { waitUntil } from "./support/wait";
 
 // issue 9: a React app and a Vue app, each built with Vite from test/browser/fixtures/ into a temporary app
@@ -41,8 +41,6 @@ const APPS = [
     { name: "vue", plugin: "@vitejs/plugin-vue", env: "", host: (origin: string) => `${origin}/.well-known/mercure` },
 ] as const;
 
-const chromium = findChromium();
-
 describe("README's React and Vue sections", () => {
     it("show exactly the alias line the apps below are built with", () => {
         const readme = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -53,60 +51,40 @@ describe("README's React and Vue sections", () => {
     });
 });
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("configureEcho({ broadcaster: \"mercure\" }) in Vite-built React and Vue apps (Chromium)", () => {
-    let work: string | undefined;
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    let contexts: BrowserContext[] = [];
-    const pageErrors: string[] = [];
+/** The temporary app folder of the suite, made in its set-up. */
+let work: string | undefined;
 
-    beforeAll(async () => {
-        if (!existsSync(join(ROOT, "dist/react/index.js")) || !existsSync(join(ROOT, "dist/vue/index.js"))) {
-            throw new Error("dist/react and dist/vue are missing: run `npm run build` before the browser tests.");
-        }
+/** The apps built in the suite's set-up, before Chromium starts, and served from `work/out` by the dev server. */
+const SUITE: BrowserSuiteOptions = {
+    builds: ["dist/react/index.js", "dist/vue/index.js"],
+    async prepare() {
         work = mkdtempSync(join(tmpdir(), "frameworks-test-"));
-        const out = join(work, "out");
         installedModules(work);
         // Both builds at once: each is mostly waiting for the other core on a 2-core machine.
-        await Promise.all(APPS.map((app) => buildApp(app, join(work!, app.name), join(out, app.name))));
-        browser = await launchChromium(chromium);
-        server = await startDevServer({
+        await Promise.all(APPS.map((app) => buildApp(app, join(work!, app.name), join(work!, "out", app.name))));
+    },
+    setUpTimeout: 240_000,
+    server: () =>
+        startDevServer({
             app: { users: [{ id: ANN, name: "Ann" }], encryptionKey: ENCRYPTION_KEY },
             channels: {
                 "App.Models.User.{id}": (user, params) => String(user.id) === params["id"],
                 "orders.{id}": (user, params) => user.id === ANN && params["id"] === "1",
                 "secrets.{id}": (user, params) => user.id === ANN && params["id"] === "1",
             },
-            distDir: out,
-        });
-    }, 240_000);
-
-    afterEach(async () => {
-        const open = contexts;
-        contexts = [];
-        await Promise.allSettled(open.map((context) => context.close()));
-        // Every page's stream is gone before the next test counts streams.
-        await waitUntil("no open stream left", () => dev().hub.stats.openConnections === 0, { timeout: 15_000 });
-        expect(pageErrors.splice(0), "uncaught exceptions in the pages").toEqual([]);
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([browser?.close(), server?.close()]);
+            distDir: join(work!, "out"),
+        }),
+    // Every page's stream is gone before the next test counts streams.
+    streamsClosedWithin: 15_000,
+    tearDown() {
         if (work !== undefined) rmSync(work, { recursive: true, force: true });
-    });
+    },
+};
 
-    function dev(): DevServer {
-        if (server === undefined) throw new Error("The dev server did not start.");
-        return server;
-    }
-
+describeInChromium("configureEcho({ broadcaster: \"mercure\" }) in Vite-built React and Vue apps (Chromium)", SUITE, ({ dev, newPage }) => {
     /** Ann, logged in, on the built app `name`, connected with every component's channel subscribed. */
     async function openApp(name: string): Promise<Page> {
-        if (browser === undefined) throw new Error("Chromium did not start.");
-        const context = await browser.newContext();
-        contexts.push(context);
-        const page = await context.newPage();
-        page.on("pageerror", (error) => pageErrors.push(error.message));
+        const page = await newPage();
         const login = await page.request.post(`${dev().url}/dev/login?user=${ANN}`);
         expect(login.status()).toBe(200);
         const response = await page.goto(`${dev().url}/dist/${name}/index.html`);

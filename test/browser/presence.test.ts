@@ -1,15 +1,9 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer, type DevServerOptions } from "../../src/dev/server";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
+import { expect, it } from "vitest";
+import type { DevServerOptions } from "../../src/dev/server";
 import { PageHarness, presenceOf, type ChannelSpec, type HarnessSnapshot } from "./support/harness";
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { describeInChromium, DIST_DIR, type BrowserSuite, type BrowserSuiteOptions } from "./support/suite";
 import { sleep, waitUntil } from "./support/wait";
-
-const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
-const BUNDLE = fileURLToPath(new URL("../../dist/laravel-echo-mercure.iife.js", import.meta.url));
 
 const ANN = 1;
 const BOB = 2;
@@ -19,62 +13,31 @@ const ROOM_SPEC: ChannelSpec = { kind: "presence", name: "room.1", events: [".ma
 /** Generous: a loaded two-core machine, a browser reconnecting after a hub restart. */
 const DEADLINE = { timeout: 30_000 };
 
-const chromium = findChromium();
-
-/** What the dev stack of one suite needs: the room's callback returns the member info, as in routes/channels.php. */
-function stackOptions(extra: Pick<DevServerOptions, "hub" | "app"> = {}): DevServerOptions {
+/**
+ * What one suite needs: a dev stack whose room callback returns the member info (as in routes/channels.php),
+ * restarted after each test, and every stream of a test closed before the next one.
+ */
+function stackOptions(extra: Pick<DevServerOptions, "hub" | "app"> = {}): BrowserSuiteOptions {
     return {
-        hub: extra.hub,
-        app: { users: [{ id: ANN, name: "Ann" }, { id: BOB, name: "Bob" }], ...extra.app },
-        channels: { "room.{id}": (user) => ({ id: user.id, name: user.name }) },
-        pages: { [HARNESS_PAGE]: harnessPage() },
-        distDir: DIST_DIR,
+        server: {
+            hub: extra.hub,
+            app: { users: [{ id: ANN, name: "Ann" }, { id: BOB, name: "Bob" }], ...extra.app },
+            channels: { "room.{id}": (user) => ({ id: user.id, name: user.name }) },
+            pages: { [HARNESS_PAGE]: harnessPage() },
+            distDir: DIST_DIR,
+        },
+        restartAfterEach: true,
+        streamsClosedWithin: DEADLINE.timeout,
     };
 }
 
-/**
- * One Chromium and one dev stack per suite, the pages each test opened closed after it, and the helpers the
- * tests share.
- */
-function presenceSuite(options: DevServerOptions) {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    let opened: PageHarness[] = [];
+/** The helpers the tests of a suite share, on that suite's Chromium and dev stack. */
+function presenceSuite({ dev, open, track }: BrowserSuite) {
     let markers = 0;
-
-    beforeAll(async () => {
-        if (!existsSync(BUNDLE)) {
-            throw new Error(`${BUNDLE} is missing: run \`npm run build\` (or \`npx rollup -c\`) before the browser tests.`);
-        }
-        browser = await launchChromium(chromium);
-        server = await startDevServer(options);
-    });
-
-    afterEach(async () => {
-        const pages = opened;
-        opened = [];
-        const errors = pages.flatMap((page) => page.pageErrors);
-        await Promise.allSettled(pages.map((page) => page.close()));
-        await server?.restart();
-        await waitUntil("every stream of the test to close", () => dev().hub.stats.openConnections === 0, DEADLINE);
-        expect(errors, "uncaught exceptions in the pages").toEqual([]);
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([browser?.close(), server?.close()]);
-    });
-
-    /** The running dev server. */
-    function dev(): DevServer {
-        if (server === undefined) throw new Error("The dev server did not start.");
-        return server;
-    }
 
     /** A user in a fresh context (one cookie jar per user), with Echo created and the room joined. */
     async function enter(userId: number, create: Record<string, unknown> = {}): Promise<PageHarness> {
-        if (browser === undefined) throw new Error("Chromium did not start.");
-        const page = await PageHarness.open(browser, dev().url, userId);
-        opened.push(page);
+        const page = await open(userId);
         await page.create(create);
         await page.join(ROOM_SPEC);
         return page;
@@ -82,8 +45,7 @@ function presenceSuite(options: DevServerOptions) {
 
     /** Another tab of the user of `page`, with Echo created and the room joined. */
     async function secondTab(page: PageHarness, create: Record<string, unknown> = {}): Promise<PageHarness> {
-        const tab = await page.openTab();
-        opened.push(tab);
+        const tab = track(await page.openTab());
         await tab.create(create);
         await tab.join(ROOM_SPEC);
         return tab;
@@ -132,8 +94,8 @@ function presenceSuite(options: DevServerOptions) {
     return { dev, enter, secondTab, seeded, quiesce, snapshotRequests, authRequests };
 }
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("presence channels in Chromium (built bundle)", () => {
-    const suite = presenceSuite(stackOptions());
+describeInChromium("presence channels in Chromium (built bundle)", stackOptions(), (browserSuite) => {
+    const suite = presenceSuite(browserSuite);
     const { dev, enter, secondTab, seeded, quiesce, snapshotRequests } = suite;
 
     it("lists both users in here(), reports joining and leaving, and shows a user with two tabs as one member", async () => {
@@ -244,10 +206,12 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("presence channels in Chromium
     });
 });
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("presence through stream churn and cookie renewal in Chromium", () => {
-    // 20 s cookies; the hub ends each stream 1 s before its token expires (fraction fixed at 100 %, a 1 s
-    // dispatch timeout), and the connectors, told so through hubTimeouts, renew 13.5 s after their last auth.
-    const suite = presenceSuite(stackOptions({ hub: { dispatchTimeout: 1_000, lifetimeFraction: () => 1 }, app: { expiresIn: 20 } }));
+// 20 s cookies; the hub ends each stream 1 s before its token expires (fraction fixed at 100 %, a 1 s
+// dispatch timeout), and the connectors, told so through hubTimeouts, renew 13.5 s after their last auth.
+const CHURN = stackOptions({ hub: { dispatchTimeout: 1_000, lifetimeFraction: () => 1 }, app: { expiresIn: 20 } });
+
+describeInChromium("presence through stream churn and cookie renewal in Chromium", CHURN, (browserSuite) => {
+    const suite = presenceSuite(browserSuite);
     const { dev, enter, seeded, quiesce, snapshotRequests, authRequests } = suite;
     const create = { hubTimeouts: { dispatch: 1_000 } };
 

@@ -1,19 +1,24 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../src/dev/server";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
-import { PageHarness, payloadsOf } from "./support/harness";
+import { expect, it } from "vitest";
+import { payloadsOf } from "./support/harness";
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { describeInChromium, DIST_DIR, type BrowserSuiteOptions } from "./support/suite";
 import { waitUntil } from "./support/wait";
 
-const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
-const BUNDLE = fileURLToPath(new URL("../../dist/laravel-echo-mercure.iife.js", import.meta.url));
 const ANN = 1;
 /** Generous: a loaded two-core machine. */
 const DEADLINE = { timeout: 30_000 };
-const chromium = findChromium();
+
+/** One Chromium and one dev stack (keeping history) for the suite, restarted after each test. */
+const SUITE: BrowserSuiteOptions = {
+    server: {
+        hub: { history: true },
+        app: { users: [{ id: ANN, name: "Ann" }] },
+        channels: { "orders.{id}": (user) => user.id === ANN, "chat.{id}": (user) => user.id === ANN },
+        pages: { [HARNESS_PAGE]: harnessPage() },
+        distDir: DIST_DIR,
+    },
+    restartAfterEach: true,
+};
 
 /*
  * A smoke test of sharing across tabs (issue 17): two pages of one user in one browser context. The
@@ -21,48 +26,13 @@ const chromium = findChromium();
  * Chromium with the built bundle: one hub stream for both tabs, each tab receiving its own private channel,
  * and the second tab carrying on when the leading one closes.
  */
-describe.skipIf(!shouldRunBrowserTests(chromium))("two tabs share one hub connection in Chromium", () => {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    let opened: PageHarness[] = [];
-
-    beforeAll(async () => {
-        if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` before the browser tests.`);
-        browser = await launchChromium(chromium);
-        server = await startDevServer({
-            hub: { history: true },
-            app: { users: [{ id: ANN, name: "Ann" }] },
-            channels: { "orders.{id}": (user) => user.id === ANN, "chat.{id}": (user) => user.id === ANN },
-            pages: { [HARNESS_PAGE]: harnessPage() },
-            distDir: DIST_DIR,
-        });
-    });
-
-    afterEach(async () => {
-        const pages = opened;
-        opened = [];
-        await Promise.allSettled(pages.map((page) => page.close()));
-        await server?.restart();
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([browser?.close(), server?.close()]);
-    });
-
-    function dev(): DevServer {
-        if (server === undefined) throw new Error("The dev server did not start.");
-        return server;
-    }
-
+describeInChromium("two tabs share one hub connection in Chromium", SUITE, ({ dev, open, track }) => {
     it("holds one stream for both tabs, delivers each tab its own channel, and survives closing the leading tab", async () => {
-        if (browser === undefined) throw new Error("Chromium did not start.");
-        const first = await PageHarness.open(browser, dev().url, ANN);
-        opened.push(first);
+        const first = await open(ANN);
         await first.create();
         await first.join({ kind: "private", name: "orders.1", events: [".placed"] });
         await first.waitForSubscribed(["private-orders.1"], DEADLINE);
-        const second = await first.openTab();
-        opened.push(second);
+        const second = track(await first.openTab());
         await second.create();
         await second.join({ kind: "private", name: "chat.1", events: [".said"] });
         await second.waitForSubscribed(["private-chat.1"], DEADLINE);

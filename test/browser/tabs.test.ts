@@ -1,11 +1,6 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { Browser } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer } from "../../src/dev/server";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
-import { PageHarness, payloadsOf, presenceOf } from "./support/harness";
+import { beforeEach, expect, it } from "vitest";
+import { payloadsOf, presenceOf, type PageHarness } from "./support/harness";
 import { harnessPage, HARNESS_PAGE, INTERCEPTOR_PAGE, interceptorPage } from "./support/pages";
 import {
     broadcastNumbered,
@@ -24,6 +19,7 @@ import {
     whisperStreams,
     whisperTopicOf,
 } from "./support/tabs";
+import { describeInChromium, DIST_DIR, type BrowserSuiteOptions } from "./support/suite";
 import { sleep, waitUntil } from "./support/wait";
 
 // Acceptance tests of issue 17: several tabs of one browser profile (one playwright context, so one cookie
@@ -32,8 +28,6 @@ import { sleep, waitUntil } from "./support/wait";
 // resumes from its last event id loses nothing; the dev hub records every selector a stream was opened
 // with that its cookie did not grant.
 
-const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
-const BUNDLE = DIST_DIR + "laravel-echo-mercure.iife.js";
 const ENCRYPTION_KEY = "base64:" + createHash("sha256").update("mercure-tabs-browser-test").digest("base64");
 const ANN = 1;
 const BOB = 2;
@@ -56,67 +50,39 @@ type TabWindow = {
     axios: { post(url: string, data: unknown): Promise<{ status: number }> };
 };
 
-const chromium = findChromium();
+/** One Chromium and one dev stack for the suite (the hub keeps history). */
+const SUITE: BrowserSuiteOptions = {
+    server: {
+        app: {
+            users: [
+                { id: ANN, name: "Ann" },
+                { id: BOB, name: "Bob" },
+                { id: CY, name: "Cy" },
+            ],
+            encryptionKey: ENCRYPTION_KEY,
+        },
+        channels: {
+            "orders.{id}": () => true,
+            "chat.{id}": () => true,
+            "side.{x}": () => true,
+            "room.{id}": () => true,
+            "lobby.{id}": (user) => ({ id: user.id, name: user.name }),
+        },
+        pages: { [HARNESS_PAGE]: harnessPage(), [INTERCEPTOR_PAGE]: interceptorPage() },
+        distDir: DIST_DIR,
+    },
+};
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("tabs of one browser in Chromium", () => {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    /** Profiles and single pages opened by the running test; closed after it. */
-    let opened: Array<Profile | PageHarness> = [];
-
-    beforeAll(async () => {
-        if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` before the browser tests.`);
-        browser = await launchChromium(chromium);
-        server = await startDevServer({
-            app: {
-                users: [
-                    { id: ANN, name: "Ann" },
-                    { id: BOB, name: "Bob" },
-                    { id: CY, name: "Cy" },
-                ],
-                encryptionKey: ENCRYPTION_KEY,
-            },
-            channels: {
-                "orders.{id}": () => true,
-                "chat.{id}": () => true,
-                "side.{x}": () => true,
-                "room.{id}": () => true,
-                "lobby.{id}": (user) => ({ id: user.id, name: user.name }),
-            },
-            pages: { [HARNESS_PAGE]: harnessPage(), [INTERCEPTOR_PAGE]: interceptorPage() },
-            distDir: DIST_DIR,
-        });
-    });
-
+describeInChromium("tabs of one browser in Chromium", SUITE, ({ browser, dev, track }) => {
     beforeEach(async () => {
         // Each test starts from a hub without streams and with empty records.
         await waitForNoStreams(dev());
         dev().hub.resetStats();
     });
 
-    afterEach(async () => {
-        const closing = opened;
-        opened = [];
-        const errors = closing.flatMap((item) => item.pageErrors);
-        await Promise.allSettled(closing.map((item) => item.close()));
-        expect(errors, "uncaught exceptions in the pages").toEqual([]);
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([browser?.close(), server?.close()]);
-    });
-
-    function dev(): DevServer {
-        if (server === undefined) throw new Error("The dev server did not start.");
-        return server;
-    }
-
     /** A browser profile logged in as `userId`, with its first tab at `path`. */
     async function profile(userId: number, path: string = HARNESS_PAGE): Promise<Profile> {
-        if (browser === undefined) throw new Error("Chromium did not start.");
-        const opening = await Profile.open(browser, dev().url, userId, path);
-        opened.push(opening);
-        return opening;
+        return track(await Profile.open(browser(), dev().url, userId, path));
     }
 
     it("keeps two tabs on different private channels receiving after every hub connection dropped, nothing lost", async () => {

@@ -1,24 +1,21 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import type { Browser, Page, Route } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Page, Route } from "playwright-core";
+import { beforeEach, describe, expect, it } from "vitest";
 import { base64UrlDecode, signJwt } from "../../src/dev/jwt/jwt";
 import { DEFAULT_ISSUER, DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
 import { AUTHORIZATION_DETAIL_TYPE } from "../../src/dev/laravel/subscriber-token";
 import { channelTopic, whisperTopic } from "../../src/dev/laravel/topics";
 import { startDevServer, type DevServer, type DevServerOptions } from "../../src/dev/server";
 import { openSse, type SseStream } from "../dev/hub/sse-client";
-import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
-import { PageHarness, payloadsOf, type ChannelSpec } from "./support/harness";
+import { payloadsOf, type ChannelSpec, type PageHarness } from "./support/harness";
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { describeInChromium, DIST_DIR } from "./support/suite";
 import { waitUntil } from "./support/wait";
 
 // Whispers between two users in Chromium, against the dev stack (whose hub lists its own origin in
 // publish_origins and whose app has client_events on): private and encrypted channels, forged publishes,
 // client_events off, an expired cookie, and the browser's six HTTP/1.1 connections per host.
 
-const DIST_DIR = fileURLToPath(new URL("../../dist/", import.meta.url));
 const JWT_KEY = "a-browser-whisper-test-jwt-key-of-32-bytes+";
 const ENCRYPTION_KEY = "base64:" + createHash("sha256").update("mercure-whisper-browser-test").digest("base64");
 const ANN = 1;
@@ -51,63 +48,28 @@ type WhisperChannel = {
     whisper(event: string, data: unknown): WhisperChannel;
 };
 
-const chromium = findChromium();
+/** Start a dev stack for these tests (`app` options added to the defaults). */
+function start(app: DevServerOptions["app"] = {}): Promise<DevServer> {
+    return startDevServer({
+        jwtKey: JWT_KEY,
+        app: { users: USERS, encryptionKey: ENCRYPTION_KEY, ...app },
+        channels: CHANNELS,
+        pages: { [HARNESS_PAGE]: harnessPage() },
+        distDir: DIST_DIR,
+    });
+}
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("whispers in Chromium", () => {
-    let browser: Browser | undefined;
-    let server: DevServer | undefined;
-    let opened: PageHarness[] = [];
-    let others: Array<{ close(): unknown }> = [];
+describeInChromium("whispers in Chromium", { server: () => start() }, ({ dev, open, track }) => {
     /** How many subscribe requests the shared hub had seen when the running test started. */
     let since = 0;
 
-    beforeAll(async () => {
-        if (!existsSync(DIST_DIR + "laravel-echo-mercure.iife.js")) {
-            throw new Error(`${DIST_DIR} is missing the build: run \`npm run build\` before the browser tests.`);
-        }
-        browser = await launchChromium(chromium);
-        server = await start();
-    });
-
     beforeEach(() => {
-        since = server?.hub.stats.subscribeConnections.length ?? 0;
+        since = dev().hub.stats.subscribeConnections.length;
     });
-
-    afterEach(async () => {
-        const pages = opened;
-        opened = [];
-        const closing = others;
-        others = [];
-        const errors = pages.flatMap((page) => page.pageErrors);
-        await Promise.allSettled([...pages.map((page) => page.close()), ...closing.map((other) => other.close())]);
-        expect(errors, "uncaught exceptions in the pages").toEqual([]);
-    });
-
-    afterAll(async () => {
-        await Promise.allSettled([browser?.close(), server?.close()]);
-    });
-
-    /** Start a dev stack for these tests (`app` options added to the defaults). */
-    function start(app: DevServerOptions["app"] = {}): Promise<DevServer> {
-        return startDevServer({
-            jwtKey: JWT_KEY,
-            app: { users: USERS, encryptionKey: ENCRYPTION_KEY, ...app },
-            channels: CHANNELS,
-            pages: { [HARNESS_PAGE]: harnessPage() },
-            distDir: DIST_DIR,
-        });
-    }
-
-    function dev(): DevServer {
-        if (server === undefined) throw new Error("The dev server did not start.");
-        return server;
-    }
 
     /** A user on the harness page with Echo created and `channels` joined (their errors recorded). */
     async function user(id: number, channels: ChannelSpec[], on: DevServer = dev()): Promise<PageHarness> {
-        if (browser === undefined) throw new Error("Chromium did not start.");
-        const harness = await PageHarness.open(browser, on.url, id);
-        opened.push(harness);
+        const harness = await open(id, HARNESS_PAGE, on.url);
         await harness.create();
         await harness.join(...channels);
         return harness;
@@ -186,7 +148,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("whispers in Chromium", () => 
             JWT_KEY,
         );
         const stream = await openSse(`${dev().hubUrl}?match=${encodeURIComponent(topic)}`, { headers: { Authorization: `Bearer ${token}` } });
-        others.push(stream);
+        track(stream);
         expect(stream.status).toBe(200);
         return stream;
     }
@@ -275,7 +237,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("whispers in Chromium", () => 
 
     it("with client_events off, whisper() reports whisper_disabled and makes no request, and no whisper stream opens", async () => {
         const off = await start({ clientEvents: false });
-        others.push(off);
+        track(off);
         const ann = await user(ANN, [{ kind: "private", name: "chat.1" }], off);
         const posts = recordHubPosts(ann.page, off);
         await listenForWhispers(ann, "typing", { kind: "private", name: "chat.1" });

@@ -79,10 +79,10 @@ export function waitForReopened(server: DevServer, since: number, channels: read
     );
 }
 
-/** Wait until no stream is open at the hub (the previous test's tabs are gone). */
-export function waitForNoStreams(server: DevServer): Promise<unknown> {
+/** Wait until no stream is open at the hub (the previous test's tabs are gone), within `timeout` ms ({@link DEADLINE} by default). */
+export function waitForNoStreams(server: DevServer, timeout: number = DEADLINE.timeout): Promise<unknown> {
     return waitUntil("every stream at the hub to close", () => server.hub.stats.openConnections === 0, {
-        ...DEADLINE,
+        timeout,
         describe: () => server.hub.stats.openStreams,
     });
 }
