@@ -44,6 +44,22 @@ async function settle(ms = 0): Promise<void> {
     }
 }
 
+/**
+ * Two tabs with their connectors, A (the leader: it opened first) on `private-orders.1` and B on `private-chat.1`,
+ * each recording its channel's events (`.placed`, `.said`), the real stream open.
+ */
+async function twoTabs(): Promise<{ a: ReturnType<typeof open>; b: ReturnType<typeof open>; gotA: unknown[]; gotB: unknown[] }> {
+    const a = open();
+    const b = open();
+    const gotA: unknown[] = [];
+    const gotB: unknown[] = [];
+    a.connector.privateChannel("orders.1").listen(".placed", (payload: unknown) => gotA.push(payload));
+    b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
+    await settle();
+    await openAll();
+    return { a, b, gotA, gotB };
+}
+
 /** The events the leading tab posted on the bus, out of their batches, in order. */
 function postedEvents(): Array<{ id: string; data: string }> {
     return browser.posted.flatMap((message) => {
@@ -110,14 +126,7 @@ describe("sharing one hub connection between tabs", () => {
     });
 
     it("delivers each event once to every tab that joined its channel, across a make-before-break drain", async () => {
-        const a = open();
-        const b = open();
-        const gotA: unknown[] = [];
-        const gotB: unknown[] = [];
-        a.connector.privateChannel("orders.1").listen(".placed", (payload: unknown) => gotA.push(payload));
-        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
-        await settle();
-        await openAll();
+        const { b, gotA, gotB } = await twoTabs();
         const first = main();
         first.emitMessage(envelope(["private-orders.1"], "placed", { n: 1 }), "id-1");
         // A join reopens the real stream; the old one drains: an id on both is forwarded once.
@@ -183,13 +192,7 @@ describe("sharing one hub connection between tabs", () => {
     });
 
     it("posts the events of one task in one bus message, before a state change of the same task", async () => {
-        const a = open();
-        const b = open();
-        const gotB: unknown[] = [];
-        a.connector.privateChannel("orders.1");
-        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
-        await settle();
-        await openAll();
+        const { b, gotB } = await twoTabs();
         expect(b.connector.connectionStatus()).toBe("connected");
         const batches = () => browser.posted.filter((message) => (message as { t: string }).t === "events") as Array<{ events: unknown[] }>;
         const before = batches().length;
@@ -402,13 +405,7 @@ describe("sharing one hub connection between tabs", () => {
     });
 
     it("disconnect() in one tab leaves the others connected; the union narrows", async () => {
-        const a = open();
-        const b = open();
-        const gotB: unknown[] = [];
-        a.connector.privateChannel("orders.1");
-        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
-        await settle();
-        await openAll();
+        const { a, b, gotB } = await twoTabs();
         a.connector.disconnect();
         await settle();
         await openAll();
@@ -420,13 +417,7 @@ describe("sharing one hub connection between tabs", () => {
     });
 
     it("hands over when the leading tab closes: the next tab leads and resumes from the cursor", async () => {
-        const a = open();
-        const b = open();
-        const gotB: unknown[] = [];
-        a.connector.privateChannel("orders.1");
-        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
-        await settle();
-        await openAll();
+        const { a, b, gotB } = await twoTabs();
         const leaderStream = main();
         leaderStream.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-1");
         await settle();
@@ -445,14 +436,7 @@ describe("sharing one hub connection between tabs", () => {
     });
 
     it("a leader that freezes steps down (a frozen tab still answers pings but gets no stream events): the next tab leads; the frozen one follows it on resume", async () => {
-        const a = open();
-        const b = open();
-        const gotA: unknown[] = [];
-        const gotB: unknown[] = [];
-        a.connector.privateChannel("orders.1").listen(".placed", (payload: unknown) => gotA.push(payload));
-        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
-        await settle();
-        await openAll();
+        const { a, b, gotA, gotB } = await twoTabs();
         const leaderStream = main();
         leaderStream.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-1");
         await settle();
