@@ -8,44 +8,49 @@
  */
 export class WakeSignals {
     /** The window the listeners were added to, or null when not listening. */
-    private target: Window | null = null;
+    #target: Window | null = null;
+
+    /** Receives the signal's name. */
+    readonly #wake: (signal: "online" | "visible" | "pageshow") => void;
 
     /**
      * Create the listener set; `wake` receives the signal's name.
      */
-    constructor(private readonly wake: (signal: "online" | "visible" | "pageshow") => void) {}
+    constructor(wake: (signal: "online" | "visible" | "pageshow") => void) {
+        this.#wake = wake;
+    }
 
     /** `online` listener. */
-    private readonly online = () => this.wake("online");
+    readonly #online = () => this.#wake("online");
 
     /** `pageshow` listener. */
-    private readonly pageshow = () => this.wake("pageshow");
+    readonly #pageshow = () => this.#wake("pageshow");
 
     /** `visibilitychange` listener: only a page that became visible counts. */
-    private readonly visibility = () => {
-        if (this.target?.document.visibilityState !== "hidden") this.wake("visible");
+    readonly #visibility = () => {
+        if (this.#target?.document.visibilityState !== "hidden") this.#wake("visible");
     };
 
     /**
      * Start listening (idempotent).
      */
     start(): void {
-        if (this.target !== null || typeof window === "undefined" || typeof window.addEventListener !== "function") return;
-        this.target = window;
-        window.addEventListener("online", this.online);
-        window.addEventListener("pageshow", this.pageshow);
-        window.document?.addEventListener("visibilitychange", this.visibility);
+        if (this.#target !== null || typeof window === "undefined" || typeof window.addEventListener !== "function") return;
+        this.#target = window;
+        window.addEventListener("online", this.#online);
+        window.addEventListener("pageshow", this.#pageshow);
+        window.document?.addEventListener("visibilitychange", this.#visibility);
     }
 
     /**
      * Stop listening (idempotent).
      */
     stop(): void {
-        const target = this.target;
+        const target = this.#target;
         if (target === null) return;
-        this.target = null;
-        target.removeEventListener("online", this.online);
-        target.removeEventListener("pageshow", this.pageshow);
-        target.document?.removeEventListener("visibilitychange", this.visibility);
+        this.#target = null;
+        target.removeEventListener("online", this.#online);
+        target.removeEventListener("pageshow", this.#pageshow);
+        target.document?.removeEventListener("visibilitychange", this.#visibility);
     }
 }
