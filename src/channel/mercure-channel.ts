@@ -159,7 +159,9 @@ export class MercureChannel extends Channel {
             }
         }
         if (this.anyListeners.length === 0) return;
-        const name = this.eventNameForListenToAll(event);
+        // The raw event name in the form `listen()` takes, as Echo's Pusher channel does for listenToAll.
+        const namespace = this.rawNamespace;
+        const name = namespace !== "" && event.startsWith(namespace + "\\") ? event.slice(namespace.length + 1) : "." + event;
         for (const callback of [...this.anyListeners]) {
             this.invoke("listenToAll()", () => callback(name, payload));
         }
@@ -231,12 +233,6 @@ export class MercureChannel extends Channel {
      */
     protected whisperListenersChanged(added: boolean): void {
         if (added) console.warn(`laravel-echo-mercure: public channel "${this.name}" receives no whispers; listen for them on a private or presence channel.`);
-    }
-
-    /** Turn a raw event name into the form `listen()` takes, as Echo's Pusher channel does for listenToAll. */
-    private eventNameForListenToAll(event: string): string {
-        const namespace = this.rawNamespace;
-        return namespace !== "" && event.startsWith(namespace + "\\") ? event.slice(namespace.length + 1) : "." + event;
     }
 
     /**
