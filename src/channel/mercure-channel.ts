@@ -1,6 +1,6 @@
 import { Channel, EventFormatter } from "laravel-echo";
 import { whisperOnPublicChannel } from "../error-messages";
-import { MercureError } from "../errors";
+import { describeCause, MercureError } from "../errors";
 
 /** The prefix of client events (whispers) on the wire and in listener keys (laravel-mercure §4.6). */
 const CLIENT_EVENT_PREFIX = "client-";
@@ -249,11 +249,10 @@ export class MercureChannel extends Channel {
 
     /** Report that a user callback (`what`) threw `cause`, as `callback_failed` on `error()`. */
     private callbackFailed(what: string, cause: unknown): void {
-        const reason = cause instanceof Error ? cause.message : String(cause);
         this.reportError(
             new MercureError(
                 "callback_failed",
-                `A ${what} callback on channel "${this.name}" threw (${reason}); fix the callback, the other callbacks still ran.`,
+                `A ${what} callback on channel "${this.name}" threw (${describeCause(cause)}); fix the callback, the other callbacks still ran.`,
                 { channel: this.name, cause },
             ),
         );

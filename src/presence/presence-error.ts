@@ -19,10 +19,3 @@ export function presenceError(
 ): MercureError {
     return new MercureError(code, message, { channel, ...details });
 }
-
-/**
- * A short description of a thrown value, for a message: an error's message, else the value as text.
- */
-export function describeCause(cause: unknown): string {
-    return cause instanceof Error ? cause.message : String(cause);
-}

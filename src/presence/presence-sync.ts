@@ -1,5 +1,5 @@
-import type { MercureError } from "../errors";
-import { describeCause, presenceError } from "./presence-error";
+import { describeCause, type MercureError } from "../errors";
+import { presenceError } from "./presence-error";
 import type { Roster } from "./roster";
 import type { SnapshotResult } from "./snapshot";
 import type { Subscription } from "./subscription-event";

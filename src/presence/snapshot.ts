@@ -1,5 +1,5 @@
 import type { FetchLike } from "../transport/platform";
-import { describeCause } from "./presence-error";
+import { describeCause } from "../errors";
 import { isRecord, readSubscription, type Subscription } from "./subscription-event";
 
 /** Default deadline of one snapshot request, in milliseconds. */
