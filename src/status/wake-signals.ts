@@ -20,15 +20,10 @@ export class WakeSignals {
         this.#wake = wake;
     }
 
-    /** `online` listener. */
-    readonly #online = () => this.#wake("online");
-
-    /** `pageshow` listener. */
-    readonly #pageshow = () => this.#wake("pageshow");
-
-    /** `visibilitychange` listener: only a page that became visible counts. */
-    readonly #visibility = () => {
-        if (this.#target?.document.visibilityState !== "hidden") this.#wake("visible");
+    /** The one listener of the three signals: a `visibilitychange` counts only when the page became visible. */
+    readonly #listener = (event: Event): void => {
+        if (event.type !== "visibilitychange") this.#wake(event.type as "online" | "pageshow");
+        else if (this.#target?.document.visibilityState !== "hidden") this.#wake("visible");
     };
 
     /**
@@ -37,9 +32,7 @@ export class WakeSignals {
     start(): void {
         if (this.#target !== null || typeof window === "undefined" || typeof window.addEventListener !== "function") return;
         this.#target = window;
-        window.addEventListener("online", this.#online);
-        window.addEventListener("pageshow", this.#pageshow);
-        window.document?.addEventListener("visibilitychange", this.#visibility);
+        this.#toggle(window, "addEventListener");
     }
 
     /**
@@ -49,8 +42,13 @@ export class WakeSignals {
         const target = this.#target;
         if (target === null) return;
         this.#target = null;
-        target.removeEventListener("online", this.#online);
-        target.removeEventListener("pageshow", this.#pageshow);
-        target.document?.removeEventListener("visibilitychange", this.#visibility);
+        this.#toggle(target, "removeEventListener");
+    }
+
+    /** Add the listener to `target` and its document, or remove it from them. */
+    #toggle(target: Window, method: "addEventListener" | "removeEventListener"): void {
+        target[method]("online", this.#listener);
+        target[method]("pageshow", this.#listener);
+        target.document?.[method]("visibilitychange", this.#listener);
     }
 }
