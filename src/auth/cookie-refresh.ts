@@ -54,7 +54,7 @@ export function renewalDelay(expiresIn: number | null, hub: HubTimeouts): number
  */
 export class CookieRefreshTimer {
     /** The pending renewal. */
-    #timer: ReturnType<typeof setTimeout> | null = null;
+    #timer: ReturnType<typeof setTimeout> | undefined;
 
     /** The callback of the pending renewal, or null when none is armed. */
     #renew: ((expired: boolean) => void) | null = null;
@@ -114,8 +114,8 @@ export class CookieRefreshTimer {
      * Drop the pending renewal; what is known of the cookie stays.
      */
     cancel(): void {
-        if (this.#timer !== null) clearTimeout(this.#timer);
-        this.#timer = null;
+        clearTimeout(this.#timer);
+        this.#timer = undefined;
         this.#renew = null;
         this.#dueAt = null;
     }

@@ -17,7 +17,7 @@ export class ReconnectTimer {
     #pending: { timer: ReturnType<typeof setTimeout>; retry: () => void } | null = null;
 
     /** Resets the attempt count once a connection has stayed up. */
-    #stableTimer: ReturnType<typeof setTimeout> | null = null;
+    #stableTimer: ReturnType<typeof setTimeout> | undefined;
 
     /** The backoff range between attempts. */
     readonly #range: BackoffRange;
@@ -63,7 +63,7 @@ export class ReconnectTimer {
      * Drop the pending retry (a refresh is running anyway).
      */
     cancel(): void {
-        if (this.#pending !== null) clearTimeout(this.#pending.timer);
+        clearTimeout(this.#pending?.timer);
         this.#pending = null;
     }
 
@@ -71,9 +71,9 @@ export class ReconnectTimer {
      * A connection opened: start the backoff over if `stillUp()` holds {@link STABLE_CONNECTION_MS} later.
      */
     connected(stillUp: () => boolean): void {
-        if (this.#stableTimer !== null) clearTimeout(this.#stableTimer);
+        clearTimeout(this.#stableTimer);
         this.#stableTimer = setClampedTimeout(() => {
-            this.#stableTimer = null;
+            this.#stableTimer = undefined;
             if (stillUp()) this.#attempt = 0;
         }, STABLE_CONNECTION_MS);
     }
@@ -83,8 +83,8 @@ export class ReconnectTimer {
      */
     reset(): void {
         this.cancel();
-        if (this.#stableTimer !== null) clearTimeout(this.#stableTimer);
-        this.#stableTimer = null;
+        clearTimeout(this.#stableTimer);
+        this.#stableTimer = undefined;
         this.#attempt = 0;
     }
 }
