@@ -65,12 +65,13 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
         signal,
     });
     const text = await response.text();
-    if (response.status >= 200 && response.status < 300) {
+    const status = response.status;
+    if (status >= 200 && status < 300) {
         return { kind: "ok", response: parseAuthResponse(parseJson(text)) };
     }
     // [spec] §2.8: < 500 is a rejection, everything else is transient.
-    if (response.status >= 400 && response.status < 500) return { kind: "rejected", status: response.status };
-    return { kind: "error", status: response.status, cause: null };
+    if (status >= 400 && status < 500) return { kind: "rejected", status };
+    return { kind: "error", status, cause: null };
 }
 
 /** Parse a response body; anything unparsable reads as `{}` (laravel-mercure §2.5). */
