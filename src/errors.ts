@@ -86,3 +86,10 @@ export class MercureError extends Error {
         this.status = details.status;
     }
 }
+
+/**
+ * A short description of a thrown value, for a message: an error's message, else the value as text.
+ */
+export function describeCause(cause: unknown): string {
+    return cause instanceof Error ? cause.message : String(cause);
+}

@@ -1,6 +1,6 @@
-import { setClampedTimeout } from "../timers";
 import type { FetchLike } from "../transport/platform";
 import { parseAuthResponse, type AuthResponse } from "./auth-response";
+import { raceDeadline } from "./deadline";
 
 /**
  * The outcome of one batch auth request, classified so the connector never has to catch.
@@ -40,27 +40,14 @@ export interface AuthRequest {
  * The deadline and `disconnect()` race the request rather than rely on it: a `fetch` wrapper that
  * ignores its `signal` still times out (an `error`) or ends as `aborted`.
  */
-export async function requestAuthorization(request: AuthRequest): Promise<AuthResult> {
-    if (request.signal.aborted) return { kind: "aborted" };
-    const controller = new AbortController();
-    let settle: (result: AuthResult) => void = () => undefined;
-    const outcome = new Promise<AuthResult>((resolve) => (settle = resolve));
-    const abort = () => {
-        controller.abort();
-        settle({ kind: "aborted" });
-    };
-    request.signal.addEventListener("abort", abort, { once: true });
-    const timer = setClampedTimeout(() => {
-        controller.abort();
-        settle({ kind: "error", status: null, cause: new Error(`timed out after ${request.timeout} ms`) });
-    }, request.timeout);
-    send(request, controller.signal).then(settle, (cause: unknown) => settle({ kind: "error", status: null, cause }));
-    try {
-        return await outcome;
-    } finally {
-        clearTimeout(timer);
-        request.signal.removeEventListener("abort", abort);
-    }
+export function requestAuthorization(request: AuthRequest): Promise<AuthResult> {
+    return raceDeadline<AuthResult>(
+        request.signal,
+        request.timeout,
+        (signal) => send(request, signal).catch((cause: unknown) => ({ kind: "error", status: null, cause })),
+        () => ({ kind: "error", status: null, cause: new Error(`timed out after ${request.timeout} ms`) }),
+        { kind: "aborted" },
+    );
 }
 
 /** Send the request and classify the response; throws on a network error. */
@@ -78,12 +65,13 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
         signal,
     });
     const text = await response.text();
-    if (response.status >= 200 && response.status < 300) {
+    const status = response.status;
+    if (status >= 200 && status < 300) {
         return { kind: "ok", response: parseAuthResponse(parseJson(text)) };
     }
     // [spec] §2.8: < 500 is a rejection, everything else is transient.
-    if (response.status >= 400 && response.status < 500) return { kind: "rejected", status: response.status };
-    return { kind: "error", status: response.status, cause: null };
+    if (status >= 400 && status < 500) return { kind: "rejected", status };
+    return { kind: "error", status, cause: null };
 }
 
 /** Parse a response body; anything unparsable reads as `{}` (laravel-mercure §2.5). */

@@ -1,3 +1,5 @@
+import { isRecord } from "../presence/subscription-event";
+
 /**
  * What the server said about one requested channel.
  */
@@ -33,18 +35,18 @@ export interface AuthResponse {
  */
 export function parseAuthResponse(body: unknown): AuthResponse {
     // [spec] §2.5: a body that is not an object is treated as {}.
-    const record = typeof body === "object" && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const record = isRecord(body) ? body : {};
     const channels = new Map<string, ChannelGrant>();
     const entries = Array.isArray(record["channel_names"]) ? record["channel_names"] : [];
     for (const entry of entries) {
-        if (typeof entry !== "object" || entry === null) continue;
-        const { name, denied, jwk } = entry as Record<string, unknown>;
+        if (!isRecord(entry)) continue;
+        const { name, denied, jwk } = entry;
         // [spec] §2.5: entries with a non-string name are skipped.
         if (typeof name !== "string") continue;
         channels.set(name, {
             name,
             denied: denied === true,
-            jwk: typeof jwk === "object" && jwk !== null && !Array.isArray(jwk) ? (jwk as JsonWebKey) : null,
+            jwk: isRecord(jwk) ? (jwk as JsonWebKey) : null,
         });
     }
     const expiresIn = record["expires_in"];

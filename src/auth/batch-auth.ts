@@ -36,10 +36,15 @@ export class BatchAuth {
     response: AuthResponse | null = null;
 
     /** Whether the last successful answer came from the tabs' shared grant, not yet followed by a refused stream. */
-    private fromGrant = false;
+    #fromGrant = false;
+
+    /** The connector options the request reads. */
+    readonly #options: BatchAuthOptions;
 
     /** Create the batch auth of a connector with these options; sends nothing yet. */
-    constructor(private readonly options: BatchAuthOptions) {}
+    constructor(options: BatchAuthOptions) {
+        this.#options = options;
+    }
 
     /**
      * Ask `platform`'s auth endpoint (or its `authorize` transport: the leading tab's auth gateway when tabs
@@ -52,11 +57,11 @@ export class BatchAuth {
             platform.authorize?.(names, signal) ??
                 requestAuthorization({
                     endpoint: platform.authEndpoint,
-                    headers: this.options.auth.headers,
+                    headers: this.#options.auth.headers,
                     channelNames: names,
                     fetch: platform.fetch,
                     signal,
-                    timeout: resolveAuthTimeout(this.options.authTimeout),
+                    timeout: resolveAuthTimeout(this.#options.authTimeout),
                 }),
             platform.hubToken?.get().then(
                 () => null,
@@ -76,7 +81,7 @@ export class BatchAuth {
             case "granted":
                 this.granted = new Set(outcome.granted);
                 this.response = outcome.response;
-                this.fromGrant = outcome.response.fromGrant === true;
+                this.#fromGrant = outcome.response.fromGrant === true;
                 // A name past the tabs' shared 100-channel limit comes back denied and flagged `limit` (share/auth-gateway.ts).
                 return {
                     ...outcome,
@@ -98,14 +103,14 @@ export class BatchAuth {
      * (issue 13), once per such answer. The cookie then did not hold what the grant said: authorize again at once.
      */
     refusedAfterGrant(): boolean {
-        const fromGrant = this.fromGrant;
-        this.fromGrant = false;
+        const fromGrant = this.#fromGrant;
+        this.#fromGrant = false;
         return fromGrant;
     }
 
     /** Forget what was granted (no channel left, or `disconnect()`). */
     reset(): void {
-        this.fromGrant = false;
+        this.#fromGrant = false;
         this.granted = null;
         this.response = null;
     }

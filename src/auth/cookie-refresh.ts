@@ -54,28 +54,28 @@ export function renewalDelay(expiresIn: number | null, hub: HubTimeouts): number
  */
 export class CookieRefreshTimer {
     /** The pending renewal. */
-    private timer: ReturnType<typeof setTimeout> | null = null;
+    #timer: ReturnType<typeof setTimeout> | undefined;
 
     /** The callback of the pending renewal, or null when none is armed. */
-    private renew: ((expired: boolean) => void) | null = null;
+    #renew: ((expired: boolean) => void) | null = null;
 
     /** Wall-clock time (ms) by which the pending renewal must run, or null when none is armed. */
-    private dueAt: number | null = null;
+    #dueAt: number | null = null;
 
     /** The last successful auth: when it was requested and the cookie's lifetime, or null. */
-    private cookie: { requestedAt: number; expiresIn: number | null } | null = null;
+    #cookie: { requestedAt: number; expiresIn: number | null } | null = null;
 
     /**
      * Record a successful auth requested at `requestedAt` (wall clock, ms): the cookie it set lives
      * `expiresIn` seconds (`null`: unknown). Leaves a pending renewal as it is.
      */
     authorized(requestedAt: number, expiresIn: number | null): void {
-        this.cookie = { requestedAt, expiresIn };
+        this.#cookie = { requestedAt, expiresIn };
     }
 
     /** When the cookie of the last successful auth expires (wall clock, ms); null when unknown. */
     expiresAt(): number | null {
-        const cookie = this.cookie;
+        const cookie = this.#cookie;
         return cookie === null || cookie.expiresIn === null ? null : cookie.requestedAt + cookie.expiresIn * 1_000;
     }
 
@@ -85,11 +85,11 @@ export class CookieRefreshTimer {
      */
     arm(hub: HubTimeouts, renew: (expired: boolean) => void): void {
         this.cancel();
-        const cookie = this.cookie;
+        const cookie = this.#cookie;
         if (cookie === null) return;
-        this.renew = renew;
-        this.dueAt = cookie.requestedAt + renewalDelay(cookie.expiresIn, hub);
-        this.timer = setClampedTimeout(() => this.fire(), this.dueAt - Date.now());
+        this.#renew = renew;
+        this.#dueAt = cookie.requestedAt + renewalDelay(cookie.expiresIn, hub);
+        this.#timer = setClampedTimeout(() => this.#fire(), this.#dueAt - Date.now());
     }
 
     /**
@@ -97,8 +97,8 @@ export class CookieRefreshTimer {
      * late or not yet); returns whether it ran.
      */
     check(): boolean {
-        if (this.dueAt === null || (Date.now() < this.dueAt && !this.isExpired())) return false;
-        this.fire();
+        if (this.#dueAt === null || (Date.now() < this.#dueAt && !this.isExpired())) return false;
+        this.#fire();
         return true;
     }
 
@@ -106,7 +106,7 @@ export class CookieRefreshTimer {
      * Whether the cookie of the last auth has expired by the wall clock.
      */
     isExpired(): boolean {
-        const cookie = this.cookie;
+        const cookie = this.#cookie;
         return cookie !== null && cookie.expiresIn !== null && Date.now() - cookie.requestedAt >= cookie.expiresIn * 1_000;
     }
 
@@ -114,10 +114,10 @@ export class CookieRefreshTimer {
      * Drop the pending renewal; what is known of the cookie stays.
      */
     cancel(): void {
-        if (this.timer !== null) clearTimeout(this.timer);
-        this.timer = null;
-        this.renew = null;
-        this.dueAt = null;
+        clearTimeout(this.#timer);
+        this.#timer = undefined;
+        this.#renew = null;
+        this.#dueAt = null;
     }
 
     /**
@@ -125,12 +125,12 @@ export class CookieRefreshTimer {
      */
     reset(): void {
         this.cancel();
-        this.cookie = null;
+        this.#cookie = null;
     }
 
     /** Run the pending renewal once. */
-    private fire(): void {
-        const renew = this.renew;
+    #fire(): void {
+        const renew = this.#renew;
         this.cancel();
         renew?.(this.isExpired());
     }

@@ -10,14 +10,7 @@ import { MercurePrivateChannel } from "./mercure-private-channel";
  * before delivering them.
  */
 export function createChannel(fullName: string, options: Channel["options"]): MercureChannel {
-    switch (channelKind(fullName)) {
-        case "public":
-            return new MercureChannel(fullName, options);
-        case "private":
-            return new MercurePrivateChannel(fullName, options);
-        case "encrypted":
-            return new MercurePrivateChannel(fullName, options);
-        case "presence":
-            return new MercurePresenceChannel(fullName, options);
-    }
+    const kind = channelKind(fullName);
+    const ChannelClass = kind === "public" ? MercureChannel : kind === "presence" ? MercurePresenceChannel : MercurePrivateChannel;
+    return new ChannelClass(fullName, options);
 }

@@ -8,27 +8,27 @@ import type { MercureChannel } from "./mercure-channel";
  */
 export class ChannelRegistry {
     /** Full name → channel, in join order. */
-    private readonly byName = new Map<string, MercureChannel>();
+    readonly #byName = new Map<string, MercureChannel>();
 
     /**
      * The channel with this full name, if joined.
      */
     get(name: string): MercureChannel | undefined {
-        return this.byName.get(name);
+        return this.#byName.get(name);
     }
 
     /**
      * Whether a channel with this full name is joined.
      */
     has(name: string): boolean {
-        return this.byName.has(name);
+        return this.#byName.has(name);
     }
 
     /**
      * The joined names, in join order.
      */
     names(): string[] {
-        return [...this.byName.keys()];
+        return [...this.#byName.keys()];
     }
 
     /**
@@ -36,7 +36,7 @@ export class ChannelRegistry {
      */
     snapshot(): Record<string, MercureChannel> {
         const snapshot: Record<string, MercureChannel> = Object.create(null);
-        for (const [name, channel] of this.byName) snapshot[name] = channel;
+        for (const [name, channel] of this.#byName) snapshot[name] = channel;
         return snapshot;
     }
 
@@ -46,7 +46,7 @@ export class ChannelRegistry {
      */
     add(name: string, options: Channel["options"]): MercureChannel {
         const channel = createChannel(name, options);
-        this.byName.set(name, channel);
+        this.#byName.set(name, channel);
         return channel;
     }
 
@@ -54,9 +54,9 @@ export class ChannelRegistry {
      * Remove a channel and mark it unsubscribed; returns it, or undefined when it was not joined.
      */
     remove(name: string): MercureChannel | undefined {
-        const channel = this.byName.get(name);
+        const channel = this.#byName.get(name);
         if (channel === undefined) return undefined;
-        this.byName.delete(name);
+        this.#byName.delete(name);
         channel.markUnsubscribed();
         return channel;
     }
@@ -68,7 +68,7 @@ export class ChannelRegistry {
     markSubscribed(names: Iterable<string>, carried: () => boolean): void {
         for (const name of names) {
             if (!carried()) return;
-            this.byName.get(name)?.markSubscribed();
+            this.#byName.get(name)?.markSubscribed();
         }
     }
 
@@ -77,6 +77,6 @@ export class ChannelRegistry {
      * carrying them was lost or is no longer relied on.
      */
     markUnsubscribed(names?: Iterable<string>): void {
-        for (const name of names ?? this.byName.keys()) this.byName.get(name)?.markUnsubscribed();
+        for (const name of names ?? this.#byName.keys()) this.#byName.get(name)?.markUnsubscribed();
     }
 }

@@ -1,6 +1,6 @@
 import { Channel, EventFormatter } from "laravel-echo";
 import { whisperOnPublicChannel } from "../error-messages";
-import { MercureError } from "../errors";
+import { describeCause, MercureError } from "../errors";
 
 /** The prefix of client events (whispers) on the wire and in listener keys (laravel-mercure §4.6). */
 const CLIENT_EVENT_PREFIX = "client-";
@@ -159,7 +159,9 @@ export class MercureChannel extends Channel {
             }
         }
         if (this.anyListeners.length === 0) return;
-        const name = this.eventNameForListenToAll(event);
+        // The raw event name in the form `listen()` takes, as Echo's Pusher channel does for listenToAll.
+        const namespace = this.rawNamespace;
+        const name = namespace !== "" && event.startsWith(namespace + "\\") ? event.slice(namespace.length + 1) : "." + event;
         for (const callback of [...this.anyListeners]) {
             this.invoke("listenToAll()", () => callback(name, payload));
         }
@@ -233,12 +235,6 @@ export class MercureChannel extends Channel {
         if (added) console.warn(`laravel-echo-mercure: public channel "${this.name}" receives no whispers; listen for them on a private or presence channel.`);
     }
 
-    /** Turn a raw event name into the form `listen()` takes, as Echo's Pusher channel does for listenToAll. */
-    private eventNameForListenToAll(event: string): string {
-        const namespace = this.rawNamespace;
-        return namespace !== "" && event.startsWith(namespace + "\\") ? event.slice(namespace.length + 1) : "." + event;
-    }
-
     /**
      * Run a user callback (`what` names it, e.g. `subscribed()`) so that a throw cannot break the other
      * callbacks or the connection: the throw goes to `error()` as `callback_failed`.
@@ -253,11 +249,10 @@ export class MercureChannel extends Channel {
 
     /** Report that a user callback (`what`) threw `cause`, as `callback_failed` on `error()`. */
     private callbackFailed(what: string, cause: unknown): void {
-        const reason = cause instanceof Error ? cause.message : String(cause);
         this.reportError(
             new MercureError(
                 "callback_failed",
-                `A ${what} callback on channel "${this.name}" threw (${reason}); fix the callback, the other callbacks still ran.`,
+                `A ${what} callback on channel "${this.name}" threw (${describeCause(cause)}); fix the callback, the other callbacks still ran.`,
                 { channel: this.name, cause },
             ),
         );

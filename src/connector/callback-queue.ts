@@ -10,24 +10,24 @@
  */
 export class CallbackQueue {
     /** Callbacks waiting for the next flush, in order. */
-    private readonly pending: Array<() => void> = [];
+    readonly #pending: Array<() => void> = [];
 
     /** Whether a flush is running (a nested flush returns at once; the running one continues). */
-    private flushing = false;
+    #flushing = false;
 
     /** How many {@link CallbackQueue.run} calls are in progress; the outermost flushes. */
-    private depth = 0;
+    #depth = 0;
 
     /**
      * Run a state change, then flush, unless it runs inside another `run()`: the outermost one flushes,
      * once the whole change is done.
      */
     run<T>(change: () => T): T {
-        this.depth++;
+        this.#depth++;
         try {
             return change();
         } finally {
-            if (--this.depth === 0) this.flush();
+            if (--this.#depth === 0) this.flush();
         }
     }
 
@@ -35,19 +35,19 @@ export class CallbackQueue {
      * Queue a callback for the next flush.
      */
     defer(callback: () => void): void {
-        this.pending.push(callback);
+        this.#pending.push(callback);
     }
 
     /**
      * Run the queued callbacks, and those they queue, in order.
      */
     flush(): void {
-        if (this.flushing) return;
-        this.flushing = true;
+        if (this.#flushing) return;
+        this.#flushing = true;
         try {
-            for (let next = this.pending.shift(); next !== undefined; next = this.pending.shift()) next();
+            for (let next = this.#pending.shift(); next !== undefined; next = this.#pending.shift()) next();
         } finally {
-            this.flushing = false;
+            this.#flushing = false;
         }
     }
 }

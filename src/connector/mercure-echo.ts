@@ -21,14 +21,15 @@ export interface MercureEchoOptions extends MercureConnectorOptions {
  * `connector` as `never` and its channels as `any`; `Echo<any>` is the one instantiation a custom connector
  * fits, and the one apps declare (`window.Echo: Echo<any>`). Extending it makes a MercureEcho an `Echo`
  * (Echo's private member is inherited), and every member whose type depends on the broadcaster is
- * overridden below with the Mercure type, so no `any` reaches MercureEcho's own members.
+ * redeclared with the Mercure type (the {@link MercureEcho} interface below, or overridden), so no `any`
+ * reaches MercureEcho's own members.
  */
-const EchoWithCustomConnector = Echo as unknown as new (options: MercureConnectorOptions) => Echo<any>;
+type EchoWithCustomConnector = new (options: MercureConnectorOptions) => Echo<any>;
 
 /**
  * Laravel Echo with the Mercure connector built in and typed: `new MercureEcho({ host })`.
  */
-export class MercureEcho extends EchoWithCustomConnector {
+export class MercureEcho extends (Echo as unknown as EchoWithCustomConnector) {
     /** The options Echo was created with. */
     declare options: MercureEchoOptions;
 
@@ -50,41 +51,40 @@ export class MercureEcho extends EchoWithCustomConnector {
     }
 
     /**
+     * Get an end-to-end encrypted private channel by name (without the `private-encrypted-` prefix): its
+     * broadcasts arrive decrypted, and decryption failures on its `error()` callbacks. (Stock Echo's own
+     * refuses connectors it does not know, so this one is overridden.)
+     */
+    override encryptedPrivate(name: string): MercurePrivateChannel {
+        return this.connector.encryptedPrivateChannel(name);
+    }
+}
+
+/**
+ * The members of {@link MercureEcho} that Echo's own methods implement (each calls the connector's method of
+ * the same purpose, as below), declared with the Mercure types: no code of ours is needed for them.
+ */
+export interface MercureEcho {
+    /**
      * Get a public channel by name.
      */
-    override channel(name: string): MercureChannel {
-        return this.connector.channel(name);
-    }
+    channel(name: string): MercureChannel;
 
     /**
      * Get a private channel by name (without the `private-` prefix).
      */
-    override private(name: string): MercurePrivateChannel {
-        return this.connector.privateChannel(name);
-    }
+    private(name: string): MercurePrivateChannel;
 
     /**
      * Get a presence channel by name (without the `presence-` prefix); `TMember` is what the server's channel
      * callback returns for a user.
      */
-    override join<TMember = unknown>(name: string): MercurePresenceChannel<TMember> {
-        return this.connector.presenceChannel<TMember>(name);
-    }
-
-    /**
-     * Get an end-to-end encrypted private channel by name (without the `private-encrypted-` prefix): its
-     * broadcasts arrive decrypted, and decryption failures on its `error()` callbacks.
-     */
-    override encryptedPrivate(name: string): MercurePrivateChannel {
-        return this.connector.encryptedPrivateChannel(name);
-    }
+    join<TMember = unknown>(name: string): MercurePresenceChannel<TMember>;
 
     /**
      * Listen for an event on a public channel; `T` is the payload's type.
      */
-    override listen<T = unknown>(channel: string, event: string, callback: (payload: T) => void): MercureChannel {
-        return this.connector.listen(channel, event, callback);
-    }
+    listen<T = unknown>(channel: string, event: string, callback: (payload: T) => void): MercureChannel;
 }
 
 /**

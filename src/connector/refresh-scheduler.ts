@@ -8,38 +8,44 @@
  */
 export class RefreshScheduler {
     /** Where the scheduler is; see the class docblock. */
-    private state: "idle" | "queued" | "running" = "idle";
+    #state: "idle" | "queued" | "running" = "idle";
 
     /** A request arrived during a running refresh: run exactly one more. */
-    private trailing = false;
+    #trailing = false;
 
     /** Bumped by {@link RefreshScheduler.reset}; a loop started before stops. */
-    private generation = 0;
+    #generation = 0;
+
+    /** The refresh itself. */
+    readonly #run: () => Promise<void>;
+
+    /** Receives what a run throws. */
+    readonly #fail: (error: unknown) => void;
 
     /**
      * Create a scheduler for `run`; `fail` receives what a run throws (never an unhandled rejection).
      */
-    constructor(
-        private readonly run: () => Promise<void>,
-        private readonly fail: (error: unknown) => void,
-    ) {}
+    constructor(run: () => Promise<void>, fail: (error: unknown) => void) {
+        this.#run = run;
+        this.#fail = fail;
+    }
 
     /**
      * Ask for a refresh: queued for the next microtask, or one trailing run when a refresh is running.
      */
     request(): void {
-        if (this.state === "running") {
-            this.trailing = true;
+        if (this.#state === "running") {
+            this.#trailing = true;
             return;
         }
-        if (this.state === "queued") return;
-        this.state = "queued";
-        const generation = this.generation;
+        if (this.#state === "queued") return;
+        this.#state = "queued";
+        const generation = this.#generation;
         // [spec] laravel-mercure §9 item 5: await one microtask before capturing the channel set.
         queueMicrotask(() => {
-            if (generation !== this.generation) return;
-            this.loop(generation).catch((error: unknown) => {
-                if (generation === this.generation) this.fail(error);
+            if (generation !== this.#generation) return;
+            this.#loop(generation).catch((error: unknown) => {
+                if (generation === this.#generation) this.#fail(error);
             });
         });
     }
@@ -49,28 +55,28 @@ export class RefreshScheduler {
      * no trailing run (a refresh that first waited, e.g. for the hub's location, must not authorize the same set twice).
      */
     captured(): void {
-        this.trailing = false;
+        this.#trailing = false;
     }
 
     /**
      * Forget queued and running refreshes (after `disconnect()`).
      */
     reset(): void {
-        this.generation++;
-        this.state = "idle";
-        this.trailing = false;
+        this.#generation++;
+        this.#state = "idle";
+        this.#trailing = false;
     }
 
     /** [spec] laravel-mercure §9 item 6: refreshes are serialised, with at most one trailing run. */
-    private async loop(generation: number): Promise<void> {
-        this.state = "running";
+    async #loop(generation: number): Promise<void> {
+        this.#state = "running";
         try {
             do {
-                this.trailing = false;
-                await this.run();
-            } while (this.trailing && generation === this.generation);
+                this.#trailing = false;
+                await this.#run();
+            } while (this.#trailing && generation === this.#generation);
         } finally {
-            if (generation === this.generation) this.state = "idle";
+            if (generation === this.#generation) this.#state = "idle";
         }
     }
 }

@@ -18,11 +18,11 @@ export interface NamedCause {
  */
 export class StreamDiagnosis {
     /** Whether the current failure streak was diagnosed already (or is being diagnosed). */
-    private diagnosed = false;
+    #diagnosed = false;
 
     /** A stream opened or the connector wound down: the next terminal failure starts a new streak. */
     reset(): void {
-        this.diagnosed = false;
+        this.#diagnosed = false;
     }
 
     /**
@@ -31,8 +31,8 @@ export class StreamDiagnosis {
      * not be loaded (the `stream_error` already reported stands). Never rejects.
      */
     async once(platform: Platform, stream: HubStream, tokenExpiresAt: number | null, signal: AbortSignal): Promise<NamedCause | null> {
-        if (this.diagnosed) return null;
-        this.diagnosed = true;
+        if (this.#diagnosed) return null;
+        this.#diagnosed = true;
         try {
             const { diagnose, diagnosisError } = await loadDiagnostics();
             // The probe reproduces the failed request's number of matchers, never its topics.

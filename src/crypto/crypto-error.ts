@@ -21,7 +21,7 @@ export function cryptoError(code: CryptoErrorCode, channel: string, cause?: unkn
         code === "decrypt_failed"
             ? `An event on encrypted channel "${channel}" could not be decrypted and was dropped; check that the server's broadcasting encryption_key is the one that issued this channel's key.`
             : `Encrypted channel "${channel}" needs WebCrypto (crypto.subtle), which browsers only provide in secure contexts; serve the app over HTTPS or open it on http://localhost.`;
-    return new MercureError(code, message, cause === undefined ? { channel } : { channel, cause });
+    return new MercureError(code, message, { channel, cause });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { MercureError } from "../errors";
+import { isRecord } from "../presence/subscription-event";
 import { cryptoError, hasWebCrypto } from "./crypto-error";
 import type { DecryptedEnvelope } from "./jwe";
 import { loadCrypto, type CryptoModule } from "./load";
@@ -196,7 +197,7 @@ export class EncryptedChannels {
 
 /** The JWK members a key is imported from, as one comparable string ("" for no JWK object). */
 function fingerprintOf(jwk: unknown): string {
-    if (typeof jwk !== "object" || jwk === null) return "";
-    const { kty, k, alg } = jwk as Record<string, unknown>;
+    if (!isRecord(jwk)) return "";
+    const { kty, k, alg } = jwk;
     return JSON.stringify([kty, k, alg]);
 }

@@ -34,9 +34,11 @@ export interface HubLocation {
 export async function locateLazily(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | MercureError> {
     try {
         const discovery = await loadDiscovery();
-        const found = await discovery.findHub(discovery.pageDocument(), discover, { ...(fetch === undefined ? {} : { fetch }), signal });
+        // An absent `fetch` is the global one there too.
+        const found = await discovery.findHub(discovery.pageDocument(), discover, { fetch, signal });
         if (found === null) return { host: null, source: "well-known" };
-        return { host: found.hub.href, source: found.source, ...(found.lastEventId ? { lastEventId: found.lastEventId } : {}) };
+        // An empty `last-event-id` offers no cursor.
+        return { host: found.hub.href, source: found.source, lastEventId: found.lastEventId || undefined };
     } catch (error) {
         return error instanceof MercureError ? error : new MercureError("discovery_failed", "Loading the hub discovery failed: check the network, or set the connector's host.", { cause: error });
     }
@@ -71,24 +73,24 @@ export interface HubOptions {
  */
 export class HubLocator {
     /** Where the hub is (the `host` option, the page's `<link>`, the `discover` URL), or null until looked up. */
-    private location: HubLocation | null = null;
+    #location: HubLocation | null = null;
 
     /** The platform resolved for the located hub, or null until {@link HubLocator.resolve}. */
     platform: Platform | null = null;
 
     /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
-    private cursorOffered = false;
+    #cursorOffered = false;
 
     /** The hub-token chunk, once loaded (only with the `hubToken` option); kept across `disconnect()`. */
-    private tokens: HubTokenModule | null = null;
+    #tokens: HubTokenModule | null = null;
 
     /**
      * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and the hub-token
      * chunk is loaded when the `hubToken` option is set; false: call {@link HubLocator.prepare}.
      */
     locate(options: HubOptions): boolean {
-        if (options.host) this.location ??= { host: options.host, source: "option" };
-        return this.location !== null && (this.tokens !== null || !hasHubToken(options.hubToken));
+        if (options.host) this.#location ??= { host: options.host, source: "option" };
+        return this.#location !== null && (this.#tokens !== null || !hasHubToken(options.hubToken));
     }
 
     /**
@@ -97,16 +99,16 @@ export class HubLocator {
      * `discover` URL answered without a link; else retried with backoff), false when `signal` aborted first.
      */
     async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | MercureError> {
-        if (this.location === null) {
+        if (this.#location === null) {
             log?.("discover", { url: options.discover });
             const found = await locateLazily(options.discover, options.fetch, signal);
             if (signal.aborted) return false;
             if (found instanceof Error) return found;
-            this.location = found;
+            this.#location = found;
         }
-        if (this.tokens === null && hasHubToken(options.hubToken)) {
+        if (this.#tokens === null && hasHubToken(options.hubToken)) {
             try {
-                this.tokens = await loadHubToken();
+                this.#tokens = await loadHubToken();
             } catch (cause) {
                 return new MercureError("auth_failed", "Loading the code of the `hubToken` option failed: check the network; retrying with backoff.", { cause });
             }
@@ -119,14 +121,14 @@ export class HubLocator {
      * the link's `last-event-id` to `cursor` if it has none, once per connector (not after a `disconnect()`).
      */
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
-        const location = this.location;
+        const location = this.#location;
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
-        const platform = sharePlatform(resolvePlatform({ ...options, host: location?.host ?? options.host }, this.tokens), options);
+        const platform = sharePlatform(resolvePlatform({ ...options, host: location?.host ?? options.host }, this.#tokens), options);
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
-        if (!this.cursorOffered) cursor.cursor ??= location?.lastEventId ?? null;
-        this.cursorOffered = true;
+        if (!this.#cursorOffered) cursor.cursor ??= location?.lastEventId ?? null;
+        this.#cursorOffered = true;
         return platform;
     }
 
@@ -138,7 +140,7 @@ export class HubLocator {
     /** Forget the hub and its platform (`disconnect()`). */
     forget(): void {
         this.platform?.release?.();
-        this.location = null;
+        this.#location = null;
         this.platform = null;
     }
 }

@@ -59,10 +59,6 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
     /** Ids of the subscription events taken recently, oldest first; at most {@link SEEN_EVENT_IDS}. */
     const seen = new Set<string>();
 
-    const lose = (names: Iterable<string>): void => {
-        for (const name of names) rooms.get(name)?.sync.lost();
-    };
-
     return {
         add(channel) {
             rooms.get(channel.name)?.sync.close();
@@ -96,7 +92,7 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
             }
         },
         streamLost(names) {
-            lose(names ?? rooms.keys());
+            for (const name of names ?? rooms.keys()) rooms.get(name)?.sync.lost();
         },
         handleEvent(data, id) {
             const event = parseSubscriptionEvent(data);

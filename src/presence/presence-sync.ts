@@ -1,5 +1,4 @@
-import type { MercureError } from "../errors";
-import { describeCause, presenceError } from "./presence-error";
+import { describeCause, MercureError } from "../errors";
 import type { Roster } from "./roster";
 import type { SnapshotResult } from "./snapshot";
 import type { Subscription } from "./subscription-event";
@@ -65,11 +64,10 @@ export function createPresenceSync(target: PresenceTarget, leaveGrace = LEAVE_GR
         if (result.kind === "failed") {
             // [spec] laravel-mercure §5.4 step 4: report, no here(), stay unseeded; the next refresh retries.
             target.reportError(
-                presenceError(
+                new MercureError(
                     "presence_snapshot_failed",
-                    target.name,
                     `The presence snapshot of channel "${target.name}" failed (${result.reason}): check that the hub enables active subscriptions and the cookie grants them; it is retried on the next refresh.`,
-                    result,
+                    { channel: target.name, ...result },
                 ),
             );
             return;

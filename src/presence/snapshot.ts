@@ -1,5 +1,6 @@
+import { raceDeadline } from "../auth/deadline";
 import type { FetchLike } from "../transport/platform";
-import { describeCause } from "./presence-error";
+import { describeCause } from "../errors";
 import { isRecord, readSubscription, type Subscription } from "./subscription-event";
 
 /** Default deadline of one snapshot request, in milliseconds. */
@@ -22,28 +23,14 @@ export type SnapshotResult =
  *
  * The deadline holds even when `fetch` ignores the signal: the request is raced against it.
  */
-export async function fetchSnapshot(
-    url: string,
-    fetch: FetchLike,
-    signal: AbortSignal,
-    timeout = SNAPSHOT_TIMEOUT,
-): Promise<SnapshotResult> {
-    if (signal.aborted) return { kind: "aborted" };
-    const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort = (): void => undefined;
-    const deadline = new Promise<SnapshotResult>((resolve) => {
-        onAbort = () => resolve({ kind: "aborted" });
-        signal.addEventListener("abort", onAbort);
-        timer = setTimeout(() => resolve({ kind: "failed", reason: `timed out after ${timeout} ms` }), timeout);
-    });
-    try {
-        return await Promise.race([request(url, fetch, controller.signal), deadline]);
-    } finally {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-        controller.abort(); // Cancels a request the deadline or the caller beat; a no-op after it completed.
-    }
+export function fetchSnapshot(url: string, fetch: FetchLike, signal: AbortSignal, timeout = SNAPSHOT_TIMEOUT): Promise<SnapshotResult> {
+    return raceDeadline<SnapshotResult>(
+        signal,
+        timeout,
+        (requestSignal) => request(url, fetch, requestSignal),
+        () => ({ kind: "failed", reason: `timed out after ${timeout} ms` }),
+        { kind: "aborted" },
+    );
 }
 
 /** Run the request itself and classify it. */

@@ -11,43 +11,48 @@ export const STABLE_CONNECTION_MS = 5_000;
  */
 export class ReconnectTimer {
     /** Attempts since the last stable connection. */
-    private attempt = 0;
+    #attempt = 0;
 
     /** The pending retry and its callback. */
-    private pending: { timer: ReturnType<typeof setTimeout>; retry: () => void } | null = null;
+    #pending: { timer: ReturnType<typeof setTimeout>; retry: () => void } | null = null;
 
-    /** Resets {@link attempt} once a connection has stayed up. */
-    private stableTimer: ReturnType<typeof setTimeout> | null = null;
+    /** Resets the attempt count once a connection has stayed up. */
+    #stableTimer: ReturnType<typeof setTimeout> | undefined;
+
+    /** The backoff range between attempts. */
+    readonly #range: BackoffRange;
 
     /**
      * Create a timer with the given backoff range.
      */
-    constructor(private readonly range: BackoffRange = RECONNECT_BACKOFF) {}
+    constructor(range: BackoffRange = RECONNECT_BACKOFF) {
+        this.#range = range;
+    }
 
     /**
      * Whether a retry is pending.
      */
     isPending(): boolean {
-        return this.pending !== null;
+        return this.#pending !== null;
     }
 
     /**
      * Call `retry` after the next backoff delay; does nothing while a retry is pending.
      */
     schedule(retry: () => void): void {
-        if (this.pending !== null) return;
+        if (this.#pending !== null) return;
         const timer = setClampedTimeout(() => {
-            this.pending = null;
+            this.#pending = null;
             retry();
-        }, backoff(this.attempt++, this.range));
-        this.pending = { timer, retry };
+        }, backoff(this.#attempt++, this.#range));
+        this.#pending = { timer, retry };
     }
 
     /**
      * Run the pending retry now (the browser came back online); false when none is pending.
      */
     retryNow(): boolean {
-        const pending = this.pending;
+        const pending = this.#pending;
         if (pending === null) return false;
         this.cancel();
         pending.retry();
@@ -58,18 +63,18 @@ export class ReconnectTimer {
      * Drop the pending retry (a refresh is running anyway).
      */
     cancel(): void {
-        if (this.pending !== null) clearTimeout(this.pending.timer);
-        this.pending = null;
+        clearTimeout(this.#pending?.timer);
+        this.#pending = null;
     }
 
     /**
      * A connection opened: start the backoff over if `stillUp()` holds {@link STABLE_CONNECTION_MS} later.
      */
     connected(stillUp: () => boolean): void {
-        if (this.stableTimer !== null) clearTimeout(this.stableTimer);
-        this.stableTimer = setClampedTimeout(() => {
-            this.stableTimer = null;
-            if (stillUp()) this.attempt = 0;
+        clearTimeout(this.#stableTimer);
+        this.#stableTimer = setClampedTimeout(() => {
+            this.#stableTimer = undefined;
+            if (stillUp()) this.#attempt = 0;
         }, STABLE_CONNECTION_MS);
     }
 
@@ -78,8 +83,8 @@ export class ReconnectTimer {
      */
     reset(): void {
         this.cancel();
-        if (this.stableTimer !== null) clearTimeout(this.stableTimer);
-        this.stableTimer = null;
-        this.attempt = 0;
+        clearTimeout(this.#stableTimer);
+        this.#stableTimer = undefined;
+        this.#attempt = 0;
     }
 }

@@ -8,21 +8,26 @@ import type { ConnectionStatus } from "laravel-echo";
  */
 export class StatusStore {
     /** The current status. */
-    private current: ConnectionStatus = "disconnected";
+    #current: ConnectionStatus = "disconnected";
 
     /** Listeners registered through {@link StatusStore.subscribe}. */
-    private readonly listeners = new Set<(status: ConnectionStatus) => void>();
+    readonly #listeners = new Set<(status: ConnectionStatus) => void>();
+
+    /** Runs the listeners' notification (the owner may defer it until its state is settled). */
+    readonly #schedule: (notify: () => void) => void;
 
     /**
      * Create a store whose listener notifications run through `schedule` (at once by default).
      */
-    constructor(private readonly schedule: (notify: () => void) => void = (notify) => notify()) {}
+    constructor(schedule: (notify: () => void) => void = (notify) => notify()) {
+        this.#schedule = schedule;
+    }
 
     /**
      * Read the current status.
      */
     get(): ConnectionStatus {
-        return this.current;
+        return this.#current;
     }
 
     /**
@@ -30,10 +35,10 @@ export class StatusStore {
      * throwing listener does not stop the others.
      */
     set(status: ConnectionStatus): void {
-        if (status === this.current) return;
-        this.current = status;
-        this.schedule(() => {
-            for (const listener of [...this.listeners]) {
+        if (status === this.#current) return;
+        this.#current = status;
+        this.#schedule(() => {
+            for (const listener of [...this.#listeners]) {
                 try {
                     listener(status);
                 } catch (error) {
@@ -48,9 +53,9 @@ export class StatusStore {
      */
     subscribe(listener: (status: ConnectionStatus) => void): () => void {
         const entry = (status: ConnectionStatus) => listener(status);
-        this.listeners.add(entry);
+        this.#listeners.add(entry);
         return () => {
-            this.listeners.delete(entry);
+            this.#listeners.delete(entry);
         };
     }
 }

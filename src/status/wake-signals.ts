@@ -8,44 +8,47 @@
  */
 export class WakeSignals {
     /** The window the listeners were added to, or null when not listening. */
-    private target: Window | null = null;
+    #target: Window | null = null;
+
+    /** Receives the signal's name. */
+    readonly #wake: (signal: "online" | "visible" | "pageshow") => void;
 
     /**
      * Create the listener set; `wake` receives the signal's name.
      */
-    constructor(private readonly wake: (signal: "online" | "visible" | "pageshow") => void) {}
+    constructor(wake: (signal: "online" | "visible" | "pageshow") => void) {
+        this.#wake = wake;
+    }
 
-    /** `online` listener. */
-    private readonly online = () => this.wake("online");
-
-    /** `pageshow` listener. */
-    private readonly pageshow = () => this.wake("pageshow");
-
-    /** `visibilitychange` listener: only a page that became visible counts. */
-    private readonly visibility = () => {
-        if (this.target?.document.visibilityState !== "hidden") this.wake("visible");
+    /** The one listener of the three signals: a `visibilitychange` counts only when the page became visible. */
+    readonly #listener = (event: Event): void => {
+        if (event.type !== "visibilitychange") this.#wake(event.type as "online" | "pageshow");
+        else if (this.#target?.document.visibilityState !== "hidden") this.#wake("visible");
     };
 
     /**
      * Start listening (idempotent).
      */
     start(): void {
-        if (this.target !== null || typeof window === "undefined" || typeof window.addEventListener !== "function") return;
-        this.target = window;
-        window.addEventListener("online", this.online);
-        window.addEventListener("pageshow", this.pageshow);
-        window.document?.addEventListener("visibilitychange", this.visibility);
+        if (this.#target !== null || typeof window === "undefined" || typeof window.addEventListener !== "function") return;
+        this.#target = window;
+        this.#toggle(window, "addEventListener");
     }
 
     /**
      * Stop listening (idempotent).
      */
     stop(): void {
-        const target = this.target;
+        const target = this.#target;
         if (target === null) return;
-        this.target = null;
-        target.removeEventListener("online", this.online);
-        target.removeEventListener("pageshow", this.pageshow);
-        target.document?.removeEventListener("visibilitychange", this.visibility);
+        this.#target = null;
+        this.#toggle(target, "removeEventListener");
+    }
+
+    /** Add the listener to `target` and its document, or remove it from them. */
+    #toggle(target: Window, method: "addEventListener" | "removeEventListener"): void {
+        target[method]("online", this.#listener);
+        target[method]("pageshow", this.#listener);
+        target.document?.[method]("visibilitychange", this.#listener);
     }
 }
