@@ -1,6 +1,6 @@
 import type { FetchLike } from "../transport/platform";
 import { parseAuthResponse, type AuthResponse } from "./auth-response";
-import { raceDeadline } from "./deadline";
+import { raceDeadline } from "../timers";
 
 /**
  * The outcome of one batch auth request, classified so the connector never has to catch.

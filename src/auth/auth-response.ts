@@ -1,4 +1,4 @@
-import { isRecord } from "../presence/subscription-event";
+import { isRecord } from "../json";
 
 /**
  * What the server said about one requested channel.

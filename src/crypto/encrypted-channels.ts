@@ -1,5 +1,5 @@
 import type { MercureError } from "../errors";
-import { isRecord } from "../presence/subscription-event";
+import { isRecord } from "../json";
 import { cryptoError, hasWebCrypto } from "./crypto-error";
 import type { DecryptedEnvelope } from "./jwe";
 import { loadCrypto, type CryptoModule } from "./load";

@@ -1,4 +1,5 @@
-import { isRecord, type Subscription } from "./subscription-event";
+import { isRecord } from "../json";
+import type { Subscription } from "./subscription-event";
 
 /** The member changes a roster reports, named as the presence channel methods that listen to them. */
 export type PresenceEvent = "here" | "joining" | "leaving";

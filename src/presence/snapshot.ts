@@ -1,7 +1,8 @@
-import { raceDeadline } from "../auth/deadline";
+import { raceDeadline } from "../timers";
 import type { FetchLike } from "../transport/platform";
 import { describeCause } from "../errors";
-import { isRecord, readSubscription, type Subscription } from "./subscription-event";
+import { isRecord } from "../json";
+import { readSubscription, type Subscription } from "./subscription-event";
 
 /** Default deadline of one snapshot request, in milliseconds. */
 export const SNAPSHOT_TIMEOUT = 10_000;

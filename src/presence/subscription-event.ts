@@ -1,3 +1,5 @@
+import { isRecord } from "../json";
+
 /**
  * One subscription to a presence channel's topic, as a subscription event or a snapshot entry reports it.
  *
@@ -45,11 +47,4 @@ export function readSubscription(document: Record<string, unknown>, topic: strin
     if (typeof subscriber !== "string" || typeof active !== "boolean") return null;
     // [spec] §5.4 step 6: active without payload is a phantom (a subscriber without a presence grant).
     return active && payload == null ? null : { topic, subscriber, active, payload };
-}
-
-/**
- * Whether `value` is a non-null, non-array object.
- */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-import { setClampedTimeout } from "../timers";
+import { raceDeadline } from "../timers";
 
 /**
  * How a bounded wait ended: the work's value, its failure, the deadline, or the caller's abort.
@@ -16,22 +16,15 @@ export type Waited<T> =
  * the wait ends on time regardless, and the work's signal is aborted so that a well-behaved one stops.
  */
 export function within<T>(work: (signal: AbortSignal) => T | PromiseLike<T>, ms: number, signal: AbortSignal): Promise<Waited<T>> {
-    const inner = new AbortController();
-    return new Promise<Waited<T>>((resolve) => {
-        if (signal.aborted) return resolve({ kind: "aborted" });
-        const finish = (result: Waited<T>) => {
-            clearTimeout(timer);
-            signal.removeEventListener("abort", onAbort);
-            if (result.kind === "timeout" || result.kind === "aborted") inner.abort();
-            resolve(result);
-        };
-        const onAbort = () => finish({ kind: "aborted" });
-        // Clamped: a deadline past what a timer can wait is capped there instead of overflowing to "at once".
-        const timer = setClampedTimeout(() => finish({ kind: "timeout" }), ms || 0);
-        signal.addEventListener("abort", onAbort);
-        new Promise<T>((run) => run(work(inner.signal))).then(
-            (value) => finish({ kind: "done", value }),
-            (cause: unknown) => finish({ kind: "failed", cause }),
-        );
-    });
+    return raceDeadline<Waited<T>>(
+        signal,
+        ms || 0,
+        (inner) =>
+            new Promise<T>((run) => run(work(inner))).then(
+                (value): Waited<T> => ({ kind: "done", value }),
+                (cause: unknown): Waited<T> => ({ kind: "failed", cause }),
+            ),
+        () => ({ kind: "timeout" }),
+        { kind: "aborted" },
+    );
 }
