@@ -11,10 +11,10 @@ export class DeliveryLedger {
      * Event id → the channel it was delivered to, or the channels when more than one (a broadcast names a few): no
      * array for the common single-channel update. For the current generation.
      */
-    private current = new Map<string, string | string[]>();
+    #current = new Map<string, string | string[]>();
 
     /** The same for the generation before. */
-    private previous = new Map<string, string | string[]>();
+    #previous = new Map<string, string | string[]>();
 
     /**
      * Create a ledger that remembers at least the last `capacity` event ids.
@@ -25,20 +25,20 @@ export class DeliveryLedger {
      * Record that `id` is being delivered to `channel`; returns false when that pair was delivered already.
      */
     claim(id: string, channel: string): boolean {
-        const current = this.current.get(id);
-        const channels = current ?? this.previous.get(id);
+        const current = this.#current.get(id);
+        const channels = current ?? this.#previous.get(id);
         if (channels === undefined) {
-            if (this.current.size >= this.capacity) {
-                this.previous = this.current;
-                this.current = new Map();
+            if (this.#current.size >= this.capacity) {
+                this.#previous = this.#current;
+                this.#current = new Map();
             }
-            this.current.set(id, channel);
+            this.#current.set(id, channel);
             return true;
         }
         if (channels === channel || (typeof channels !== "string" && channels.includes(channel))) return false;
         const grown = typeof channels === "string" ? [channels, channel] : [...channels, channel];
         // Kept in the generation it was found in (a remembered id stays as old as it was).
-        (current !== undefined ? this.current : this.previous).set(id, grown);
+        (current !== undefined ? this.#current : this.#previous).set(id, grown);
         return true;
     }
 
@@ -46,7 +46,7 @@ export class DeliveryLedger {
      * Forget everything (after `disconnect()`).
      */
     clear(): void {
-        this.current.clear();
-        this.previous.clear();
+        this.#current.clear();
+        this.#previous.clear();
     }
 }

@@ -16,7 +16,7 @@ export class Dispatcher {
     cursor: string | null = null;
 
     /** Which channels each recent event id reached. */
-    private readonly ledger = new DeliveryLedger();
+    readonly #ledger = new DeliveryLedger();
 
     /**
      * Take one main-stream message: move the cursor, route it (laravel-mercure §4.4), and keep only the
@@ -29,7 +29,7 @@ export class Dispatcher {
         if (id !== null) this.cursor = id;
         const route = routeMessage(event.data, this.socketId, carried);
         if (route === null || id === null) return { id, route };
-        const channels = route.channels.filter((name) => this.ledger.claim(id, name));
+        const channels = route.channels.filter((name) => this.#ledger.claim(id, name));
         if (channels.length === route.channels.length) return { id, route };
         return { id, route: channels.length === 0 ? null : { ...route, channels } };
     }
@@ -39,6 +39,6 @@ export class Dispatcher {
      */
     reset(): void {
         this.cursor = null;
-        this.ledger.clear();
+        this.#ledger.clear();
     }
 }

@@ -52,135 +52,135 @@ interface Waiting {
  */
 export class AuthGateway {
     /** Every client's channel set, in first-seen order. */
-    private readonly sets = new Map<string, readonly string[]>();
+    readonly #sets = new Map<string, readonly string[]>();
 
     /** Requests waiting for the next real request. */
-    private waiting: Waiting[] = [];
+    #waiting: Waiting[] = [];
 
     /** Whether a real request is in flight. */
-    private inFlight = false;
+    #inFlight = false;
 
     /** Whether a flush is queued for the end of this tick. */
-    private queued = false;
+    #queued = false;
 
     /** The last successful real request, or null (none yet, or invalidated). */
-    private last: Grant | null = null;
+    #last: Grant | null = null;
 
     /**
      * What each client was last told: when its request arrived and the `expires_in` it got. Its renewal timer
      * fires at about `at + renewalDelay(expiresIn)`; a request from then on is its renewal and goes to the server.
      */
-    private readonly told = new Map<string, { at: number; expiresIn: number | null }>();
+    readonly #told = new Map<string, { at: number; expiresIn: number | null }>();
 
     /** Set by {@link AuthGateway.close}: nothing is answered any more. */
-    private closed = false;
+    #closed = false;
 
     /** Create the gateway; sends nothing until a client asks. */
     constructor(private readonly host: AuthGatewayHost) {}
 
     /** Record `client`'s channel set without a request (it re-registers with a new engine). */
     record(client: string, names: readonly string[]): void {
-        this.sets.set(client, [...names]);
+        this.#sets.set(client, [...names]);
     }
 
     /** Authorize `client`'s set `names`; `answer` gets its subset, from the last grant when it covers them. */
     request(client: string, names: readonly string[], answer: (result: AuthResult) => void): void {
         this.record(client, names);
-        const union = this.union();
+        const union = this.#union();
         const at = Date.now();
-        const cached = this.fromCache(client, names, union);
-        if (cached !== null) return this.tell(client, at, cached, answer);
-        this.waiting.push({ client, at, names: [...names], answer });
-        if (this.queued) return;
-        this.queued = true;
+        const cached = this.#fromCache(client, names, union);
+        if (cached !== null) return this.#tell(client, at, cached, answer);
+        this.#waiting.push({ client, at, names: [...names], answer });
+        if (this.#queued) return;
+        this.#queued = true;
         queueMicrotask(() => {
-            this.queued = false;
-            void this.flush();
+            this.#queued = false;
+            void this.#flush();
         });
     }
 
     /** A client left: its names leave the union of the next request (the cookie may still grant them). */
     forget(client: string): void {
-        this.sets.delete(client);
-        this.told.delete(client);
-        this.waiting = this.waiting.filter((entry) => entry.client !== client);
+        this.#sets.delete(client);
+        this.#told.delete(client);
+        this.#waiting = this.#waiting.filter((entry) => entry.client !== client);
     }
 
     /** The hub refused a stream: the cookie is not what the last grant says; the next request goes to the server. */
     invalidate(): void {
-        this.last = null;
+        this.#last = null;
     }
 
     /** The engine stops: answer nothing more (clients re-send to the next engine). */
     close(): void {
-        this.closed = true;
-        this.waiting = [];
+        this.#closed = true;
+        this.#waiting = [];
     }
 
     /** The union of every client's set, first-seen order, de-duplicated. */
-    private union(): string[] {
+    #union(): string[] {
         const union = new Set<string>();
-        for (const names of this.sets.values()) for (const name of names) union.add(name);
+        for (const names of this.#sets.values()) for (const name of names) union.add(name);
         return [...union];
     }
 
     /** The answer from the last grant when it covers every guarded name of `names` and the cookie is fresh, else null. */
-    private fromCache(client: string, names: readonly string[], union: readonly string[]): AuthResult | null {
-        const last = this.last;
+    #fromCache(client: string, names: readonly string[], union: readonly string[]): AuthResult | null {
+        const last = this.#last;
         if (last === null) return null;
         // [spec] laravel-mercure §10: not within the renewal margin of expires_in (the moment cookie-refresh.ts renews),
         // neither the cookie's nor the one this client was told (its renewal timer's; 1 s for the message's way).
         const hub = this.host.hubTimeouts();
-        const told = this.told.get(client);
+        const told = this.#told.get(client);
         const now = Date.now();
         if (now >= last.sentAt + renewalDelay(last.response.expiresIn, hub)) return null;
         if (told !== undefined && now >= told.at + renewalDelay(told.expiresIn, hub) - 1_000) return null;
         // Public channels never need a grant (laravel-mercure §2.3); a denied or new guarded name asks the server.
         if (names.some((name) => channelKind(name) !== "public" && !last.granted.has(name))) return null;
-        const answer = this.subset(names, last.response, last.sentAt, new Set(union.slice(MAX_CHANNELS)));
+        const answer = this.#subset(names, last.response, last.sentAt, new Set(union.slice(MAX_CHANNELS)));
         // Marked, so that a stream the hub refuses after it re-authorizes at once (issue 13).
         return answer.kind === "ok" ? { ...answer, response: { ...answer.response, fromGrant: true } } : answer;
     }
 
     /** Send one real request for the union, answer its batch, then the trailing one. */
-    private async flush(): Promise<void> {
-        if (this.inFlight || this.closed || this.waiting.length === 0) return;
-        const batch = this.waiting;
-        this.waiting = [];
-        const union = this.union();
+    async #flush(): Promise<void> {
+        if (this.#inFlight || this.#closed || this.#waiting.length === 0) return;
+        const batch = this.#waiting;
+        this.#waiting = [];
+        const union = this.#union();
         const names = union.slice(0, MAX_CHANNELS);
         const over = new Set(union.slice(MAX_CHANNELS));
-        this.inFlight = true;
+        this.#inFlight = true;
         const sentAt = Date.now();
         const result = await this.host.request(names);
-        this.inFlight = false;
-        if (this.closed) return;
+        this.#inFlight = false;
+        if (this.#closed) return;
         if (result.kind === "ok") {
             const granted = names.filter((name) => result.response.channels.get(name)?.denied !== true);
-            this.last = { granted: new Set(granted), response: result.response, sentAt };
+            this.#last = { granted: new Set(granted), response: result.response, sentAt };
             this.host.granted();
         }
-        for (const entry of batch) this.tell(entry.client, entry.at, result.kind === "ok" ? this.subset(entry.names, result.response, sentAt, over) : result, entry.answer);
+        for (const entry of batch) this.#tell(entry.client, entry.at, result.kind === "ok" ? this.#subset(entry.names, result.response, sentAt, over) : result, entry.answer);
         // The trailing batch: those the new grant covers are answered from it, the others in one more request.
-        const trailing = this.waiting;
-        this.waiting = [];
-        const rest = this.union();
+        const trailing = this.#waiting;
+        this.#waiting = [];
+        const rest = this.#union();
         for (const entry of trailing) {
-            const cached = this.fromCache(entry.client, entry.names, rest);
-            if (cached !== null) this.tell(entry.client, entry.at, cached, entry.answer);
-            else this.waiting.push(entry);
+            const cached = this.#fromCache(entry.client, entry.names, rest);
+            if (cached !== null) this.#tell(entry.client, entry.at, cached, entry.answer);
+            else this.#waiting.push(entry);
         }
-        await this.flush();
+        await this.#flush();
     }
 
     /** Answer `client`'s request that arrived `at`, noting the `expires_in` it is told. */
-    private tell(client: string, at: number, result: AuthResult, answer: (result: AuthResult) => void): void {
-        if (result.kind === "ok") this.told.set(client, { at, expiresIn: result.response.expiresIn });
+    #tell(client: string, at: number, result: AuthResult, answer: (result: AuthResult) => void): void {
+        if (result.kind === "ok") this.#told.set(client, { at, expiresIn: result.response.expiresIn });
         answer(result);
     }
 
     /** `response` for the client's `names` only; names in `over` are past the union's 100-channel limit. */
-    private subset(names: readonly string[], response: AuthResponse, sentAt: number, over: ReadonlySet<string>): AuthResult {
+    #subset(names: readonly string[], response: AuthResponse, sentAt: number, over: ReadonlySet<string>): AuthResult {
         const channels = new Map<string, ChannelGrant>();
         for (const name of names) {
             // A public name the last request did not carry (answered from the grant) gets the entry the server gives it.

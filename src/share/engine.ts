@@ -35,19 +35,19 @@ export interface HubEngineOptions {
  */
 export class HubEngine {
     /** The shared batch auth. */
-    private readonly gateway: AuthGateway;
+    readonly #gateway: AuthGateway;
 
     /** The shared streams. */
-    private readonly mux: StreamMux;
+    readonly #mux: StreamMux;
 
     /** Cancels the real auth request in flight when the engine stops. */
-    private readonly aborter = new AbortController();
+    readonly #aborter = new AbortController();
 
     /** Start an engine; opens nothing until a client asks. */
     constructor(private readonly options: HubEngineOptions) {
         const send = (message: DistributiveOmit<ToClient, "e">) => options.send({ ...message, e: options.epoch } as ToClient);
-        this.mux = new StreamMux({ hub: options.hub, EventSource: options.EventSource, send, refused: () => this.gateway.invalidate() });
-        this.gateway = new AuthGateway({
+        this.#mux = new StreamMux({ hub: options.hub, EventSource: options.EventSource, send, refused: () => this.#gateway.invalidate() });
+        this.#gateway = new AuthGateway({
             // [spec] laravel-mercure §2.2: one batch request with the leading tab's endpoint, headers and timeout.
             request: (names) =>
                 requestAuthorization({
@@ -55,11 +55,11 @@ export class HubEngine {
                     headers: options.headers(),
                     channelNames: names,
                     fetch: options.fetch,
-                    signal: this.aborter.signal,
+                    signal: this.#aborter.signal,
                     timeout: options.timeout(),
                 }),
             hubTimeouts: options.hubTimeouts,
-            granted: () => this.mux.renew(),
+            granted: () => this.#mux.renew(),
         });
     }
 
@@ -67,19 +67,19 @@ export class HubEngine {
     receive(message: ToEngine): void {
         switch (message.t) {
             case "hello":
-                return this.gateway.record(message.c, message.names);
+                return this.#gateway.record(message.c, message.names);
             case "auth": {
                 const { c, r } = message;
-                if (message.fresh === true) this.gateway.invalidate();
-                return this.gateway.request(c, message.names, (result) => this.options.send({ t: "granted", e: this.options.epoch, c, r, result: cloneable(result) }));
+                if (message.fresh === true) this.#gateway.invalidate();
+                return this.#gateway.request(c, message.names, (result) => this.options.send({ t: "granted", e: this.options.epoch, c, r, result: cloneable(result) }));
             }
             case "open":
-                return this.mux.open(message.c, message.s, message.url, message.w);
+                return this.#mux.open(message.c, message.s, message.url, message.w);
             case "close":
-                return this.mux.close(message.s);
+                return this.#mux.close(message.s);
             case "bye":
-                this.gateway.forget(message.c);
-                return this.mux.forget(message.c);
+                this.#gateway.forget(message.c);
+                return this.#mux.forget(message.c);
             case "ping":
                 return;
         }
@@ -87,9 +87,9 @@ export class HubEngine {
 
     /** Stop: close the real streams and answer nothing more (a stolen lead; the clients follow the next engine). */
     close(): void {
-        this.aborter.abort();
-        this.gateway.close();
-        this.mux.closeAll();
+        this.#aborter.abort();
+        this.#gateway.close();
+        this.#mux.closeAll();
     }
 }
 

@@ -48,31 +48,31 @@ interface VirtualMain {
  */
 export class StreamMux {
     /** The virtual main streams, by id, in first-seen order. */
-    private readonly mains = new Map<string, VirtualMain>();
+    readonly #mains = new Map<string, VirtualMain>();
 
     /** The real whisper streams by key, with the virtual streams on each. */
-    private readonly whispers = new Map<string, { stream: HubStream; refs: Set<string> }>();
+    readonly #whispers = new Map<string, { stream: HubStream; refs: Set<string> }>();
 
     /** The parameters each real main stream carries. */
-    private readonly carried = new WeakMap<HubStream, { topics: ReadonlySet<string>; patterns: ReadonlySet<string> }>();
+    readonly #carried = new WeakMap<HubStream, { topics: ReadonlySet<string>; patterns: ReadonlySet<string> }>();
 
     /** The real main streams across make-before-break reopens. */
-    private readonly streams = new StreamSwitch((_stream, stall) => this.stalled(stall));
+    readonly #streams = new StreamSwitch((_stream, stall) => this.#stalled(stall));
 
     /** The last event id forwarded: the `last_event_id` of every real reopen (a new engine starts from its first client's). */
     cursor: string | null = null;
 
     /** Whether the cursor was taken from a client (only the first one's is). */
-    private cursorSet = false;
+    #cursorSet = false;
 
     /** Recently forwarded ids (bounded, see {@link SEEN_LIMIT}): the connector's ledger, with one "channel", the tabs. */
-    private readonly seen = new DeliveryLedger(SEEN_LIMIT);
+    readonly #seen = new DeliveryLedger(SEEN_LIMIT);
 
     /** The next reconcile must reopen even for the same union (a new cookie). */
-    private reopen = false;
+    #reopen = false;
 
     /** Whether a reconcile is queued for the end of this tick. */
-    private queued = false;
+    #queued = false;
 
     /** Create the multiplexer; opens nothing until a virtual stream does. */
     constructor(private readonly host: StreamMuxHost) {}
@@ -80,28 +80,28 @@ export class StreamMux {
     /** Open virtual stream `id` of `client` for `url` (a whisper stream when `whisper`). */
     open(client: string, id: string, url: string, whisper: boolean): void {
         this.close(id); // A client re-sending after a handover.
-        if (whisper) return this.openWhisper(id, url);
+        if (whisper) return this.#openWhisper(id, url);
         const params = new URL(url).searchParams;
-        if (!this.cursorSet) this.cursor = params.get("last_event_id");
-        this.cursorSet = true;
-        this.mains.set(id, { client, topics: params.getAll("match"), patterns: params.getAll("match_urlpattern"), open: false });
-        this.schedule();
+        if (!this.#cursorSet) this.cursor = params.get("last_event_id");
+        this.#cursorSet = true;
+        this.#mains.set(id, { client, topics: params.getAll("match"), patterns: params.getAll("match_urlpattern"), open: false });
+        this.#schedule();
     }
 
     /** Close virtual stream `id`; the union narrows (main) or the real whisper stream loses a reference. */
     close(id: string): void {
-        if (this.mains.delete(id)) return this.schedule();
-        for (const [key, entry] of this.whispers) {
+        if (this.#mains.delete(id)) return this.#schedule();
+        for (const [key, entry] of this.#whispers) {
             if (!entry.refs.delete(id) || entry.refs.size > 0) continue;
             entry.stream.retire();
-            this.whispers.delete(key);
+            this.#whispers.delete(key);
         }
     }
 
     /** Close every virtual stream of `client`. */
     forget(client: string): void {
-        for (const [id, main] of this.mains) if (main.client === client) this.close(id);
-        for (const entry of this.whispers.values()) for (const id of entry.refs) if (id.startsWith(client + "/")) this.close(id);
+        for (const [id, main] of this.#mains) if (main.client === client) this.close(id);
+        for (const entry of this.#whispers.values()) for (const id of entry.refs) if (id.startsWith(client + "/")) this.close(id);
     }
 
     /**
@@ -111,53 +111,53 @@ export class StreamMux {
      * expiry and the `EventSource` reconnects by itself with the new cookie.
      */
     renew(): void {
-        if (this.streams.latest() !== null) this.reopen = true;
+        if (this.#streams.latest() !== null) this.#reopen = true;
     }
 
     /** Close every real stream (the engine stops). */
     closeAll(): void {
-        this.streams.closeAll();
-        for (const entry of this.whispers.values()) entry.stream.retire();
-        this.whispers.clear();
-        this.mains.clear();
+        this.#streams.closeAll();
+        for (const entry of this.#whispers.values()) entry.stream.retire();
+        this.#whispers.clear();
+        this.#mains.clear();
     }
 
     /** Reconcile at the end of this tick (joins and leaves of every tab in one task make one reopen). */
-    private schedule(): void {
-        if (this.queued) return;
-        this.queued = true;
+    #schedule(): void {
+        if (this.#queued) return;
+        this.#queued = true;
         queueMicrotask(() => {
-            this.queued = false;
-            this.reconcile();
+            this.#queued = false;
+            this.#reconcile();
         });
     }
 
     /** Open a real main stream for the union unless the latest one carries exactly it; tell the carried virtual streams. */
-    private reconcile(fallback = false): void {
+    #reconcile(fallback = false): void {
         const topics = new Set<string>();
         const patterns = new Set<string>();
-        for (const main of this.newest()) {
+        for (const main of this.#newest()) {
             for (const topic of main.topics) topics.add(topic);
             for (const pattern of main.patterns) patterns.add(pattern);
         }
         if (topics.size === 0 && patterns.size === 0) {
-            this.streams.closeAll();
-            this.reopen = false;
+            this.#streams.closeAll();
+            this.#reopen = false;
             return;
         }
-        const latest = this.streams.latest();
-        const same = latest !== null && sameSet(this.carried.get(latest)?.topics, topics) && sameSet(this.carried.get(latest)?.patterns, patterns);
-        if (!same || this.reopen || fallback) {
-            this.reopen = false;
-            const broken = this.streams.makeRoom(streamBudget(this.host.hub) - this.whispers.size);
-            if (broken !== null) this.interrupt();
+        const latest = this.#streams.latest();
+        const same = latest !== null && sameSet(this.#carried.get(latest)?.topics, topics) && sameSet(this.#carried.get(latest)?.patterns, patterns);
+        if (!same || this.#reopen || fallback) {
+            this.#reopen = false;
+            const broken = this.#streams.makeRoom(streamBudget(this.host.hub) - this.#whispers.size);
+            if (broken !== null) this.#interrupt();
             // [spec] laravel-mercure §4.1: one match per topic, one match_urlpattern per pattern, last_event_id = the cursor.
             const url = buildSubscribeUrl(this.host.hub, { topics: [...topics], patterns: [...patterns], lastEventId: this.cursor });
-            const stream = new HubStream(this.host.EventSource, url, [], [...topics], this.mainHandlers);
-            this.carried.set(stream, { topics, patterns });
-            this.streams.add(stream, fallback);
+            const stream = new HubStream(this.host.EventSource, url, [], [...topics], this.#mainHandlers);
+            this.#carried.set(stream, { topics, patterns });
+            this.#streams.add(stream, fallback);
         }
-        this.announce();
+        this.#announce();
     }
 
     /**
@@ -167,18 +167,18 @@ export class StreamMux {
      * draining across the reopen), so that a navigation that leaves one channel and joins another reopens the real
      * stream once, not once for the join and again to narrow. If the newest closes unopened, the older counts again.
      */
-    private newest(): Iterable<VirtualMain> {
+    #newest(): Iterable<VirtualMain> {
         const newest = new Map<string, VirtualMain>();
-        for (const main of this.mains.values()) newest.set(main.client, main); // Insertion order: the last opened wins.
+        for (const main of this.#mains.values()) newest.set(main.client, main); // Insertion order: the last opened wins.
         return newest.values();
     }
 
     /** Tell every virtual main stream the open current stream carries, and not told yet, that it is open. */
-    private announce(): void {
-        const current = this.streams.current;
-        const carried = current === null ? undefined : this.carried.get(current);
+    #announce(): void {
+        const current = this.#streams.current;
+        const carried = current === null ? undefined : this.#carried.get(current);
         if (current === null || !current.isOpen() || carried === undefined) return;
-        for (const [id, main] of this.mains) {
+        for (const [id, main] of this.#mains) {
             if (main.open || !main.topics.every((t) => carried.topics.has(t)) || !main.patterns.every((p) => carried.patterns.has(p))) continue;
             main.open = true;
             this.host.send({ t: "state", s: id, state: 1 });
@@ -186,8 +186,8 @@ export class StreamMux {
     }
 
     /** The real stream reconnects: every open virtual main stream reports a transient error, and opens again with it. */
-    private interrupt(): void {
-        for (const [id, main] of this.mains) {
+    #interrupt(): void {
+        for (const [id, main] of this.#mains) {
             if (!main.open) continue;
             main.open = false;
             this.host.send({ t: "state", s: id, state: 0 });
@@ -195,59 +195,59 @@ export class StreamMux {
     }
 
     /** Close virtual main streams for good (`only`: those), which makes their clients re-auth through the gateway. */
-    private refuse(only?: (main: VirtualMain) => boolean): void {
-        for (const [id, main] of [...this.mains]) {
+    #refuse(only?: (main: VirtualMain) => boolean): void {
+        for (const [id, main] of [...this.#mains]) {
             if (only !== undefined && !only(main)) continue;
-            this.mains.delete(id);
+            this.#mains.delete(id);
             this.host.send({ t: "state", s: id, state: 2 });
         }
         this.host.refused();
     }
 
     /** A real main stream missed its open deadline (see {@link StreamSwitch}). */
-    private stalled(stall: "replacement" | "fallback"): void {
-        this.streams.closeAll();
-        this.interrupt();
-        if (stall === "replacement") this.reconcile(true);
-        else this.refuse();
+    #stalled(stall: "replacement" | "fallback"): void {
+        this.#streams.closeAll();
+        this.#interrupt();
+        if (stall === "replacement") this.#reconcile(true);
+        else this.#refuse();
     }
 
     /** Forward one event of a real main stream once, by id. */
-    private forward(stream: HubStream, type: "message" | "mercure", event: StreamMessage): void {
+    #forward(stream: HubStream, type: "message" | "mercure", event: StreamMessage): void {
         const id = event.lastEventId;
         if (id !== "") {
-            this.streams.delivered(stream, id);
-            if (!this.seen.claim(id, "")) return;
+            this.#streams.delivered(stream, id);
+            if (!this.#seen.claim(id, "")) return;
             this.cursor = id;
         }
         this.host.send({ t: "event", w: null, type, data: String(event.data), id });
     }
 
     /** The handlers of the real main streams. */
-    private readonly mainHandlers: HubStreamHandlers = {
+    readonly #mainHandlers: HubStreamHandlers = {
         open: (stream) => {
-            if (this.streams.opened(stream)) this.announce();
+            if (this.#streams.opened(stream)) this.#announce();
         },
-        message: (stream, event) => this.forward(stream, "message", event),
-        subscription: (stream, event) => this.forward(stream, "mercure", event),
+        message: (stream, event) => this.#forward(stream, "message", event),
+        subscription: (stream, event) => this.#forward(stream, "mercure", event),
         error: (stream, _event, closed) => {
-            const failure = this.streams.failed(stream, closed);
-            if (failure === "interrupted") this.interrupt();
+            const failure = this.#streams.failed(stream, closed);
+            if (failure === "interrupted") this.#interrupt();
             // [spec] laravel-mercure §8: a refused replacement: the streams waiting for it re-auth; the current one serves on.
-            else if (failure === "replacement_refused") this.refuse((main) => !main.open);
+            else if (failure === "replacement_refused") this.#refuse((main) => !main.open);
             else if (failure === "closed") {
-                this.streams.closeAll();
-                this.refuse();
+                this.#streams.closeAll();
+                this.#refuse();
             }
         },
     };
 
     /** Open (or join) the real whisper stream of `url`'s topics for virtual stream `id`. */
-    private openWhisper(id: string, url: string): void {
+    #openWhisper(id: string, url: string): void {
         const key = whisperKey(url);
-        let entry = this.whispers.get(key);
+        let entry = this.#whispers.get(key);
         if (entry === undefined) {
-            this.streams.trimDrains(streamBudget(this.host.hub) - this.whispers.size - 1);
+            this.#streams.trimDrains(streamBudget(this.host.hub) - this.#whispers.size - 1);
             const refs = new Set<string>();
             const tell = (state: 0 | 1 | 2) => {
                 for (const ref of refs) this.host.send({ t: "state", s: ref, state });
@@ -260,11 +260,11 @@ export class StreamMux {
                     if (!closed) return;
                     this.host.refused(); // The hub refused the cookie: the next auth goes to the server.
                     failed.retire();
-                    if (this.whispers.get(key)?.stream === failed) this.whispers.delete(key);
+                    if (this.#whispers.get(key)?.stream === failed) this.#whispers.delete(key);
                 },
             });
             entry = { stream, refs };
-            this.whispers.set(key, entry);
+            this.#whispers.set(key, entry);
         }
         entry.refs.add(id);
         if (entry.stream.isOpen()) this.host.send({ t: "state", s: id, state: 1 });

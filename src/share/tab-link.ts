@@ -66,40 +66,40 @@ interface EngineLike {
  */
 export class TabLink {
     /** The bus to the other tabs. */
-    private readonly channel: BroadcastChannelLike;
+    readonly #channel: BroadcastChannelLike;
 
     /** This tab's clients, by id. */
-    private readonly clients = new Map<string, ShareClient>();
+    readonly #clients = new Map<string, ShareClient>();
 
     /** While this tab leads: the other tabs' clients the engine heard from over the bus (until their `bye`). */
-    private readonly remote = new Set<string>();
+    readonly #remote = new Set<string>();
 
     /** The engine's messages to this tab's own clients, waiting for the microtask that hands them over. */
-    private outbox: ToClient[] = [];
+    #outbox: ToClient[] = [];
 
     /** The engine's events for the other tabs, waiting for the task hop that posts them in one bus message. */
-    private batch: EventMessage[] = [];
+    #batch: EventMessage[] = [];
 
     /** The engine, while this tab leads and the engine chunk has loaded. */
-    private engine: EngineLike | null = null;
+    #engine: EngineLike | null = null;
 
     /** Whether this tab holds the lock (the engine may still be loading). */
-    private leading = false;
+    #leading = false;
 
     /** The epoch of the engine the clients follow, or null before the first `up`. */
-    private epoch: string | null = null;
+    #epoch: string | null = null;
 
     /** Ends the lock callback of this tab's leadership (never, while the tab lives, unless stolen). */
-    private stepDown: (() => void) | null = null;
+    #stepDown: (() => void) | null = null;
 
     /** Whether this tab's lock request waits in the queue. */
-    private inQueue = false;
+    #inQueue = false;
 
     /** Cancels this tab's queued lock request when it steals the lock instead. */
-    private queued: AbortController | null = null;
+    #queued: AbortController | null = null;
 
     /** The pending watchdog: no `pong`/`up` by then, and the lock is stolen. */
-    private watchdog: ReturnType<typeof setTimeout> | null = null;
+    #watchdog: ReturnType<typeof setTimeout> | null = null;
 
     /** Create the link named `name` and queue for the lead; `engineOptions` are the leading connector's (hub, auth). */
     constructor(
@@ -107,116 +107,116 @@ export class TabLink {
         private readonly env: ShareEnvironment,
         private readonly engineOptions: Omit<HubEngineOptions, "epoch" | "send">,
     ) {
-        this.channel = new env.BroadcastChannel(name);
-        this.channel.onmessage = (event) => this.heard(event.data as ToClient | ToEngine);
-        env.page?.addEventListener("pagehide", (event) => this.hidden(event.persisted === true));
+        this.#channel = new env.BroadcastChannel(name);
+        this.#channel.onmessage = (event) => this.#heard(event.data as ToClient | ToEngine);
+        env.page?.addEventListener("pagehide", (event) => this.#hidden(event.persisted === true));
         env.page?.addEventListener("pageshow", (event) => {
-            if (event.persisted === true) this.shown();
+            if (event.persisted === true) this.#shown();
         });
         // A frozen tab gets no stream events, yet its BroadcastChannel handlers still run (bench/hidden-tab.mjs): a
         // frozen leader would answer every ping and starve every tab. It steps down as on `pagehide`, keeping its
         // clients, and queues again on `resume`.
-        env.lifecycle?.addEventListener("freeze", () => this.hidden(true));
-        env.lifecycle?.addEventListener("resume", () => this.shown());
-        this.queue();
+        env.lifecycle?.addEventListener("freeze", () => this.#hidden(true));
+        env.lifecycle?.addEventListener("resume", () => this.#shown());
+        this.#queue();
     }
 
     /** A new client (a connector of this tab). */
     client(): ShareClient {
         const client: ShareClient = new ShareClient({
             post: (message) => {
-                if (message.t === "bye") this.clients.delete(client.id);
-                this.toEngine(message);
+                if (message.t === "bye") this.#clients.delete(client.id);
+                this.#toEngine(message);
             },
         });
-        this.clients.set(client.id, client);
+        this.#clients.set(client.id, client);
         return client;
     }
 
     /** Queue for the lock; granted at once when no tab leads. */
-    private queue(): void {
-        const queued = (this.queued = new AbortController());
-        this.inQueue = true;
-        this.env.locks.request(this.name, { signal: queued.signal }, () => this.lead()).catch(() => this.lost(queued));
+    #queue(): void {
+        const queued = (this.#queued = new AbortController());
+        this.#inQueue = true;
+        this.env.locks.request(this.name, { signal: queued.signal }, () => this.#lead()).catch(() => this.#lost(queued));
     }
 
     /** Steal the lock from a leader that did not answer (frozen, or discarded without releasing). */
-    private steal(): void {
-        this.queued?.abort();
-        this.queued = null;
+    #steal(): void {
+        this.#queued?.abort();
+        this.#queued = null;
         const stealing = new AbortController();
-        this.env.locks.request(this.name, { steal: true }, () => this.lead()).catch(() => this.lost(stealing));
+        this.env.locks.request(this.name, { steal: true }, () => this.#lead()).catch(() => this.#lost(stealing));
     }
 
     /** This tab got the lock: start the engine (the lazy chunk) and announce it; hold the lock while the tab lives. */
-    private async lead(): Promise<void> {
-        this.leading = true;
-        this.inQueue = false;
-        this.clearWatchdog();
-        const held = new Promise<void>((resolve) => (this.stepDown = resolve));
+    async #lead(): Promise<void> {
+        this.#leading = true;
+        this.#inQueue = false;
+        this.#clearWatchdog();
+        const held = new Promise<void>((resolve) => (this.#stepDown = resolve));
         const epoch = newId();
         try {
             const { HubEngine } = await loadEngine();
-            if (!this.leading || this.stepDown === null) return;
-            this.engine = new HubEngine({ ...this.engineOptions, epoch, send: (message) => this.toClients(message) });
-            this.toClients({ t: "up", e: epoch });
+            if (!this.#leading || this.#stepDown === null) return;
+            this.#engine = new HubEngine({ ...this.engineOptions, epoch, send: (message) => this.#toClients(message) });
+            this.#toClients({ t: "up", e: epoch });
         } catch {
             // The engine chunk did not load (offline, a deploy in between): let another tab lead.
-            this.leading = false;
-            this.stepDown = null;
+            this.#leading = false;
+            this.#stepDown = null;
             return;
         }
         return held;
     }
 
     /** The lock request ended without leading, or the lead was stolen: close the engine, become a client, queue again. */
-    private lost(request: AbortController): void {
+    #lost(request: AbortController): void {
         if (request.signal.aborted) return; // This tab cancelled a queued request itself (it stole instead).
-        this.inQueue = false;
-        this.resign();
-        this.queue();
+        this.#inQueue = false;
+        this.#resign();
+        this.#queue();
     }
 
     /** Stop leading: close the real streams; the clients follow the next engine's `up`. */
-    private resign(): void {
-        this.flush();
-        this.leading = false;
-        this.stepDown?.();
-        this.stepDown = null;
-        this.engine?.close();
-        this.engine = null;
-        this.remote.clear();
+    #resign(): void {
+        this.#flush();
+        this.#leading = false;
+        this.#stepDown?.();
+        this.#stepDown = null;
+        this.#engine?.close();
+        this.#engine = null;
+        this.#remote.clear();
     }
 
     /**
      * `pagehide` (or `freeze`: `persisted`): clients say bye; a leader announces that it leaves, closes its real streams and releases the
      * lock at once (not when the tab is torn down), so that the next tab takes over as early as possible.
      */
-    private hidden(persisted: boolean): void {
+    #hidden(persisted: boolean): void {
         // A page kept in the back/forward cache may come back: its clients stay (their names in the union are harmless).
-        if (!persisted) for (const client of this.clients.values()) client.release();
-        if (!this.leading) return;
-        if (this.epoch !== null && this.engine !== null) this.post({ t: "down", e: this.epoch });
-        this.resign();
+        if (!persisted) for (const client of this.#clients.values()) client.release();
+        if (!this.#leading) return;
+        if (this.#epoch !== null && this.#engine !== null) this.#post({ t: "down", e: this.#epoch });
+        this.#resign();
     }
 
     /** The page came back from the back/forward cache (or resumed): queue for the lead again, and follow whichever engine answers the ping. */
-    private shown(): void {
-        this.epoch = null;
-        if (!this.leading && !this.inQueue) this.queue();
-        this.channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
+    #shown(): void {
+        this.#epoch = null;
+        if (!this.#leading && !this.#inQueue) this.#queue();
+        this.#channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
     }
 
     /** Send a client's message to the engine: in-process in the leading tab, else over the bus (with a ping when one waits for it). */
-    private toEngine(message: ToEngine): void {
-        if (this.leading) {
-            const engine = this.engine;
+    #toEngine(message: ToEngine): void {
+        if (this.#leading) {
+            const engine = this.#engine;
             // An engine still loading misses nothing: clients re-send everything on its `up`.
-            if (engine !== null) queueMicrotask(() => this.engine === engine && engine.receive(message));
+            if (engine !== null) queueMicrotask(() => this.#engine === engine && engine.receive(message));
             return;
         }
-        this.channel.postMessage(message);
-        if (message.t !== "bye" && message.t !== "close") this.expectEngine(true);
+        this.#channel.postMessage(message);
+        if (message.t !== "bye" && message.t !== "close") this.#expectEngine(true);
     }
 
     /**
@@ -228,78 +228,78 @@ export class TabLink {
      * one structured clone and one delivery per chunk instead of per event. A microtask would not batch them: the
      * browser runs the microtasks after each event's handler.
      */
-    private toClients(message: ToClient): void {
-        if (message.t !== "event") this.post(message);
-        else if (this.remote.size > 0 && this.batch.push(message) === 1) (this.env.hop ?? later)(() => this.flush());
+    #toClients(message: ToClient): void {
+        if (message.t !== "event") this.#post(message);
+        else if (this.#remote.size > 0 && this.#batch.push(message) === 1) (this.env.hop ?? later)(() => this.#flush());
         // An event comes from a stream's own task (the hub's), not from inside a client's call: heard at once, unless
         // messages wait in the outbox, which it must not overtake (a stream's `open` state before its first event).
-        if (message.t === "event" && this.outbox.length === 0) return this.heard(message);
+        if (message.t === "event" && this.#outbox.length === 0) return this.#heard(message);
         // The other messages answer a client's request: one microtask for every message of this task, heard in order.
-        if (this.outbox.push(message) > 1) return;
+        if (this.#outbox.push(message) > 1) return;
         queueMicrotask(() => {
-            const outbox = this.outbox;
-            this.outbox = [];
-            for (const queued of outbox) this.heard(queued);
+            const outbox = this.#outbox;
+            this.#outbox = [];
+            for (const queued of outbox) this.#heard(queued);
         });
     }
 
     /** Post the engine's message on the bus, after the events waiting for their hop (it must not overtake them). */
-    private post(message: ToClient): void {
-        this.flush();
-        this.channel.postMessage(message);
+    #post(message: ToClient): void {
+        this.#flush();
+        this.#channel.postMessage(message);
     }
 
     /** Post the waiting events in one bus message. */
-    private flush(): void {
-        const events = this.batch;
+    #flush(): void {
+        const events = this.#batch;
         if (events.length === 0) return;
-        this.batch = [];
-        this.channel.postMessage({ t: "events", e: events[0]!.e, events } satisfies ToClient);
+        this.#batch = [];
+        this.#channel.postMessage({ t: "events", e: events[0]!.e, events } satisfies ToClient);
     }
 
     /** A message on the bus (or this tab's own engine's). */
-    private heard(message: ToClient | ToEngine): void {
+    #heard(message: ToClient | ToEngine): void {
         if (ENGINE_MESSAGES.has(message.t)) {
-            const engine = this.engine;
+            const engine = this.#engine;
             if (engine === null) return;
             const { c } = message as ToEngine;
-            if (message.t === "bye") this.remote.delete(c);
-            else if (c !== "") this.remote.add(c);
+            if (message.t === "bye") this.#remote.delete(c);
+            else if (c !== "") this.#remote.add(c);
             // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
-            if (message.t === "ping") this.post({ t: "pong", e: this.epoch ?? "" });
+            if (message.t === "ping") this.#post({ t: "pong", e: this.#epoch ?? "" });
             else engine.receive(message as ToEngine);
             return;
         }
         const update = message as ToClient;
         // An `up`, or a `pong` from an engine this tab has not followed yet (it opened after the `up`): follow it.
-        if (update.t === "up" || (update.t === "pong" && update.e !== this.epoch)) {
-            if (update.e === this.epoch) return;
-            this.epoch = update.e;
-            this.clearWatchdog();
-            for (const client of this.clients.values()) client.resync();
+        if (update.t === "up" || (update.t === "pong" && update.e !== this.#epoch)) {
+            if (update.e === this.#epoch) return;
+            this.#epoch = update.e;
+            this.#clearWatchdog();
+            for (const client of this.#clients.values()) client.resync();
             return;
         }
-        if (update.e !== this.epoch) return;
-        this.clearWatchdog();
-        if (update.t === "down") this.expectEngine(false);
-        if (update.t !== "events") for (const client of this.clients.values()) client.receive(update);
-        else for (const event of update.events) for (const client of this.clients.values()) client.receive(event);
+        if (update.e !== this.#epoch) return;
+        this.#clearWatchdog();
+        if (update.t === "down") this.#expectEngine(false);
+        if (update.t !== "events") for (const client of this.#clients.values()) client.receive(update);
+        else for (const event of update.events) for (const client of this.#clients.values()) client.receive(event);
     }
 
     /** Start the watchdog unless one runs: `ping` the engine (or, after a `down`, wait for an `up`); silence steals the lock. */
-    private expectEngine(ping: boolean): void {
-        if (this.watchdog !== null || this.leading) return;
-        if (ping) this.channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
-        this.watchdog = setClampedTimeout(() => {
-            this.watchdog = null;
-            if (!this.leading && [...this.clients.values()].some((client) => client.waiting())) this.steal();
+    #expectEngine(ping: boolean): void {
+        if (this.#watchdog !== null || this.#leading) return;
+        if (ping) this.#channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
+        this.#watchdog = setClampedTimeout(() => {
+            this.#watchdog = null;
+            if (!this.#leading && [...this.#clients.values()].some((client) => client.waiting())) this.#steal();
         }, PING_TIMEOUT_MS);
     }
 
     /** The engine answered. */
-    private clearWatchdog(): void {
-        if (this.watchdog !== null) clearTimeout(this.watchdog);
-        this.watchdog = null;
+    #clearWatchdog(): void {
+        if (this.#watchdog !== null) clearTimeout(this.#watchdog);
+        this.#watchdog = null;
     }
 }
 

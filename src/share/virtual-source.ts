@@ -19,19 +19,19 @@ export class ShareClient {
     readonly id = newId();
 
     /** The virtual streams not closed yet, by id. */
-    private readonly sources = new Map<string, VirtualSource>();
+    readonly #sources = new Map<string, VirtualSource>();
 
     /** The auth requests waiting for their answer, by number: re-sent to a new engine. */
-    private readonly pending = new Map<number, { names: readonly string[]; resolve: (result: AuthResult) => void }>();
+    readonly #pending = new Map<number, { names: readonly string[]; resolve: (result: AuthResult) => void }>();
 
     /** The channel set of the last auth request (re-announced to a new engine so that its union covers this tab). */
-    private names: readonly string[] = [];
+    #names: readonly string[] = [];
 
     /** The hub refused the cookie: the next auth request asks the server, not the last grant. */
-    private fresh = false;
+    #fresh = false;
 
     /** The number of the next auth request. */
-    private nextRequest = 1;
+    #nextRequest = 1;
 
     /** The virtual main-stream `EventSource` of this client. */
     readonly EventSource: EventSourceConstructor;
@@ -42,7 +42,7 @@ export class ShareClient {
     /** Create a client that talks to the engine through `port`. */
     constructor(private readonly port: ClientPort) {
         const source = (whisper: boolean): EventSourceConstructor => {
-            const open = (url: string) => this.open(url, whisper);
+            const open = (url: string) => this.#open(url, whisper);
             return class {
                 static readonly CLOSED = 2;
                 constructor(url: string, _init?: EventSourceInitLike) {
@@ -57,40 +57,40 @@ export class ShareClient {
     /** The batch auth transport: the engine answers for this client's `names` only (see `auth-gateway.ts`). */
     authorize(names: readonly string[], signal: AbortSignal): Promise<AuthResult> {
         if (signal.aborted) return Promise.resolve({ kind: "aborted" });
-        const r = this.nextRequest++;
-        this.names = [...names];
+        const r = this.#nextRequest++;
+        this.#names = [...names];
         return new Promise<AuthResult>((resolve) => {
             const abort = () => {
-                this.pending.delete(r);
+                this.#pending.delete(r);
                 resolve({ kind: "aborted" });
             };
             signal.addEventListener("abort", abort, { once: true });
-            this.pending.set(r, {
+            this.#pending.set(r, {
                 names,
                 resolve: (result) => {
                     signal.removeEventListener("abort", abort);
                     resolve(result);
                 },
             });
-            this.port.post({ t: "auth", c: this.id, r, names: [...names], fresh: this.fresh });
-            this.fresh = false;
+            this.port.post({ t: "auth", c: this.id, r, names: [...names], fresh: this.#fresh });
+            this.#fresh = false;
         });
     }
 
     /** The hub refused the cookie (a whisper POST): the next auth request must reach the server. */
     stale(): void {
-        this.fresh = true;
+        this.#fresh = true;
     }
 
     /** Whether this client waits for the engine (an auth answer, a stream to open). */
     waiting(): boolean {
-        return this.pending.size > 0 || [...this.sources.values()].some((source) => source.readyState === 0);
+        return this.#pending.size > 0 || [...this.#sources.values()].some((source) => source.readyState === 0);
     }
 
     /** The connector forgot its platform (`disconnect()`): leave the union; its streams are closed already. */
     release(): void {
-        for (const source of [...this.sources.values()]) source.close();
-        this.names = [];
+        for (const source of [...this.#sources.values()]) source.close();
+        this.#names = [];
         this.port.post({ t: "bye", c: this.id });
     }
 
@@ -99,18 +99,18 @@ export class ShareClient {
         switch (message.t) {
             case "granted": {
                 if (message.c !== this.id) return;
-                const request = this.pending.get(message.r);
-                this.pending.delete(message.r);
+                const request = this.#pending.get(message.r);
+                this.#pending.delete(message.r);
                 request?.resolve(message.result);
                 return;
             }
             case "state":
-                return this.sources.get(message.s)?.state(message.state);
+                return this.#sources.get(message.s)?.state(message.state);
             case "event":
-                for (const source of this.sources.values()) source.deliver(message);
+                for (const source of this.#sources.values()) source.deliver(message);
                 return;
             case "down":
-                for (const source of this.sources.values()) source.interrupt();
+                for (const source of this.#sources.values()) source.interrupt();
                 return;
             default:
                 return;
@@ -119,21 +119,21 @@ export class ShareClient {
 
     /** A new engine is up: announce this client's set, re-send pending auth requests, resubscribe from each stream's cursor. */
     resync(): void {
-        if (this.names.length > 0) this.port.post({ t: "hello", c: this.id, names: [...this.names] });
-        for (const [r, { names }] of this.pending) this.port.post({ t: "auth", c: this.id, r, names: [...names] });
-        for (const source of this.sources.values()) {
+        if (this.#names.length > 0) this.port.post({ t: "hello", c: this.id, names: [...this.#names] });
+        for (const [r, { names }] of this.#pending) this.port.post({ t: "auth", c: this.id, r, names: [...names] });
+        for (const source of this.#sources.values()) {
             source.interrupt();
             this.port.post({ t: "open", c: this.id, s: source.id, url: source.resumeUrl(), w: source.whisper });
         }
     }
 
     /** Open a virtual stream. */
-    private open(url: string, whisper: boolean): VirtualSource {
-        const source = new VirtualSource(`${this.id}/${this.nextRequest++}`, url, whisper, (closed) => {
-            this.sources.delete(closed.id);
+    #open(url: string, whisper: boolean): VirtualSource {
+        const source = new VirtualSource(`${this.id}/${this.#nextRequest++}`, url, whisper, (closed) => {
+            this.#sources.delete(closed.id);
             this.port.post({ t: "close", c: this.id, s: closed.id });
-        }, (gone) => this.sources.delete(gone.id));
-        this.sources.set(source.id, source);
+        }, (gone) => this.#sources.delete(gone.id));
+        this.#sources.set(source.id, source);
         this.port.post({ t: "open", c: this.id, s: source.id, url, w: whisper });
         return source;
     }
@@ -151,13 +151,13 @@ class VirtualSource implements EventSourceLike {
     onerror: ((event: Event) => unknown) | null = null;
 
     /** `addEventListener("mercure")` listeners. */
-    private readonly listeners: Array<(event: MessageEvent) => unknown> = [];
+    readonly #listeners: Array<(event: MessageEvent) => unknown> = [];
 
     /** The whisper stream key, or null for a main stream. */
-    private readonly key: string | null;
+    readonly #key: string | null;
 
     /** The last event id delivered (resumes this stream after a handover), initially the URL's `last_event_id`. */
-    private cursor: string | null;
+    #cursor: string | null;
 
     /** Create a virtual stream; `closed` tells the client it was closed here, `gone` that the engine closed it. */
     constructor(
@@ -170,13 +170,13 @@ class VirtualSource implements EventSourceLike {
         private readonly closed: (source: VirtualSource) => void,
         private readonly gone: (source: VirtualSource) => void,
     ) {
-        this.key = whisper ? whisperKey(url) : null;
-        this.cursor = new URL(url).searchParams.get("last_event_id");
+        this.#key = whisper ? whisperKey(url) : null;
+        this.#cursor = new URL(url).searchParams.get("last_event_id");
     }
 
     /** Listen for `mercure` subscription events (the only named events the hub sends). */
     addEventListener(type: string, listener: (event: MessageEvent) => unknown): void {
-        if (type === "mercure") this.listeners.push(listener);
+        if (type === "mercure") this.#listeners.push(listener);
     }
 
     /** Close this virtual stream (the engine narrows its union or drops a whisper reference). */
@@ -210,19 +210,19 @@ class VirtualSource implements EventSourceLike {
 
     /** Deliver an engine event if it is for this stream and the stream is open. */
     deliver(message: Extract<ToClient, { t: "event" }>): void {
-        if (this.readyState !== 1 || message.w !== this.key) return;
-        if (message.id !== "") this.cursor = message.id;
+        if (this.readyState !== 1 || message.w !== this.#key) return;
+        if (message.id !== "") this.#cursor = message.id;
         // What HubStream reads of an event (StreamMessage), without the cost of constructing a DOM MessageEvent per
         // message: the only listeners of a virtual stream are the connector's HubStream handlers.
         const event = { type: message.type, data: message.data, lastEventId: message.id } as MessageEvent;
         if (message.type === "message") this.onmessage?.(event);
-        else for (const listener of [...this.listeners]) listener(event);
+        else for (const listener of [...this.#listeners]) listener(event);
     }
 
     /** The URL to resubscribe with after a handover: resuming from this stream's own cursor. */
     resumeUrl(): string {
         const url = new URL(this.url);
-        if (this.cursor !== null) url.searchParams.set("last_event_id", this.cursor);
+        if (this.#cursor !== null) url.searchParams.set("last_event_id", this.#cursor);
         return url.href;
     }
 }

@@ -27,10 +27,10 @@ export class HubStream {
     readonly id = nextStreamId++;
 
     /** Set once the stream is closed by us; every later callback is ignored. */
-    private retired = false;
+    #retired = false;
 
     /** The underlying EventSource. */
-    private readonly source: EventSourceLike;
+    readonly #source: EventSourceLike;
 
     /** The full channel names whose topics this stream subscribes to. */
     readonly channels: ReadonlySet<string>;
@@ -49,21 +49,21 @@ export class HubStream {
     ) {
         this.channels = new Set(channels);
         // [spec] laravel-mercure §4.1: withCredentials so the hub cookie travels.
-        this.source = new EventSourceImpl(url, { withCredentials: true });
-        this.source.onopen = () => {
-            if (!this.retired) handlers.open(this);
+        this.#source = new EventSourceImpl(url, { withCredentials: true });
+        this.#source.onopen = () => {
+            if (!this.#retired) handlers.open(this);
         };
-        this.source.onmessage = (event: MessageEvent) => {
-            if (!this.retired) handlers.message(this, event);
+        this.#source.onmessage = (event: MessageEvent) => {
+            if (!this.#retired) handlers.message(this, event);
         };
-        this.source.onerror = (event: Event) => {
-            if (!this.retired) handlers.error(this, event, this.isClosed());
+        this.#source.onerror = (event: Event) => {
+            if (!this.#retired) handlers.error(this, event, this.isClosed());
         };
         // [spec] laravel-mercure §4.2: subscription events never reach onmessage.
         const subscription = handlers.subscription;
         if (subscription !== undefined) {
-            this.source.addEventListener("mercure", (event) => {
-                if (!this.retired) subscription(this, event);
+            this.#source.addEventListener("mercure", (event) => {
+                if (!this.#retired) subscription(this, event);
             });
         }
     }
@@ -72,32 +72,32 @@ export class HubStream {
      * Whether the EventSource gave up (it does after any non-2xx answer, per the SSE spec).
      */
     isClosed(): boolean {
-        return this.source.readyState === (this.EventSourceImpl.CLOSED ?? 2);
+        return this.#source.readyState === (this.EventSourceImpl.CLOSED ?? 2);
     }
 
     /**
      * Whether the stream is open right now.
      */
     isOpen(): boolean {
-        return !this.retired && this.source.readyState === 1;
+        return !this.#retired && this.#source.readyState === 1;
     }
 
     /**
      * Close the stream and ignore anything it still reports.
      */
     retire(): void {
-        if (this.retired) return;
-        this.retired = true;
-        this.source.onopen = null;
-        this.source.onmessage = null;
-        this.source.onerror = null;
-        this.source.close();
+        if (this.#retired) return;
+        this.#retired = true;
+        this.#source.onopen = null;
+        this.#source.onmessage = null;
+        this.#source.onerror = null;
+        this.#source.close();
     }
 
     /**
      * Whether {@link HubStream.retire} was called.
      */
     isRetired(): boolean {
-        return this.retired;
+        return this.#retired;
     }
 }

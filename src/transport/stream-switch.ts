@@ -67,10 +67,10 @@ export class StreamSwitch {
     candidate: HubStream | null = null;
 
     /** The replaced streams still delivering, oldest first (at most {@link MAX_DRAINS}). */
-    private readonly drains: Drain[] = [];
+    readonly #drains: Drain[] = [];
 
     /** The open deadline of each watched stream (a candidate, or a fallback stream) until it opens or leaves. */
-    private readonly deadlines = new Map<HubStream, ReturnType<typeof setTimeout>>();
+    readonly #deadlines = new Map<HubStream, ReturnType<typeof setTimeout>>();
 
     /**
      * Create an empty switch; `stalled` hears of a watched stream that missed its open deadline while
@@ -106,7 +106,7 @@ export class StreamSwitch {
         this.retireCandidate();
         if (this.current === null) this.current = stream;
         else this.candidate = stream;
-        if (stream === this.candidate || fallback) this.watch(stream, stream === this.candidate ? "replacement" : "fallback");
+        if (stream === this.candidate || fallback) this.#watch(stream, stream === this.candidate ? "replacement" : "fallback");
     }
 
     /**
@@ -119,7 +119,7 @@ export class StreamSwitch {
         this.retireCandidate();
         this.trimDrains(room - 1);
         const current = this.current;
-        if (current === null || this.held() < room) return null;
+        if (current === null || this.#held() < room) return null;
         this.retireCurrent();
         return current;
     }
@@ -128,7 +128,7 @@ export class StreamSwitch {
      * End the oldest drains until at most `room` streams are held (a whisper stream needs the connection).
      */
     trimDrains(room: number): void {
-        for (let oldest = this.drains[0]; oldest !== undefined && this.held() > room; oldest = this.drains[0]) this.endDrain(oldest.stream);
+        for (let oldest = this.#drains[0]; oldest !== undefined && this.#held() > room; oldest = this.#drains[0]) this.endDrain(oldest.stream);
     }
 
     /**
@@ -136,9 +136,9 @@ export class StreamSwitch {
      * true when `stream` is now the current stream.
      */
     opened(stream: HubStream): boolean {
-        this.unwatch(stream);
+        this.#unwatch(stream);
         if (stream === this.candidate) {
-            this.startDrain(this.current);
+            this.#startDrain(this.current);
             this.current = stream;
             this.candidate = null;
         }
@@ -149,8 +149,8 @@ export class StreamSwitch {
      * Note that `stream` delivered event `id`; ends every drain that caught up with a newer stream through it.
      */
     delivered(stream: HubStream, id: string): void {
-        if (this.drains.length === 0) return;
-        for (const drain of [...this.drains]) {
+        if (this.#drains.length === 0) return;
+        for (const drain of [...this.#drains]) {
             if (drain.stream === stream) {
                 if (drain.newIds.has(id)) this.endDrain(stream);
                 else if (drain.oldIds.size < DRAIN_ID_LIMIT) drain.oldIds.add(id);
@@ -166,18 +166,18 @@ export class StreamSwitch {
      * Whether `stream` is draining.
      */
     isDraining(stream: HubStream): boolean {
-        return this.drains.some((drain) => drain.stream === stream);
+        return this.#drains.some((drain) => drain.stream === stream);
     }
 
     /**
      * Retire a draining stream now; every draining stream when none is given.
      */
     endDrain(stream?: HubStream): void {
-        for (const drain of [...this.drains]) {
+        for (const drain of [...this.#drains]) {
             if (stream !== undefined && drain.stream !== stream) continue;
             clearTimeout(drain.timer);
             drain.stream.retire();
-            this.drains.splice(this.drains.indexOf(drain), 1);
+            this.#drains.splice(this.#drains.indexOf(drain), 1);
             this.drained?.(drain.stream);
         }
     }
@@ -211,7 +211,7 @@ export class StreamSwitch {
      * Retire the candidate (it was refused, or a newer one replaces it).
      */
     retireCandidate(): void {
-        if (this.candidate !== null) this.retire(this.candidate);
+        if (this.candidate !== null) this.#retire(this.candidate);
         this.candidate = null;
     }
 
@@ -219,7 +219,7 @@ export class StreamSwitch {
      * Retire the current stream (it failed for good); a pending candidate may still take over.
      */
     retireCurrent(): void {
-        if (this.current !== null) this.retire(this.current);
+        if (this.current !== null) this.#retire(this.current);
         this.current = null;
     }
 
@@ -233,37 +233,37 @@ export class StreamSwitch {
     }
 
     /** How many streams are held: current, candidate and draining. */
-    private held(): number {
-        return (this.current === null ? 0 : 1) + (this.candidate === null ? 0 : 1) + this.drains.length;
+    #held(): number {
+        return (this.current === null ? 0 : 1) + (this.candidate === null ? 0 : 1) + this.#drains.length;
     }
 
     /** Report `stream` as stalled if it is still held and has not opened {@link OPEN_DEADLINE_MS} from now. */
-    private watch(stream: HubStream, stall: Stall): void {
+    #watch(stream: HubStream, stall: Stall): void {
         const timer = setClampedTimeout(() => {
-            this.deadlines.delete(stream);
+            this.#deadlines.delete(stream);
             if (stream === this.candidate || stream === this.current) this.stalled(stream, stall);
         }, OPEN_DEADLINE_MS);
-        this.deadlines.set(stream, timer);
+        this.#deadlines.set(stream, timer);
     }
 
     /** Forget the open deadline of `stream` (it opened, or leaves). */
-    private unwatch(stream: HubStream): void {
-        clearTimeout(this.deadlines.get(stream));
-        this.deadlines.delete(stream);
+    #unwatch(stream: HubStream): void {
+        clearTimeout(this.#deadlines.get(stream));
+        this.#deadlines.delete(stream);
     }
 
     /** Retire a stream that leaves the switch. */
-    private retire(stream: HubStream): void {
-        this.unwatch(stream);
+    #retire(stream: HubStream): void {
+        this.#unwatch(stream);
         stream.retire();
     }
 
     /** Let `stream` keep delivering until it caught up, or for {@link DRAIN_MS}. */
-    private startDrain(stream: HubStream | null): void {
+    #startDrain(stream: HubStream | null): void {
         if (stream === null) return;
         const timer = setClampedTimeout(() => this.endDrain(stream), DRAIN_MS);
-        this.drains.push({ stream, oldIds: new Set(), newIds: new Set(), timer });
-        const oldest = this.drains[0];
-        if (this.drains.length > MAX_DRAINS && oldest !== undefined) this.endDrain(oldest.stream);
+        this.#drains.push({ stream, oldIds: new Set(), newIds: new Set(), timer });
+        const oldest = this.#drains[0];
+        if (this.#drains.length > MAX_DRAINS && oldest !== undefined) this.endDrain(oldest.stream);
     }
 }

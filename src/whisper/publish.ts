@@ -112,22 +112,22 @@ export function assertCanWhisper(channel: string): void {
  */
 export class WhisperPublisher {
     /** The last whisper in the queue; every new one starts after it settled. */
-    private tail: Promise<unknown> = Promise.resolve();
+    #tail: Promise<unknown> = Promise.resolve();
 
     /** Aborted and replaced by `clear()`: whispers made before it send nothing more. */
-    private controller = new AbortController();
+    #controller = new AbortController();
 
     /** The deadline of one POST or seal. */
-    private readonly timeout: number;
+    readonly #timeout: number;
 
     /** The deadline of each wait for the connector. */
-    private readonly authWait: number;
+    readonly #authWait: number;
 
     /**
      * The channels whose whisper failures were diagnosed since their last whisper went through: one probe
      * per failure streak and channel, not one per whisper (someone typing whispers every second).
      */
-    private readonly diagnosed = new Set<string>();
+    readonly #diagnosed = new Set<string>();
 
     /**
      * Create the (idle) publisher of one connector; sends nothing until `whisper()`.
@@ -138,8 +138,8 @@ export class WhisperPublisher {
         /** Socket id, crypto and deadlines. */
         private readonly options: WhisperPublisherOptions,
     ) {
-        this.timeout = options.timeout ?? DEFAULT_PUBLISH_TIMEOUT;
-        this.authWait = options.authWait ?? DEFAULT_AUTH_WAIT;
+        this.#timeout = options.timeout ?? DEFAULT_PUBLISH_TIMEOUT;
+        this.#authWait = options.authWait ?? DEFAULT_AUTH_WAIT;
     }
 
     /**
@@ -150,9 +150,9 @@ export class WhisperPublisher {
      */
     whisper(channel: string, event: string, data: unknown): Promise<WhisperResult> {
         assertCanWhisper(channel);
-        const signal = this.controller.signal;
-        const result = this.tail.then(() => this.send(channel, CLIENT_PREFIX + event, data, signal));
-        this.tail = result.catch(() => undefined); // A throwing host callback must not stall the queue.
+        const signal = this.#controller.signal;
+        const result = this.#tail.then(() => this.#send(channel, CLIENT_PREFIX + event, data, signal));
+        this.#tail = result.catch(() => undefined); // A throwing host callback must not stall the queue.
         return result;
     }
 
@@ -160,51 +160,51 @@ export class WhisperPublisher {
      * Cancel the whisper in flight and every queued one (the connector disconnected); later ones send normally.
      */
     clear(): void {
-        this.controller.abort();
-        this.controller = new AbortController();
-        this.diagnosed.clear();
+        this.#controller.abort();
+        this.#controller = new AbortController();
+        this.#diagnosed.clear();
     }
 
     /** Send one whisper in its turn, with one re-auth and retry after a 401. */
-    private async send(channel: string, event: string, data: unknown, signal: AbortSignal): Promise<WhisperResult> {
+    async #send(channel: string, event: string, data: unknown, signal: AbortSignal): Promise<WhisperResult> {
         let posted: Posted = UNSENT;
         let retried = false;
         for (let attempt = 0; posted.kind === "answered" && posted.status === 401 && attempt < 2; attempt++) {
             if (attempt > 0) {
                 // [spec] laravel-mercure §7.2: a 401 (expired cookie) re-runs the batch auth once, then retries once.
-                const reauth = await within(() => this.host.reauthorize(), this.authWait, signal);
+                const reauth = await within(() => this.host.reauthorize(), this.#authWait, signal);
                 if (reauth.kind === "aborted") return reauth;
                 if (reauth.kind !== "done" || !reauth.value) break;
             }
-            const waited = await within(() => this.host.target(channel), this.authWait, signal);
+            const waited = await within(() => this.host.target(channel), this.#authWait, signal);
             if (waited.kind === "aborted") return waited;
             // A connector that cannot say where the channel stands in time counts as not joined.
             const target = waited.kind === "done" ? waited.value : null;
             // [spec] §7.2: a channel that is not joined (or was evicted during recovery) is ignored.
             if (target === null) return { kind: "skipped" };
             // [spec] §7.1: refuse to publish, without any request, when client_events is not true.
-            if (!target.clientEvents) return this.fail(channel, whisperError(channel, "disabled"));
-            posted = await this.post(channel, event, data, target, signal);
+            if (!target.clientEvents) return this.#fail(channel, whisperError(channel, "disabled"));
+            posted = await this.#post(channel, event, data, target, signal);
             retried = attempt > 0;
         }
         if (posted.kind === "aborted") return posted;
         if (posted.kind === "unanswered") {
-            const failed = this.fail(channel, posted.error);
+            const failed = this.#fail(channel, posted.error);
             // No answer at all (the hub is down, or CORS refused the page): the probe can tell which.
-            if (posted.network) this.diagnose(channel, { kind: "whisper_post", status: "network" }, signal);
+            if (posted.network) this.#diagnose(channel, { kind: "whisper_post", status: "network" }, signal);
             return failed;
         }
         const { status, challenge } = posted;
         // [spec] §7.2: success is 200 (any 2xx is taken); everything else is reported with its status.
         if (status >= 200 && status < 300) {
-            this.diagnosed.delete(channel); // The failure streak, if any, is over.
+            this.#diagnosed.delete(channel); // The failure streak, if any, is over.
             return { kind: "sent" };
         }
         // The whisper_failed first, at once; the cause it names follows once the probe has run.
-        const failed = this.fail(channel, whisperError(channel, status));
+        const failed = this.#fail(channel, whisperError(channel, status));
         // A 401 is diagnosed only when it came again with a fresh cookie: after a re-auth that failed or
         // timed out, the auth error the connector reported is the cause.
-        if (status !== 401 || retried) this.diagnose(channel, { kind: "whisper_post", status, challenge }, signal);
+        if (status !== 401 || retried) this.#diagnose(channel, { kind: "whisper_post", status, challenge }, signal);
         return failed;
     }
 
@@ -213,25 +213,25 @@ export class WhisperPublisher {
      * channel after its `whisper_failed`, unless the connector disconnected or the channel was left in
      * between. Runs beside the queue: the next whisper does not wait for the probe.
      */
-    private diagnose(channel: string, failure: Extract<DiagnosedFailure, { kind: "whisper_post" }>, signal: AbortSignal): void {
+    #diagnose(channel: string, failure: Extract<DiagnosedFailure, { kind: "whisper_post" }>, signal: AbortSignal): void {
         const diagnostics = this.options.diagnostics;
-        if (diagnostics === undefined || this.diagnosed.has(channel)) return;
-        this.diagnosed.add(channel);
+        if (diagnostics === undefined || this.#diagnosed.has(channel)) return;
+        this.#diagnosed.add(channel);
         void diagnoseWhisper(diagnostics, { channel, failure, signal }).then((cause) => {
             if (cause !== null) this.host.report(channel, cause.error);
         });
     }
 
     /** Build the envelope and POST it once; never rejects. */
-    private async post(channel: string, event: string, data: unknown, target: WhisperTarget, signal: AbortSignal): Promise<Posted> {
+    async #post(channel: string, event: string, data: unknown, target: WhisperTarget, signal: AbortSignal): Promise<Posted> {
         const socket = this.options.socketId();
         let envelope: object = { channels: [channel], event, payload: data, socket };
         if (isEncrypted(channel)) {
             // [spec] §7.2: the hub only sees {"channels":[name],"data":<JWE>}; the seal draws a fresh IV.
-            const sealed = await within(() => this.options.crypto.seal(channel, { event, payload: data, socket }), this.timeout, signal);
+            const sealed = await within(() => this.options.crypto.seal(channel, { event, payload: data, socket }), this.#timeout, signal);
             if (sealed.kind === "aborted") return sealed;
             if (sealed.kind !== "done") {
-                const cause = sealed.kind === "failed" ? sealed.cause : this.late();
+                const cause = sealed.kind === "failed" ? sealed.cause : this.#late();
                 // A crypto error (no WebCrypto here) says best what to do; any other reason is kept as the cause.
                 return { kind: "unanswered", error: cause instanceof MercureError ? cause : whisperError(channel, "seal", cause), network: false };
             }
@@ -249,11 +249,11 @@ export class WhisperPublisher {
         ]);
         const answer = await within<FetchResponseLike>(
             (inner) => target.fetch(url.href, { method: "POST", body, credentials: "include", signal: inner }),
-            this.timeout,
+            this.#timeout,
             signal,
         );
         if (answer.kind === "aborted") return answer;
-        if (answer.kind === "timeout") return { kind: "unanswered", error: whisperError(channel, "timeout", this.late()), network: false };
+        if (answer.kind === "timeout") return { kind: "unanswered", error: whisperError(channel, "timeout", this.#late()), network: false };
         if (answer.kind === "failed") return { kind: "unanswered", error: whisperError(channel, "network", answer.cause), network: true };
         const response = answer.value;
         // Read the small body (the event id) so that Node's fetch frees the connection; its content is not needed.
@@ -262,13 +262,13 @@ export class WhisperPublisher {
     }
 
     /** Report a failure on its channel and classify it. */
-    private fail(channel: string, error: MercureError): WhisperResult {
+    #fail(channel: string, error: MercureError): WhisperResult {
         this.host.report(channel, error);
         return { kind: "failed", error };
     }
 
     /** The cause of a missed deadline. */
-    private late(): Error {
-        return new Error(`timed out after ${this.timeout} ms`);
+    #late(): Error {
+        return new Error(`timed out after ${this.#timeout} ms`);
     }
 }

@@ -133,16 +133,16 @@ interface Entry {
  */
 export class WhisperStreams {
     /** Guarded channels with whisper listeners, by full name. */
-    private readonly entries = new Map<string, Entry>();
+    readonly #entries = new Map<string, Entry>();
 
     /** The latest auth, or null before the first one (or after `close()`): nothing opens without it. */
-    private auth: (Omit<WhisperAuth, "granted"> & { granted: Set<string> }) | null = null;
+    #auth: (Omit<WhisperAuth, "granted"> & { granted: Set<string> }) | null = null;
 
     /** A terminal failure asked the host for a re-auth that has not come yet (one request for all streams). */
-    private failing = false;
+    #failing = false;
 
     /** Aborted and replaced by `close()`: diagnoses started before it report nothing. */
-    private controller = new AbortController();
+    #controller = new AbortController();
 
     /**
      * Create the (empty) whisper streams of one connector; opens nothing.
@@ -159,7 +159,7 @@ export class WhisperStreams {
      */
     get size(): number {
         let count = 0;
-        for (const entry of this.entries.values()) if (entry.stream !== null) count++;
+        for (const entry of this.#entries.values()) if (entry.stream !== null) count++;
         return count;
     }
 
@@ -170,10 +170,10 @@ export class WhisperStreams {
      */
     listening(channel: string, on: boolean): void {
         if (!isGuarded(channel)) return;
-        if (!on) return this.forget(channel);
-        let entry = this.entries.get(channel);
-        if (entry === undefined) this.entries.set(channel, (entry = { stream: null, target: "", cursor: null, waiting: false, streak: null, stopped: false }));
-        this.ensure(channel, entry);
+        if (!on) return this.#forget(channel);
+        let entry = this.#entries.get(channel);
+        if (entry === undefined) this.#entries.set(channel, (entry = { stream: null, target: "", cursor: null, waiting: false, streak: null, stopped: false }));
+        this.#ensure(channel, entry);
     }
 
     /**
@@ -183,17 +183,17 @@ export class WhisperStreams {
      * streams alone.
      */
     sync(auth: WhisperAuth): void {
-        this.failing = false;
-        this.auth = { ...auth, granted: new Set(auth.granted) };
-        for (const [channel, entry] of this.entries) this.ensure(channel, entry);
+        this.#failing = false;
+        this.#auth = { ...auth, granted: new Set(auth.granted) };
+        for (const [channel, entry] of this.#entries) this.#ensure(channel, entry);
     }
 
     /**
      * Forget a channel that was left, evicted or denied: close its stream, forget its listeners and cursor.
      */
     drop(channel: string): void {
-        this.auth?.granted.delete(channel);
-        this.forget(channel);
+        this.#auth?.granted.delete(channel);
+        this.#forget(channel);
     }
 
     /**
@@ -201,25 +201,25 @@ export class WhisperStreams {
      * listeners, and the next `sync()` reopens their streams.
      */
     close(): void {
-        this.auth = null;
-        this.failing = false;
-        this.controller.abort();
-        this.controller = new AbortController();
-        for (const entry of this.entries.values()) this.reset(entry);
+        this.#auth = null;
+        this.#failing = false;
+        this.#controller.abort();
+        this.#controller = new AbortController();
+        for (const entry of this.#entries.values()) this.#reset(entry);
     }
 
     /** Open, keep or close one channel's stream according to the latest auth. */
-    private ensure(channel: string, entry: Entry): void {
-        const auth = this.auth;
+    #ensure(channel: string, entry: Entry): void {
+        const auth = this.#auth;
         if (auth === null) return;
         // [spec] laravel-mercure §7.3: only while client_events is on and the channel is authorized;
         // client_events turning off forgets the cursors.
-        if (!auth.clientEvents || !auth.granted.has(channel)) return this.reset(entry);
+        if (!auth.clientEvents || !auth.granted.has(channel)) return this.#reset(entry);
         const topic = whisperTopic(auth.topicPrefix, channel);
         const target = auth.hub.href + " " + topic;
         // [spec] §7.3: a healthy stream is not reopened when unrelated channels change.
         if (entry.stream !== null && entry.target === target) return;
-        this.shut(entry);
+        this.#shut(entry);
         // Its diagnosis said retrying cannot help: its error() has the fix; nothing reopens until then.
         if (entry.stopped) return;
         // The most streams allowed are open: this channel waits for one of them to close (or the next sync).
@@ -237,19 +237,19 @@ export class WhisperStreams {
                 if (entry.stream === stream) entry.streak = null; // The failure streak, if any, is over.
             },
             message: (_, event) => {
-                if (entry.stream === stream) this.receive(channel, entry, stream, event);
+                if (entry.stream === stream) this.#receive(channel, entry, stream, event);
             },
             error: (_, __, closed) => {
                 // A transient error: the EventSource reconnects by itself, with its Last-Event-ID.
                 if (!closed || entry.stream !== stream) return;
                 // [spec] §7.3: a CLOSED whisper stream triggers the shared re-auth; it reopens with its cursor.
-                this.shut(entry);
+                this.#shut(entry);
                 this.host.report(channel, whisperError(channel, "closed"));
-                if (!this.failing) {
-                    this.failing = true;
+                if (!this.#failing) {
+                    this.#failing = true;
                     this.host.failed();
                 }
-                if (entry.streak === null) void this.diagnose(channel, entry, url);
+                if (entry.streak === null) void this.#diagnose(channel, entry, url);
             },
         });
         entry.stream = stream;
@@ -260,23 +260,23 @@ export class WhisperStreams {
      * after the `stream_error`, while the entry is still this channel's, no stream of it opened since and
      * the connector did not disconnect; a cause retrying cannot fix stops this stream (not the main one).
      */
-    private async diagnose(channel: string, entry: Entry, url: string): Promise<void> {
+    async #diagnose(channel: string, entry: Entry, url: string): Promise<void> {
         const diagnostics = this.options.diagnostics;
         if (diagnostics === undefined) return;
         const streak = (entry.streak = {});
-        const current = () => this.entries.get(channel) === entry && entry.streak === streak;
-        const { signal } = this.controller;
+        const current = () => this.#entries.get(channel) === entry && entry.streak === streak;
+        const { signal } = this.#controller;
         // [spec] issue 10: the probe reproduces this stream's matchers (one), never its topic.
         const cause = await diagnoseWhisper(diagnostics, { channel, failure: { kind: "whisper_stream" }, subscribeUrl: url, signal, current });
         if (cause === null) return;
         this.host.report(channel, cause.error);
         if (cause.diagnosis.retry) return;
         entry.stopped = true;
-        this.shut(entry); // A retry already under way is dropped too.
+        this.#shut(entry); // A retry already under way is dropped too.
     }
 
     /** Route one message of `channel`'s stream (laravel-mercure §7.3). */
-    private receive(channel: string, entry: Entry, stream: WhisperStream, event: StreamMessage): void {
+    #receive(channel: string, entry: Entry, stream: WhisperStream, event: StreamMessage): void {
         // [spec] §7.3: every message moves this stream's own cursor, even one that is then dropped.
         if (event.lastEventId !== "") entry.cursor = event.lastEventId;
         const whisper = readWhisper(event.data, channel, this.options.socketId());
@@ -298,17 +298,17 @@ export class WhisperStreams {
     }
 
     /** Close a channel's stream and forget the channel; the connection it frees goes to a waiting channel. */
-    private forget(channel: string): void {
-        const entry = this.entries.get(channel);
+    #forget(channel: string): void {
+        const entry = this.#entries.get(channel);
         if (entry === undefined) return;
-        this.shut(entry);
-        this.entries.delete(channel);
-        for (const [name, other] of this.entries) if (other.waiting) this.ensure(name, other);
+        this.#shut(entry);
+        this.#entries.delete(channel);
+        for (const [name, other] of this.#entries) if (other.waiting) this.#ensure(name, other);
     }
 
     /** Close a channel's stream and forget its cursor (and that it was waiting: it is not granted now). */
-    private reset(entry: Entry): void {
-        this.shut(entry);
+    #reset(entry: Entry): void {
+        this.#shut(entry);
         entry.cursor = null;
         entry.waiting = false;
         entry.streak = null;
@@ -316,7 +316,7 @@ export class WhisperStreams {
     }
 
     /** Close a channel's stream, keeping its cursor. */
-    private shut(entry: Entry): void {
+    #shut(entry: Entry): void {
         entry.stream?.retire();
         entry.stream = null;
     }

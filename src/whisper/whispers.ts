@@ -74,25 +74,25 @@ export interface WhispersOptions {
  */
 export class Whispers {
     /** The loaded publisher and streams, or null until the load finished. */
-    private loaded: { publisher: WhisperPublisher; streams: WhisperStreams } | null = null;
+    #loaded: { publisher: WhisperPublisher; streams: WhisperStreams } | null = null;
 
     /** The load in flight, or null (none started, or the last one failed). */
-    private loading: Promise<void> | null = null;
+    #loading: Promise<void> | null = null;
 
     /** Whispers made before the load finished, in order: channel, event, data. */
-    private readonly queued: Array<[channel: string, event: string, data: unknown]> = [];
+    readonly #queued: Array<[channel: string, event: string, data: unknown]> = [];
 
     /** The guarded channels that have whisper listeners now. */
-    private readonly listening = new Set<string>();
+    readonly #listening = new Set<string>();
 
     /** The latest auth given to {@link Whispers.sync} (less the channels dropped since), or null. */
-    private auth: (Omit<WhisperAuth, "granted"> & { granted: Set<string> }) | null = null;
+    #auth: (Omit<WhisperAuth, "granted"> & { granted: Set<string> }) | null = null;
 
     /** Who waits for the next auth answer (true: a 200 was applied), in order. */
-    private readonly answers: Array<(granted: boolean) => void> = [];
+    readonly #answers: Array<(granted: boolean) => void> = [];
 
     /** An auth request went out and its answer has not been applied yet. */
-    private authPending = false;
+    #authPending = false;
 
     /**
      * What the joined guarded channels call (their `whisperLink`): `whisper()`, and their whisper listeners
@@ -108,12 +108,12 @@ export class Whispers {
     };
 
     /** The publisher's view of the connector: targets and the re-auth, with the connector's errors. */
-    private readonly publisherHost: WhisperPublisherHost = {
-        target: (channel) => this.target(channel),
+    readonly #publisherHost: WhisperPublisherHost = {
+        target: (channel) => this.#target(channel),
         reauthorize: () => {
-            const answer = this.nextAnswer();
+            const answer = this.#nextAnswer();
             // [spec] laravel-mercure §7.2: a request in flight is answered after the 401, with a fresh cookie: shared.
-            if (!this.authPending && !this.host.refresh()) this.answered(false);
+            if (!this.#authPending && !this.host.refresh()) this.#answered(false);
             return answer;
         },
         report: (channel, error) => this.host.report(channel, error),
@@ -133,7 +133,7 @@ export class Whispers {
      * The whisper streams open or opening now; each holds (or waits for) one HTTP/1.1 connection.
      */
     get size(): number {
-        return this.loaded?.streams.size ?? 0;
+        return this.#loaded?.streams.size ?? 0;
     }
 
     /**
@@ -141,10 +141,10 @@ export class Whispers {
      * {@link WhisperPublisher.whisper}); failures go to the channel's `error()`.
      */
     whisper(channel: string, event: string, data: unknown): void {
-        const loaded = this.loaded;
+        const loaded = this.#loaded;
         if (loaded === null) {
-            this.queued.push([channel, event, data]);
-            this.load();
+            this.#queued.push([channel, event, data]);
+            this.#load();
             return;
         }
         // Its failures are reported on the channel; it rejects only if a host callback throws, which ours do not.
@@ -156,10 +156,10 @@ export class Whispers {
      * closes with the last (see {@link WhisperStreams.listening}).
      */
     listen(channel: string, on: boolean): void {
-        if (on) this.listening.add(channel);
-        else this.listening.delete(channel);
-        if (this.loaded !== null) this.loaded.streams.listening(channel, on);
-        else if (on) this.load();
+        if (on) this.#listening.add(channel);
+        else this.#listening.delete(channel);
+        if (this.#loaded !== null) this.#loaded.streams.listening(channel, on);
+        else if (on) this.#load();
     }
 
     /**
@@ -167,10 +167,10 @@ export class Whispers {
      * when channels listen for whispers), then wake the whispers waiting for it.
      */
     sync(auth: WhisperAuth): void {
-        this.auth = { ...auth, granted: new Set(auth.granted) };
-        if (this.loaded !== null) this.loaded.streams.sync(auth);
-        else if (this.listening.size > 0) this.load();
-        this.answered(true);
+        this.#auth = { ...auth, granted: new Set(auth.granted) };
+        if (this.#loaded !== null) this.#loaded.streams.sync(auth);
+        else if (this.#listening.size > 0) this.#load();
+        this.#answered(true);
     }
 
     /**
@@ -178,7 +178,7 @@ export class Whispers {
      * look again (a 401's re-auth gives up).
      */
     authFailed(): void {
-        this.answered(false);
+        this.#answered(false);
     }
 
     /**
@@ -186,16 +186,16 @@ export class Whispers {
      * ({@link Whispers.sync} or {@link Whispers.authFailed}) instead of asking for another.
      */
     authStarted(): void {
-        this.authPending = true;
+        this.#authPending = true;
     }
 
     /**
      * Forget a channel that was left or evicted: its stream, listeners and cursor.
      */
     drop(channel: string): void {
-        this.listening.delete(channel);
-        this.auth?.granted.delete(channel);
-        this.loaded?.streams.drop(channel);
+        this.#listening.delete(channel);
+        this.#auth?.granted.delete(channel);
+        this.#loaded?.streams.drop(channel);
     }
 
     /**
@@ -203,33 +203,33 @@ export class Whispers {
      * their listeners, and the next `sync()` reopens their streams.
      */
     clear(): void {
-        this.queued.length = 0;
-        this.auth = null;
-        this.loaded?.publisher.clear();
-        this.loaded?.streams.close();
-        this.answered(false);
+        this.#queued.length = 0;
+        this.#auth = null;
+        this.#loaded?.publisher.clear();
+        this.#loaded?.streams.close();
+        this.#answered(false);
     }
 
     /** [spec] laravel-mercure §7.2: a channel not joined gets nothing; one whose first auth is in flight waits for it. */
-    private target(channel: string): WhisperTarget | null | Promise<WhisperTarget | null> {
+    #target(channel: string): WhisperTarget | null | Promise<WhisperTarget | null> {
         const target = this.host.locate(channel);
-        return target === "pending" ? this.nextAnswer().then(() => this.target(channel)) : target;
+        return target === "pending" ? this.#nextAnswer().then(() => this.#target(channel)) : target;
     }
 
     /** Resolves with the next auth answer (see {@link Whispers.sync}, {@link Whispers.authFailed}). */
-    private nextAnswer(): Promise<boolean> {
-        return new Promise((resolve) => this.answers.push(resolve));
+    #nextAnswer(): Promise<boolean> {
+        return new Promise((resolve) => this.#answers.push(resolve));
     }
 
     /** Resolve everyone waiting for an auth answer. */
-    private answered(granted: boolean): void {
-        this.authPending = false;
-        for (const resolve of this.answers.splice(0)) resolve(granted);
+    #answered(granted: boolean): void {
+        this.#authPending = false;
+        for (const resolve of this.#answers.splice(0)) resolve(granted);
     }
 
     /** Start loading the publisher and streams, unless a load is in flight. */
-    private load(): void {
-        if (this.loading !== null) return;
+    #load(): void {
+        if (this.#loading !== null) return;
         const { socketId, crypto, maxStreams } = this.options;
         // [spec] issue 10: whisper failures are diagnosed on the channel, while it is joined and the connector connected.
         const diagnostics: WhisperDiagnostics = {
@@ -240,18 +240,18 @@ export class Whispers {
             tokenExpiresAt: () => this.host.tokenExpiresAt?.() ?? null,
             load: this.options.loadDiagnostics,
         };
-        this.loading = (this.options.load ?? loadWhispers)().then(
+        this.#loading = (this.options.load ?? loadWhispers)().then(
             (module) => {
                 const streams = new module.WhisperStreams(this.host, { socketId, crypto, maxStreams, diagnostics });
-                this.loaded = { publisher: new module.WhisperPublisher(this.publisherHost, { socketId, crypto, diagnostics }), streams };
-                for (const channel of this.listening) streams.listening(channel, true);
-                if (this.auth !== null) streams.sync(this.auth);
+                this.#loaded = { publisher: new module.WhisperPublisher(this.#publisherHost, { socketId, crypto, diagnostics }), streams };
+                for (const channel of this.#listening) streams.listening(channel, true);
+                if (this.#auth !== null) streams.sync(this.#auth);
                 // In the order they were made, before any later whisper (which goes straight to the publisher).
-                for (const [channel, event, data] of this.queued.splice(0)) this.whisper(channel, event, data);
+                for (const [channel, event, data] of this.#queued.splice(0)) this.whisper(channel, event, data);
             },
             (cause: unknown) => {
-                this.loading = null;
-                const channels = new Set([...this.queued.splice(0).map(([channel]) => channel), ...this.listening]);
+                this.#loading = null;
+                const channels = new Set([...this.#queued.splice(0).map(([channel]) => channel), ...this.#listening]);
                 for (const channel of channels) this.host.report(channel, whisperLoadFailed(channel, cause));
             },
         );
