@@ -33,6 +33,12 @@ const COMMITS = [
     { commit: "24d43e6", feature: "issue 11: the hubToken machinery becomes a lazy chunk" },
     { commit: "822ac66", feature: "issue 11: our own JWE code instead of jose (a lazy chunk: the core does not change)" },
     { commit: "b93cafe", feature: "one auth request for the joins made while the hub is located" },
+    { commit: "e533c9d", feature: "review: the engine's forwarded ids in a DeliveryLedger, one dispatch path" },
+    { commit: "3f4158d", feature: "tabs: events to other tabs batched per task (MessageChannel hop); the page's share environment found once" },
+    { commit: "8a232a9", feature: "tabs: a leading tab steps down on freeze" },
+    { commit: "8032a69", feature: "issue 11: structure (#private in status, auth, channel registry, hub locator; shared helpers)" },
+    { commit: "4c25d6f", feature: "one deadline race for the core and the lazy chunks" },
+    { commit: "cb19511", feature: "issue 11: #private in transport, share, dispatch and whisper" },
 ];
 
 /** A rollup config that builds only dist/index.js as rollup.config.mjs does. */
