@@ -31,7 +31,8 @@ const PART_ROLES = {
     "status/": "reconnect backoff, wake signals, connection status",
     "topic/": "topic encoding and subscribe URLs",
     "errors.ts": "the MercureError class",
-    "timers.ts": "clamped timers",
+    "timers.ts": "clamped timers, the deadline race of every bounded request",
+    "json.ts": "the object check of parsed JSON",
     "lazy-chunk.ts": "the lazy chunks' loader",
 };
 
