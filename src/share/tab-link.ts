@@ -111,13 +111,13 @@ export class TabLink {
         this.#channel.onmessage = (event) => this.#heard(event.data as ToClient | ToEngine);
         env.page?.addEventListener("pagehide", (event) => this.#hidden(event.persisted === true));
         env.page?.addEventListener("pageshow", (event) => {
-            if (event.persisted === true) this.#shown();
+            if (event.persisted === true) this.#shown(true);
         });
         // A frozen tab gets no stream events, yet its BroadcastChannel handlers still run (bench/hidden-tab.mjs): a
         // frozen leader would answer every ping and starve every tab. It steps down as on `pagehide`, keeping its
         // clients, and queues again on `resume`.
         env.lifecycle?.addEventListener("freeze", () => this.#hidden(true));
-        env.lifecycle?.addEventListener("resume", () => this.#shown());
+        env.lifecycle?.addEventListener("resume", () => this.#shown(false));
         this.#queue();
     }
 
@@ -200,9 +200,14 @@ export class TabLink {
         this.#resign();
     }
 
-    /** The page came back from the back/forward cache (or resumed): queue for the lead again, and follow whichever engine answers the ping. */
-    #shown(): void {
-        this.#epoch = null;
+    /**
+     * The page came back from the back/forward cache (`refollow`: its clients follow whichever engine answers the ping,
+     * the one they followed may be gone) or resumed from a freeze (its bus handler ran while frozen, so its clients
+     * still follow the current engine, and re-following it would resubscribe them for nothing: an event forwarded
+     * meanwhile would find their streams reconnecting). Either way: queue for the lead again, and ping.
+     */
+    #shown(refollow: boolean): void {
+        if (refollow) this.#epoch = null;
         if (!this.#leading && !this.#inQueue) this.#queue();
         this.#channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
     }
