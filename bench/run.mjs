@@ -30,7 +30,7 @@ const PLAN = {
     delivery: quick
         ? { warmup: 500, reps: 3, count: 3_000, encryptedCount: 1_000, holdMs: 300, latencyReps: 2, latencySamples: 100 }
         : { warmup: 1_000, reps: 15, count: 3_000, encryptedCount: 2_000, holdMs: 300, latencyReps: 2, latencySamples: 250 },
-    join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 3, settleMs: 300, windowMs: 4_000 },
+    join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 5, settleMs: 300, windowMs: 4_000 },
     cookieSizes: [1, 10, 20, 50, 100],
     presenceUrls: [10, 50, 100],
     continuity: { rate: 200, reopens: 20, reopenEveryMs: 250, leadMs: 500 },
