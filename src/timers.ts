@@ -25,7 +25,8 @@ export function setClampedTimeout(callback: () => void, ms: number): ReturnType<
  * when it already has). The deadline and the abort race the request rather than rely on it, so a `fetch`
  * wrapper that ignores its signal still ends on time; `send` gets the signal of the request's own
  * `AbortController`, which is aborted when the deadline or `signal` beat the request. `send` must not reject:
- * it classifies its own failures. Used by the batch auth request and the presence snapshot (and, through `within()`, by the lazy chunks).
+ * it classifies its own failures. Used by the batch auth request and the presence snapshot, and through
+ * `within()` (transport/deadline.ts) by the lazy chunks.
  */
 export async function raceDeadline<T>(
     signal: AbortSignal,

@@ -25,7 +25,9 @@ export class Dispatcher {
      */
     receive(event: StreamMessage, carried: (name: string) => boolean): { id: string | null; route: Route | null } {
         // [spec] §4.4 step 1: every message moves the cursor, even one that is then dropped.
-        const id = event.lastEventId !== "" ? event.lastEventId : null;
+        // Read once: the browser's getter builds a new string on every read.
+        const lastEventId = event.lastEventId;
+        const id = lastEventId !== "" ? lastEventId : null;
         if (id !== null) this.cursor = id;
         const route = routeMessage(event.data, this.socketId, carried);
         if (route === null || id === null) return { id, route };

@@ -28,6 +28,18 @@ export function useScopedFakeTimers(): void {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
 }
 
+/**
+ * Let lazy chunks' `import()`s and zero-delay timers run while fake timers run: three rounds of waiting for the
+ * dynamic imports, each followed by `steps` advances of `stepMs` (the tabs' tests step 1 ms: the fake browser's
+ * messages and lock grants are zero-delay timers, which fire 1 ms later under fake timers).
+ */
+export async function settleLoads(stepMs = 0, steps = 20): Promise<void> {
+    for (let i = 0; i < 3; i++) {
+        await vi.dynamicImportSettled();
+        for (let step = 0; step < steps; step++) await vi.advanceTimersByTimeAsync(stepMs);
+    }
+}
+
 /** Build a connector on fakes. */
 export function createHarness(options: MercureConnectorOptions = {}): Harness {
     const EventSource = createFakeEventSource();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createHarness, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { createHarness, settleLoads, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 /*
  * The `hubToken` machinery is a lazy chunk (src/auth/load-hub-token.ts) that the connector loads before its first
@@ -20,12 +20,7 @@ beforeEach(() => useScopedFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 /** Let the loads (import()) and the zero-delay timers run. */
-async function settle(): Promise<void> {
-    for (let i = 0; i < 3; i++) {
-        await vi.dynamicImportSettled();
-        for (let step = 0; step < 20; step++) await vi.advanceTimersByTimeAsync(0);
-    }
-}
+const settle = (): Promise<void> => settleLoads();
 
 /** An unsigned JWT-shaped token living ten minutes (the connector never verifies it). */
 function jwt(): string {

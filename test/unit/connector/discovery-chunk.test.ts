@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createHarness, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { createHarness, settleLoads, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 /*
  * A connector without `host` locates its hub in the lazy discovery chunk (src/discovery/load.ts), the page's
@@ -26,12 +26,7 @@ afterEach(() => {
 });
 
 /** Let the loads (import()) and the zero-delay timers run. */
-async function settle(): Promise<void> {
-    for (let i = 0; i < 3; i++) {
-        await vi.dynamicImportSettled();
-        for (let step = 0; step < 20; step++) await vi.advanceTimersByTimeAsync(0);
-    }
-}
+const settle = (): Promise<void> => settleLoads();
 
 describe("the discovery chunk", () => {
     it("is not loaded by a connector with host, even when the page has a <link rel=\"mercure\">", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
-import { HUB, envelope } from "../../fakes/connector-harness";
+import { HUB, envelope, settleLoads } from "../../fakes/connector-harness";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
 import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
@@ -62,12 +62,7 @@ afterEach(() => {
 });
 
 /** Let tasks, microtasks and the engine chunk's import run (as in tabs.test.ts). */
-async function settle(): Promise<void> {
-    for (let i = 0; i < 3; i++) {
-        await vi.dynamicImportSettled();
-        for (let step = 0; step < 30; step++) await vi.advanceTimersByTimeAsync(1);
-    }
-}
+const settle = (): Promise<void> => settleLoads(1, 30);
 
 describe("the page's sharing environment", () => {
     it("is found once: two connectors of the page share one tab link (one bus), and events to another tab hop through a MessageChannel", async () => {

@@ -4,7 +4,7 @@ import type { MercureConnectorOptions } from "../../../src/connector/options";
 import type { MercureError } from "../../../src/errors";
 import { PING_TIMEOUT_MS } from "../../../src/share/tab-link";
 import { FakeAuthServer, grant } from "../../fakes/fake-auth-server";
-import { HUB, envelope, topic } from "../../fakes/connector-harness";
+import { HUB, envelope, settleLoads, topic } from "../../fakes/connector-harness";
 import { createFakeEventSource, type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
 
@@ -36,12 +36,8 @@ function open(options: MercureConnectorOptions = {}): { tab: FakeTab; connector:
 
 /** Let tasks and microtasks run (messages between tabs, lock grants, the engine chunk's import). */
 async function settle(ms = 0): Promise<void> {
-    // A zero-delay timer set while fake timers run fires 1 ms later: step 1 ms at a time.
     await vi.advanceTimersByTimeAsync(ms);
-    for (let i = 0; i < 3; i++) {
-        await vi.dynamicImportSettled();
-        for (let step = 0; step < 30; step++) await vi.advanceTimersByTimeAsync(1);
-    }
+    await settleLoads(1, 30);
 }
 
 /**
