@@ -125,7 +125,7 @@ export class FakeTab {
             }
             postMessage(message: unknown): void {
                 if (tab.closed) return;
-                browser.posted.push(message);
+                browser.posted.push(structuredClone(message));
                 for (const other of browser.channels) {
                     if (other.name !== this.name || other.instance === this) continue;
                     const data = structuredClone(message);
