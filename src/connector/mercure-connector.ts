@@ -169,9 +169,14 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         }),
     );
 
-    /** Create the connector; opens nothing until the first channel is joined. */
+    /**
+     * Create the connector; opens no connection until the first channel is joined. With `host` set, in a browser where
+     * tabs share one connection, it queues for the tabs' lead at once: a first join made later in the page's life
+     * (a component mounted after Echo was created) then finds the election settled instead of waiting for it.
+     */
     constructor(options: MercureConnectorOptions) {
         super(options as never);
+        this.resolveEarly();
     }
 
     /** Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated. */
@@ -184,6 +189,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         // Echo's base constructor calls connect() before this class's fields exist.
         if ((this.registry as ChannelRegistry | undefined) === undefined) return;
         this.paused = false;
+        this.resolveEarly();
         if (this.registry.names().length > 0) this.scheduleRefresh(true);
     }
 
@@ -270,6 +276,19 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.encrypted.clear();
         this.whispers.clear();
         this.windDown(status);
+    }
+
+    /**
+     * Resolve the platform now when the hub is known (the `host` option): when tabs share one connection, this starts
+     * the election (see `share-platform.ts`). Nothing is reported here: a failure shows again at the first join.
+     */
+    private resolveEarly(): void {
+        if (this.hub.platform !== null || !this.hub.locate(this.options as HubOptions)) return;
+        try {
+            this.hub.resolve(this.options as HubOptions, this.dispatcher, this.log);
+        } catch {
+            // Reported on the channels by the first batch's own resolution.
+        }
     }
 
     /** Return the joined channel with this full name, creating it by its kind and joining it when needed. */

@@ -106,6 +106,22 @@ describe("sharing one hub connection between tabs", () => {
         for (const connector of [a, b, c]) expect(connector.connectionStatus()).toBe("connected");
     });
 
+    it("queues for the lead when created with host, before any join, opening no connection; a later join then needs no election", async () => {
+        const a = open();
+        await settle();
+        expect(browser.holder()).toBe(a.tab);
+        expect(auth.requests).toHaveLength(0);
+        expect(ES.instances).toHaveLength(0);
+        const b = open();
+        await settle();
+        expect(browser.holder()).toBe(a.tab);
+        b.connector.privateChannel("chat.1");
+        await settle();
+        expect(auth.lastNames()).toEqual(["private-chat.1"]);
+        await openAll();
+        expect(b.connector.connectionStatus()).toBe("connected");
+    });
+
     it("elects one leader; another tab's channels join the union: one request in flight, one trailing, then one stream", async () => {
         const a = open();
         const b = open();
