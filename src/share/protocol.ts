@@ -46,6 +46,8 @@ export type EventMessage = {
     readonly type: "message" | "mercure";
     readonly data: string;
     readonly id: string;
+    /** Only for virtual stream `s`: a replay of what it missed before it opened (see `stream-mux.ts`). */
+    readonly s?: string;
 };
 
 /** The key of a whisper stream: its `match` topics (laravel-mercure §7.3: one per channel), whatever its cursor. */

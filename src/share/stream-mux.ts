@@ -4,13 +4,20 @@ import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import type { EventSourceConstructor, StreamMessage } from "../transport/platform";
 import { StreamSwitch } from "../transport/stream-switch";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
-import { whisperKey, type ToClient } from "./protocol";
+import { whisperKey, type EventMessage, type ToClient } from "./protocol";
 
 /**
  * How many event ids the engine remembers at least, to forward each event once across its streams (current and
  * draining), in a {@link DeliveryLedger}.
  */
 const SEEN_LIMIT = 4_096;
+
+/**
+ * How many forwarded events the engine keeps at least (and at most twice as many) to replay to a virtual stream
+ * that opens late, from its own cursor: a tab whose messages arrive late after a handover (a hidden tab's), a page
+ * back from the back/forward cache.
+ */
+const RECENT_LIMIT = 512;
 
 /** What the multiplexer needs from its engine. */
 export interface StreamMuxHost {
@@ -27,12 +34,16 @@ export interface StreamMuxHost {
 /** `Omit` over each member of a union. */
 export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/** A virtual main stream: its client, its `match` and `match_urlpattern` parameters, and whether it was told `open`. */
+/**
+ * A virtual main stream: its client, its `match` and `match_urlpattern` parameters, whether it was told `open`, and
+ * its `last_event_id` until it was first told (null: nothing to replay).
+ */
 interface VirtualMain {
     readonly client: string;
     readonly topics: readonly string[];
     readonly patterns: readonly string[];
     open: boolean;
+    cursor: string | null;
 }
 
 /**
@@ -65,6 +76,12 @@ export class StreamMux {
     /** Whether the cursor was taken from a client (only the first one's is). */
     #cursorSet = false;
 
+    /** The main-stream events forwarded lately, in order (see {@link RECENT_LIMIT}), for late virtual streams. */
+    #recent: Array<Omit<EventMessage, "e">> = [];
+
+    /** The id just before the first of {@link StreamMux.#recent}: the first cursor, then the last event dropped from it. */
+    #base: string | null = null;
+
     /** Recently forwarded ids (bounded, see {@link SEEN_LIMIT}): the connector's ledger, with one "channel", the tabs. */
     readonly #seen = new DeliveryLedger(SEEN_LIMIT);
 
@@ -82,9 +99,10 @@ export class StreamMux {
         this.close(id); // A client re-sending after a handover.
         if (whisper) return this.#openWhisper(id, url);
         const params = new URL(url).searchParams;
-        if (!this.#cursorSet) this.cursor = params.get("last_event_id");
+        const cursor = params.get("last_event_id");
+        if (!this.#cursorSet) this.cursor = this.#base = cursor;
         this.#cursorSet = true;
-        this.#mains.set(id, { client, topics: params.getAll("match"), patterns: params.getAll("match_urlpattern"), open: false });
+        this.#mains.set(id, { client, topics: params.getAll("match"), patterns: params.getAll("match_urlpattern"), open: false, cursor });
         this.#schedule();
     }
 
@@ -151,8 +169,9 @@ export class StreamMux {
             this.#reopen = false;
             const broken = this.#streams.makeRoom(streamBudget(this.host.hub) - this.#whispers.size);
             if (broken !== null) this.#interrupt();
-            // [spec] laravel-mercure §4.1: one match per topic, one match_urlpattern per pattern, last_event_id = the cursor.
-            const url = buildSubscribeUrl(this.host.hub, { topics: [...topics], patterns: [...patterns], lastEventId: this.cursor });
+            // [spec] laravel-mercure §4.1: one match per topic, one match_urlpattern per pattern, last_event_id = the cursor
+            // (an older one a waiting virtual stream resumes from, so that the hub replays its new topics from there).
+            const url = buildSubscribeUrl(this.host.hub, { topics: [...topics], patterns: [...patterns], lastEventId: this.#oldestWaiting() });
             const stream = new HubStream(this.host.EventSource, url, [], [...topics], this.#mainHandlers);
             this.#carried.set(stream, { topics, patterns });
             this.#streams.add(stream, fallback);
@@ -182,7 +201,43 @@ export class StreamMux {
             if (main.open || !main.topics.every((t) => carried.topics.has(t)) || !main.patterns.every((p) => carried.patterns.has(p))) continue;
             main.open = true;
             this.host.send({ t: "state", s: id, state: 1 });
+            this.#replay(id, main);
         }
+    }
+
+    /**
+     * Where {@link StreamMux.#recent} continues after `cursor`: 0 after the base, the index after it when recent,
+     * -1 when unknown (null, older than what is kept, or never forwarded here).
+     */
+    #after(cursor: string | null): number {
+        if (cursor === null) return -1;
+        if (cursor === this.#base) return 0;
+        for (let at = this.#recent.length - 1; at >= 0; at--) if (this.#recent[at]!.id === cursor) return at + 1;
+        return -1;
+    }
+
+    /**
+     * The `last_event_id` of a new real main stream: the engine's cursor, or the oldest known cursor of a virtual stream
+     * still waiting to open (its new topics' events published since then have not reached the engine).
+     */
+    #oldestWaiting(): string | null {
+        let oldest = this.cursor;
+        let at = this.#after(oldest);
+        for (const main of this.#mains.values()) {
+            const after = main.open ? -1 : this.#after(main.cursor);
+            if (after >= 0 && (at < 0 || after < at)) [oldest, at] = [main.cursor, after];
+        }
+        return oldest;
+    }
+
+    /**
+     * Replay to virtual stream `id`, once, as it first opens, the events forwarded since its cursor before it was open
+     * (they reached the other tabs only): targeted with `s`. Its connector drops what it had already (its ledger).
+     */
+    #replay(id: string, main: VirtualMain): void {
+        const from = this.#after(main.cursor);
+        main.cursor = null;
+        if (from >= 0) for (const event of this.#recent.slice(from)) this.host.send({ ...event, s: id });
     }
 
     /** The real stream reconnects: every open virtual main stream reports a transient error, and opens again with it. */
@@ -220,7 +275,11 @@ export class StreamMux {
             if (!this.#seen.claim(id, "")) return;
             this.cursor = id;
         }
-        this.host.send({ t: "event", w: null, type, data: String(event.data), id });
+        const message = { t: "event", w: null, type, data: String(event.data), id } as const;
+        this.host.send(message);
+        if (id === "") return;
+        // Kept for late virtual streams: at least the last RECENT_LIMIT, dropped in halves (no shift per event).
+        if (this.#recent.push(message) > 2 * RECENT_LIMIT) this.#base = this.#recent.splice(0, RECENT_LIMIT).pop()!.id;
     }
 
     /** The handlers of the real main streams. */

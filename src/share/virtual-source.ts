@@ -210,7 +210,7 @@ class VirtualSource implements EventSourceLike {
 
     /** Deliver an engine event if it is for this stream and the stream is open. */
     deliver(message: Extract<ToClient, { t: "event" }>): void {
-        if (this.readyState !== 1 || message.w !== this.#key) return;
+        if (this.readyState !== 1 || message.w !== this.#key || (message.s !== undefined && message.s !== this.id)) return;
         if (message.id !== "") this.#cursor = message.id;
         // What HubStream reads of an event (StreamMessage), without the cost of constructing a DOM MessageEvent per
         // message: the only listeners of a virtual stream are the connector's HubStream handlers.

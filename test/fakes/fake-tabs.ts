@@ -103,8 +103,14 @@ export class FakeBrowser {
 
 /** One tab of a {@link FakeBrowser}: its {@link ShareEnvironment}, `pagehide`, and closing it. */
 export class FakeTab {
-    /** The `pagehide` listeners. */
-    private readonly hides: Array<() => void> = [];
+    /** The `pagehide` and `pageshow` listeners (the tab's `window`). */
+    private readonly pageListeners: Record<"pagehide" | "pageshow", Array<(event: { readonly persisted?: boolean }) => void>> = { pagehide: [], pageshow: [] };
+
+    /** How late (ms) the bus delivers to this tab: a hidden tab's handlers may run late. */
+    lag = 0;
+
+    /** Whether the tab sits in the back/forward cache: it hears and posts nothing on the bus. */
+    cached = false;
 
     /** The `freeze` and `resume` listeners (the tab's `document`). */
     private readonly lifecycle: { freeze: Array<() => void>; resume: Array<() => void> } = { freeze: [], resume: [] };
@@ -124,21 +130,21 @@ export class FakeTab {
                 browser.channels.push({ tab, name, instance: this });
             }
             postMessage(message: unknown): void {
-                if (tab.closed) return;
+                if (tab.closed || tab.cached) return;
                 browser.posted.push(structuredClone(message));
                 for (const other of browser.channels) {
-                    if (other.name !== this.name || other.instance === this) continue;
+                    if (other.name !== this.name || other.instance === this || other.tab.cached) continue;
                     const data = structuredClone(message);
                     setTimeout(() => {
-                        if (!other.tab.closed) other.instance.onmessage?.(new MessageEvent("message", { data }));
-                    }, 0);
+                        if (!other.tab.closed && !other.tab.cached) other.instance.onmessage?.(new MessageEvent("message", { data }));
+                    }, other.tab.lag);
                 }
             }
         }
         this.env = {
             locks,
             BroadcastChannel: Channel,
-            page: { addEventListener: (type, listener) => type === "pagehide" && this.hides.push(() => listener({ persisted: false })) },
+            page: { addEventListener: (type, listener) => this.pageListeners[type].push(listener) },
             lifecycle: { addEventListener: (type, listener) => this.lifecycle[type].push(listener) },
         };
     }
@@ -151,6 +157,18 @@ export class FakeTab {
         for (const listener of this.lifecycle.freeze) listener();
     }
 
+    /** Put the page in the back/forward cache: `pagehide` with `persisted`, then deaf and mute on the bus. */
+    cache(): void {
+        for (const listener of this.pageListeners.pagehide) listener({ persisted: true });
+        this.cached = true;
+    }
+
+    /** Restore the page from the back/forward cache: back on the bus, then `pageshow` with `persisted`. */
+    restore(): void {
+        this.cached = false;
+        for (const listener of this.pageListeners.pageshow) listener({ persisted: true });
+    }
+
     /** Fire `resume`. */
     resume(): void {
         for (const listener of this.lifecycle.resume) listener();
@@ -158,7 +176,7 @@ export class FakeTab {
 
     /** Fire `pagehide`, then close the tab (its locks are released, it hears nothing more). */
     close(hide = true): void {
-        if (hide) for (const listener of this.hides) listener();
+        if (hide) for (const listener of this.pageListeners.pagehide) listener({ persisted: false });
         this.closed = true;
         this.browser.closeTab(this);
     }

@@ -466,6 +466,65 @@ describe("sharing one hub connection between tabs", () => {
         expect(gotB).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     });
 
+    it("replays to a page back from the back/forward cache what was forwarded while it was away, from its own cursor", async () => {
+        const { b, gotB } = await twoTabs();
+        const real = main();
+        real.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-1");
+        await settle();
+        b.tab.cache();
+        await settle();
+        real.emitMessage(envelope(["private-chat.1"], "said", { n: 2 }), "id-2");
+        real.emitMessage(envelope(["private-orders.1"], "placed", { n: 3 }), "id-3");
+        real.emitMessage(envelope(["private-chat.1"], "said", { n: 4 }), "id-4");
+        await settle();
+        expect(gotB).toEqual([{ n: 1 }]);
+        b.tab.restore();
+        await settle();
+        // Its channels stayed in the union while it was cached: the same real stream serves it, from its cursor.
+        expect(realMain()).toEqual([real]);
+        real.emitMessage(envelope(["private-chat.1"], "said", { n: 5 }), "id-5");
+        await settle();
+        expect(gotB).toEqual([{ n: 1 }, { n: 2 }, { n: 4 }, { n: 5 }]);
+    });
+
+    it("after a handover, a tab heard late gets its own channels replayed by the hub from its cursor, not from the engine's", async () => {
+        const { a, gotB } = await twoTabs();
+        const c = open();
+        const gotC: unknown[] = [];
+        c.connector.privateChannel("chat.2").listen(".said", (payload: unknown) => gotC.push(payload));
+        await settle();
+        await openAll();
+        main().emitMessage(envelope(["private-chat.2"], "said", { n: 1 }), "id-1");
+        await settle();
+        expect(gotC).toEqual([{ n: 1 }]);
+        c.tab.lag = 1_000; // A hidden tab: its bus handler runs a second late.
+        a.tab.close();
+        await settle();
+        // B leads; its engine knows B's channel only, and resumes from B's cursor.
+        const first = main();
+        expect(first.matches()).toEqual([topic("private-chat.1")]);
+        expect(first.param("last_event_id")).toBe("id-1");
+        first.emitOpen();
+        await settle();
+        // The hub published id-2 on C's channel (not carried), then id-3 on B's.
+        first.emitMessage(envelope(["private-chat.1"], "said", { n: 3 }), "id-3");
+        await settle();
+        expect(gotB).toEqual([{ n: 3 }]);
+        // C hears the new engine and asks for its channel from its cursor, id-1: the hub must replay from there.
+        await settle(1_000);
+        const second = realMain().find((source) => source !== first)!;
+        expect(second.matches()).toEqual([topic("private-chat.1"), topic("private-chat.2")]);
+        expect(second.param("last_event_id")).toBe("id-1");
+        second.emitOpen();
+        await settle();
+        second.emitMessage(envelope(["private-chat.2"], "said", { n: 2 }), "id-2");
+        second.emitMessage(envelope(["private-chat.1"], "said", { n: 3 }), "id-3");
+        second.emitMessage(envelope(["private-chat.2"], "said", { n: 4 }), "id-4");
+        await settle(1_000);
+        expect(gotC).toEqual([{ n: 1 }, { n: 2 }, { n: 4 }]);
+        expect(gotB).toEqual([{ n: 3 }]);
+    });
+
     it("a leader that freezes steps down (a frozen tab still answers pings but gets no stream events): the next tab leads; the frozen one follows it on resume", async () => {
         const { a, b, gotA, gotB } = await twoTabs();
         const leaderStream = main();
