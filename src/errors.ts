@@ -62,14 +62,16 @@ export function unsupported(feature: string, channel: string): MercureError {
  * The one error class of the package: a stable `code`, a one-sentence message, and the `cause` kept.
  */
 export class MercureError extends Error {
+    // `declare`d: the constructor assigns these (name last, keeping their order), so no field definitions are emitted.
+
     /** The stable, machine-readable reason for this error. */
-    readonly code: MercureErrorCode;
+    declare readonly code: MercureErrorCode;
 
     /** The full channel name this error concerns, when it concerns one. */
-    readonly channel: string | undefined;
+    declare readonly channel: string | undefined;
 
     /** The HTTP status involved, when an HTTP response caused this error. */
-    readonly status: number | undefined;
+    declare readonly status: number | undefined;
 
     /**
      * Create an error with a stable code and a message that says what to do.
@@ -80,10 +82,10 @@ export class MercureError extends Error {
         details: { channel?: string; status?: number; cause?: unknown } = {},
     ) {
         super(message, details.cause === undefined ? undefined : { cause: details.cause });
-        this.name = "MercureError";
         this.code = code;
         this.channel = details.channel;
         this.status = details.status;
+        this.name = "MercureError";
     }
 }
 

@@ -1,5 +1,6 @@
 import type { FetchLike } from "../transport/platform";
 import { parseAuthResponse, type AuthResponse } from "./auth-response";
+import { parseJson } from "../json";
 import { raceDeadline } from "../timers";
 
 /**
@@ -67,6 +68,7 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
     const text = await response.text();
     const status = response.status;
     if (status >= 200 && status < 300) {
+        // [spec] §2.5: an unparsable body reads as {} (parseAuthResponse reads anything but an object so).
         return { kind: "ok", response: parseAuthResponse(parseJson(text)) };
     }
     // [spec] §2.8: < 500 is a rejection, everything else is transient.
@@ -74,11 +76,3 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
     return { kind: "error", status, cause: null };
 }
 
-/** Parse a response body; anything unparsable reads as `{}` (laravel-mercure §2.5). */
-function parseJson(text: string): unknown {
-    try {
-        return JSON.parse(text);
-    } catch {
-        return {};
-    }
-}

@@ -14,12 +14,6 @@ export interface HubTimeouts {
 /** The reference hub's defaults. */
 export const DEFAULT_HUB_TIMEOUTS: Readonly<HubTimeouts> = { dispatch: 5_000, write: 600_000 };
 
-/** The shortest delay before a renewal, so that a tiny `expires_in` cannot make the connector loop. */
-export const MIN_REFRESH_DELAY_MS = 5_000;
-
-/** The smallest head start a renewal takes on the hub's earliest close, for the auth request and the open. */
-const MIN_RENEWAL_MARGIN_MS = 1_000;
-
 /**
  * The earliest moment, in milliseconds after the auth that set its cookie, at which the reference hub may
  * end a stream: `null` for `expiresIn` means the server gave no lifetime, and only the write timeout counts.
@@ -34,12 +28,15 @@ export function earliestHubClose(expiresIn: number | null, hub: HubTimeouts): nu
 
 /**
  * When to renew the cookie and replace the stream, in milliseconds after the auth: 10 % (at least 1 s)
- * before {@link earliestHubClose}, leaving time for the auth request and the open; never sooner than
- * {@link MIN_REFRESH_DELAY_MS}.
+ * before {@link earliestHubClose}, leaving time for the auth request and the open; never sooner than 5 s.
  */
 export function renewalDelay(expiresIn: number | null, hub: HubTimeouts): number {
+    /** The shortest delay before a renewal, so that a tiny `expires_in` cannot make the connector loop. */
+    const minDelay = 5_000;
+    /** The smallest head start a renewal takes on the hub's earliest close, for the auth request and the open. */
+    const minMargin = 1_000;
     const earliest = earliestHubClose(expiresIn, hub);
-    return Math.max(MIN_REFRESH_DELAY_MS, Math.floor(earliest - Math.max(0.1 * earliest, MIN_RENEWAL_MARGIN_MS)));
+    return Math.max(minDelay, Math.floor(earliest - Math.max(0.1 * earliest, minMargin)));
 }
 
 /**

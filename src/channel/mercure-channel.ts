@@ -31,6 +31,23 @@ export interface BroadcastNotification {
 }
 
 /**
+ * The members of {@link MercureChannel} that Echo's `Channel` implements (each calls `listen()` with the event
+ * name Echo gives it), declared with the Mercure types: no code of ours is needed for them.
+ */
+export interface MercureChannel {
+    /**
+     * Listen for Laravel notifications broadcast to this channel (usually `private("App.Models.User." + id)`);
+     * `T` is the notification's shape.
+     */
+    notification<T = BroadcastNotification>(callback: (notification: T) => void): this;
+
+    /**
+     * Listen for a client event (a whisper) of the other members; `T` is its data's type.
+     */
+    listenForWhisper<T = unknown>(event: string, callback: (data: T) => void): this;
+}
+
+/**
  * A public Mercure channel: listeners keyed by formatted event name, fed by the connector.
  *
  * The connector owns the transport; a channel only keeps callbacks and hands events to them.
@@ -127,21 +144,6 @@ export class MercureChannel extends Channel {
     error(callback: ErrorCallback): this {
         this.errorCallbacks.push(callback);
         return this;
-    }
-
-    /**
-     * Listen for Laravel notifications broadcast to this channel (usually `private("App.Models.User." + id)`);
-     * `T` is the notification's shape.
-     */
-    override notification<T = BroadcastNotification>(callback: (notification: T) => void): this {
-        return this.listen<T>(this.notificationCreatedEvent, callback);
-    }
-
-    /**
-     * Listen for a client event (a whisper) of the other members; `T` is its data's type.
-     */
-    override listenForWhisper<T = unknown>(event: string, callback: (data: T) => void): this {
-        return this.listen<T>(".client-" + event, callback);
     }
 
     /**

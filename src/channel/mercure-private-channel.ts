@@ -13,6 +13,25 @@ export interface WhisperLink {
 }
 
 /**
+ * The members of {@link MercurePrivateChannel} that Echo's `Channel` implements (each calls `listen()` or
+ * `stopListening()` with the `.client-` event name), declared with the Mercure types: no code of ours is
+ * needed for them.
+ */
+export interface MercurePrivateChannel {
+    /**
+     * Listen for a client event (a whisper) of the other members; `T` is its data's type. The channel's
+     * whisper stream opens with its first whisper listener.
+     */
+    listenForWhisper<T = unknown>(event: string, callback: (data: T) => void): this;
+
+    /**
+     * Stop listening for a client event: only `callback` when given, otherwise every callback of that
+     * event. The channel's whisper stream closes with its last whisper listener.
+     */
+    stopListeningForWhisper<T = unknown>(event: string, callback?: (data: T) => void): this;
+}
+
+/**
  * A private Mercure channel (`private-…`): authorized by the batch auth request, delivered as private updates.
  * Encrypted private channels (`private-encrypted-…`) are of this class too: the connector decrypts their
  * broadcasts before `deliver()` and reports decryption failures on `error()`, and seals their whispers.
@@ -37,22 +56,6 @@ export class MercurePrivateChannel extends MercureChannel {
     override whisper<T = unknown>(eventName: string, data: T): this {
         this.whisperLink?.whisper(this, eventName, data);
         return this;
-    }
-
-    /**
-     * Listen for a client event (a whisper) of the other members; `T` is its data's type. The channel's
-     * whisper stream opens with its first whisper listener.
-     */
-    override listenForWhisper<T = unknown>(event: string, callback: (data: T) => void): this {
-        return this.listen(".client-" + event, callback);
-    }
-
-    /**
-     * Stop listening for a client event: only `callback` when given, otherwise every callback of that
-     * event. The channel's whisper stream closes with its last whisper listener.
-     */
-    override stopListeningForWhisper<T = unknown>(event: string, callback?: (data: T) => void): this {
-        return this.stopListening(".client-" + event, callback);
     }
 
     /** Tell the connector, which opens or closes the channel's whisper stream. */

@@ -1,4 +1,5 @@
 import { DEFAULT_HUB_TIMEOUTS, type HubTimeouts } from "../auth/cookie-refresh";
+import { isRecord } from "../json";
 import type { HubTokenOption } from "../auth/hub-token";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 import type { DebugLogger } from "./debug-log";
@@ -81,7 +82,7 @@ export function resolveAuthTimeout(option: unknown): number {
  * `write` a number > 0 (`Infinity` for a hub without a write timeout).
  */
 export function resolveHubTimeouts(option: unknown): HubTimeouts {
-    const given = typeof option === "object" && option !== null ? (option as Record<string, unknown>) : {};
+    const given = isRecord(option) ? option : {};
     const { dispatch, write } = given;
     return {
         dispatch: typeof dispatch === "number" && Number.isFinite(dispatch) && dispatch >= 0 ? dispatch : DEFAULT_HUB_TIMEOUTS.dispatch,

@@ -67,11 +67,13 @@ export class EncryptedChannels {
     /** Bumped by `clear()`: jobs queued before it deliver nothing. */
     private generation = 0;
 
+    // `declare`d: the constructor assigns these two, so no field definitions are emitted.
+
     /** This connection's socket id, for `toOthers()`. */
-    private readonly socketId: () => string | null;
+    private declare readonly socketId: () => string | null;
 
     /** Loads `./jwe`. */
-    private readonly load: () => Promise<CryptoModule>;
+    private declare readonly load: () => Promise<CryptoModule>;
 
     /**
      * Create the (empty) encrypted-channel state of one connector; loads nothing.

@@ -1,7 +1,7 @@
 import { raceDeadline } from "../timers";
 import type { FetchLike } from "../transport/platform";
 import { describeCause } from "../errors";
-import { isRecord } from "../json";
+import { isRecord, parseJson } from "../json";
 import { readSubscription, type Subscription } from "./subscription-event";
 
 /** Default deadline of one snapshot request, in milliseconds. */
@@ -55,12 +55,7 @@ async function request(url: string, fetch: FetchLike, signal: AbortSignal): Prom
  * or `null` when the body is not JSON or has no `subscriptions` array.
  */
 export function parseSnapshot(text: string): Subscription[] | null {
-    let body: unknown;
-    try {
-        body = JSON.parse(text);
-    } catch {
-        return null;
-    }
+    const body = parseJson(text);
     const entries = isRecord(body) ? body["subscriptions"] : null;
     if (!Array.isArray(entries)) return null;
     const members: Subscription[] = [];

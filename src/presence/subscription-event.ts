@@ -1,4 +1,4 @@
-import { isRecord } from "../json";
+import { isRecord, parseJson } from "../json";
 
 /**
  * One subscription to a presence channel's topic, as a subscription event or a snapshot entry reports it.
@@ -25,12 +25,7 @@ export interface Subscription {
  * The hub may pretty-print the JSON over several `data:` lines; `id`, `type` and `@context` are ignored.
  */
 export function parseSubscriptionEvent(data: unknown): Subscription | null {
-    let document: unknown;
-    try {
-        document = typeof data === "string" ? JSON.parse(data) : null;
-    } catch {
-        return null;
-    }
+    const document = typeof data === "string" ? parseJson(data) : null;
     // [spec] laravel-mercure §5.4 step 6: `match` string and `match_type === "exact"` (urlpattern
     // subscriptions carry the payload too and must be ignored).
     return isRecord(document) && typeof document["match"] === "string" && document["match_type"] === "exact"

@@ -30,19 +30,8 @@ function encodeUtf8Component(value: string): string {
     try {
         return encodeURIComponent(value);
     } catch {
-        let wellFormed = "";
-        for (let i = 0; i < value.length; i++) {
-            const code = value.charCodeAt(i);
-            const next = value.charCodeAt(i + 1);
-            if (code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-                wellFormed += value[i] + value[i + 1];
-                i++;
-            } else if (code >= 0xd800 && code <= 0xdfff) {
-                wellFormed += "\uFFFD";
-            } else {
-                wellFormed += value[i];
-            }
-        }
-        return encodeURIComponent(wellFormed);
+        // A high surrogate followed by a low one is a pair and stays (the first alternative wins); any other
+        // surrogate is lone.
+        return encodeURIComponent(value.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDFFF]/g, (unit) => (unit.length > 1 ? unit : "\uFFFD")));
     }
 }

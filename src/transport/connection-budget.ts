@@ -1,21 +1,14 @@
 /**
- * How many connections a browser opens at most to one host (scheme, host and port) over HTTP/1.1, for
- * the whole profile, shared by all its tabs. An `EventSource` holds one for as long as it is open; a
- * request made while all of them are held waits until one closes.
- */
-export const HTTP1_CONNECTIONS = 6;
-
-/**
- * How many of those the connector's streams leave free, for its own requests to the hub's origin (the
- * auth request on a same-origin hub, whisper POSTs, presence snapshots): they never wait behind its streams.
- */
-export const RESERVED_FOR_REQUESTS = 1;
-
-/**
  * The most streams one connector holds on an HTTP/1.1 hub: the main stream with its replacement and the
  * replaced streams still draining, and the whisper streams.
+ *
+ * A browser opens at most 6 connections to one host (scheme, host and port) over HTTP/1.1, for the whole
+ * profile, shared by all its tabs. An `EventSource` holds one for as long as it is open; a request made while
+ * all of them are held waits until one closes. The connector's streams leave 1 of them free, for its own
+ * requests to the hub's origin (the auth request on a same-origin hub, whisper POSTs, presence snapshots):
+ * they never wait behind its streams.
  */
-export const HTTP1_STREAMS = HTTP1_CONNECTIONS - RESERVED_FOR_REQUESTS;
+export const HTTP1_STREAMS = 6 - 1; // connections per host, less the one left free for requests
 
 /** The most whisper streams one connector holds on an HTTP/1.1 hub: the budget less the main stream. */
 export const HTTP1_WHISPER_STREAMS = HTTP1_STREAMS - 1;

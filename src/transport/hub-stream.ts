@@ -32,6 +32,9 @@ export class HubStream {
     /** The underlying EventSource. */
     readonly #source: EventSourceLike;
 
+    /** The `readyState` of a closed EventSource (the implementation's `CLOSED`, 2 by the SSE spec). */
+    readonly #closed: number;
+
     /** The full channel names whose topics this stream subscribes to. */
     readonly channels: ReadonlySet<string>;
 
@@ -39,7 +42,7 @@ export class HubStream {
      * Open `url` with credentials, for the given channels and their topics.
      */
     constructor(
-        private readonly EventSourceImpl: EventSourceConstructor,
+        EventSourceImpl: EventSourceConstructor,
         /** The subscribe URL this stream was opened with. */
         readonly url: string,
         channels: readonly string[],
@@ -48,6 +51,7 @@ export class HubStream {
         handlers: HubStreamHandlers,
     ) {
         this.channels = new Set(channels);
+        this.#closed = EventSourceImpl.CLOSED ?? 2;
         // [spec] laravel-mercure §4.1: withCredentials so the hub cookie travels.
         this.#source = new EventSourceImpl(url, { withCredentials: true });
         this.#source.onopen = () => {
@@ -72,7 +76,7 @@ export class HubStream {
      * Whether the EventSource gave up (it does after any non-2xx answer, per the SSE spec).
      */
     isClosed(): boolean {
-        return this.#source.readyState === (this.EventSourceImpl.CLOSED ?? 2);
+        return this.#source.readyState === this.#closed;
     }
 
     /**

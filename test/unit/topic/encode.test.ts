@@ -27,6 +27,11 @@ describe("rawUrlEncode (PHP rawurlencode)", () => {
         expect(rawUrlEncode("a\uD800b")).toBe("a%EF%BF%BDb");
         expect(rawUrlEncode("\uDC00")).toBe("%EF%BF%BD");
     });
+
+    it("keeps the surrogate pairs of a string that also has lone surrogates", () => {
+        // A lone high surrogate before a pair, a lone low one after it, and two lone ones in reverse order.
+        expect(rawUrlEncode("\uD800\uD83D\uDE00\uDE00\uDC00\uD800")).toBe("%EF%BF%BD%F0%9F%98%80%EF%BF%BD%EF%BF%BD%EF%BF%BD");
+    });
 });
 
 describe("rawUrlDecode", () => {
