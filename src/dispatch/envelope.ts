@@ -1,3 +1,5 @@
+import { parseJson } from "../json";
+
 /**
  * A broadcast envelope as the Laravel server publishes it, after validation.
  *
@@ -16,12 +18,8 @@ export type Envelope =
  */
 export function parseEnvelope(data: unknown): Envelope | null {
     if (typeof data !== "string") return null;
-    let parsed: unknown;
-    try {
-        parsed = JSON.parse(data);
-    } catch {
-        return null; // [spec] laravel-mercure §4.4 step 2: unparsable data is dropped.
-    }
+    // [spec] laravel-mercure §4.4 step 2: unparsable data is dropped (parseJson gives undefined).
+    const parsed = parseJson(data);
     if (typeof parsed !== "object" || parsed === null) return null;
     const record = parsed as Record<string, unknown>;
     const names: unknown = record["channels"];
