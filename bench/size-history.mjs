@@ -39,6 +39,11 @@ const COMMITS = [
     { commit: "8032a69", feature: "issue 11: structure (#private in status, auth, channel registry, hub locator; shared helpers)" },
     { commit: "4c25d6f", feature: "one deadline race for the core and the lazy chunks" },
     { commit: "cb19511", feature: "issue 11: #private in transport, share, dispatch and whisper" },
+    { commit: "1278387", feature: "review: the dispatcher reads each event's id once" },
+    { commit: "34ec6e6", feature: "tabs: a connector created with host queues for the lead at once" },
+    { commit: "9814db1", feature: "tabs: a late virtual stream resumes from its own cursor (the engine's replay is lazy)" },
+    { commit: "39c46ad", feature: "issue 11: structure, third pass (one parseJson, Echo's own channel methods by interface merging, constants local to their reader)" },
+    { commit: "53f6ced", feature: "the envelope parsed with parseJson" },
 ];
 
 /** A rollup config that builds only dist/index.js as rollup.config.mjs does. */
