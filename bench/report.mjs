@@ -44,6 +44,9 @@ function growth(from, to, count) {
 /** The whole of BENCHMARKS.md. */
 export function renderReport(r) {
     const { env, sizes, budget, history, delivery, joins, presenceUrls, continuity, memory, navigation } = r;
+    const firstJoin = (share, delay) => r.firstJoins.find((row) => row.share === share && row.delay === delay);
+    const laterOn = firstJoin(true, r.plan.firstJoin.laterMs);
+    const laterOff = firstJoin(false, r.plan.firstJoin.laterMs);
     const lines = [];
     const push = (...text) => lines.push(...text);
     const publicTop = joins.filter((row) => row.kind === "public").at(-1);
@@ -95,6 +98,7 @@ export function renderReport(r) {
                 : `| Join burst of ${row.size} ${row.kind} channels: auth requests, subscribe requests | ${row.auth}, ${row.subscribes} in ${dec(r.plan.join.windowMs / 1000, 0)} s, **never subscribed** | | | 1 and 1 ✗ |`,
         ),
         `| Join burst of ${publicTop.size} public channels: until every \`subscribed()\` (ms) | ${dec(publicTop.subscribedMs, 1)} | raw \`EventSource\` on the same topics opens in ${dec(publicTop.rawOpenMs, 1)} | ${dec(publicTop.subscribedMs / publicTop.rawOpenMs)} | |`,
+        `| First join ${r.plan.firstJoin.laterMs} ms after Echo's creation, tab sharing on: until the auth request leaves (ms) | ${dec(laterOn.auth, 1)} | sharing off ${dec(laterOff.auth, 1)} | ${dec(laterOn.auth / laterOff.auth)} | |`,
         `| Hub cookie: most private channels one browser cookie holds | ${privateCookies.maxFitting} (${bytes(privateCookies.rows.find((row) => row.size === 100)?.bytes)} for 100) | ${bytes(r.cookieLimit)} per cookie | | 100 channels ${mark(privateCookies.maxFitting >= 100)} |`,
         `| Subscribe request line, 100 private channels | ${bytes(private100)} | 8 KiB limit, ${bytes(r.requestLineLimit)} | ${dec(private100 / r.requestLineLimit)} | under the limit ${mark(private100 <= r.requestLineLimit)} |`,
         ...continuity.map(
@@ -223,6 +227,7 @@ export function renderReport(r) {
         "(Measured from the dev app's auth response, which mints the token as Laravel's driver does, client events on;",
         "name, `=` and value counted, as browsers count them.)",
         "",
+        ...firstJoinSection(r),
         "## Subscribe URL length",
         "",
         "The request line the connector's subscribe request was sent with (`GET /.well-known/mercure?match=… HTTP/1.1`,",
@@ -404,4 +409,28 @@ export function renderReport(r) {
         "",
     );
     return lines.join("\n");
+}
+
+/** The first-join section: a page's first join, sharing off and on, in the tick of Echo's creation and later. */
+function firstJoinSection(r) {
+    const when = (delay) => (delay === null ? "in the same tick" : `${r.plan.firstJoin.laterMs} ms later`);
+    const row = (share, delay) => r.firstJoins.find((entry) => entry.share === share && entry.delay === delay);
+    const same = row(true, null);
+    return [
+        "### A page's first join",
+        "",
+        "A fresh page creates `MercureEcho` and joins one public channel, in the same tick or later (Echo created at boot, a",
+        "component joining when it mounts). With tab sharing the tab must first win the Web Lock and start the hub engine",
+        "before its auth request can leave; the connector starts that election when it is created, so a join made later",
+        "finds it settled. Times from the join (the page's fetch wrapped to see the auth request leave); medians of",
+        `${r.plan.firstJoin.reps} pages per row.`,
+        "",
+        "| Joined | Tab sharing | Until the auth request leaves (ms) | Until `subscribed()` (ms) |",
+        "|---|---|---|---|",
+        ...r.firstJoins.map((entry) => `| ${when(entry.delay)} | ${entry.share ? "on" : "off"} | ${dec(entry.auth, 1)} | ${dec(entry.subscribed, 1)} |`),
+        "",
+        `Joined in the same tick, sharing puts the election on the first join's path (${dec(same.auth, 1)} ms until the auth request leaves,`,
+        `against ${dec(row(false, null).auth, 1)} ms without sharing).`,
+        "",
+    ];
 }

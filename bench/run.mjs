@@ -7,6 +7,7 @@
 //   sizes        bench/size.mjs: min+gzip of the core entry, the crypto chunk, the IIFE, a whole app, pusher-js
 //   delivery     scenarios/delivery.mjs: throughput (plain and encrypted) and latency against a raw EventSource
 //   join         scenarios/join.mjs: join bursts of N channels, subscribe URL lengths
+//   first join   scenarios/first-join.mjs: a page's first join, sharing off and on, in the creation's tick and later
 //   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
 //   memory       scenarios/memory.mjs: heap after GC through join/leave cycles and delivered messages
 //   navigation   scenarios/navigation.mjs: issue 13's auth requests per 100 SPA navigations, sharing off and on
@@ -18,6 +19,7 @@ import { startBenchStack } from "./lib/stack.mjs";
 import { renderReport } from "./report.mjs";
 import { measureContinuity } from "./scenarios/continuity.mjs";
 import { measureDelivery } from "./scenarios/delivery.mjs";
+import { measureFirstJoins } from "./scenarios/first-join.mjs";
 import { COOKIE_LIMIT, measureCookieSizes, measureJoinBursts, measurePresenceUrls, presenceChannelsUnder, REQUEST_LINE_LIMIT } from "./scenarios/join.mjs";
 import { measureBrowserMemory, measureNodeMemory } from "./scenarios/memory.mjs";
 import { measureNavigations } from "./scenarios/navigation.mjs";
@@ -31,6 +33,7 @@ const PLAN = {
         ? { warmup: 500, reps: 3, count: 3_000, encryptedCount: 1_000, holdMs: 300, latencyReps: 2, latencySamples: 100 }
         : { warmup: 1_000, reps: 15, count: 3_000, encryptedCount: 2_000, holdMs: 300, latencyReps: 2, latencySamples: 250 },
     join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 5, settleMs: 300, windowMs: 4_000 },
+    firstJoin: { reps: quick ? 2 : 7, laterMs: 200 },
     cookieSizes: [1, 10, 20, 50, 100],
     presenceUrls: [10, 50, 100],
     continuity: { rate: 200, reopens: 20, reopenEveryMs: 250, leadMs: 500 },
@@ -84,6 +87,7 @@ try {
         await measureCookieSizes(stack, "presence", PLAN.cookieSizes),
     ]);
     results.joins = await section("join", () => measureJoinBursts(browser, stack, PLAN.join));
+    results.firstJoins = await section("first join", () => measureFirstJoins(browser, stack, PLAN.firstJoin));
     results.presenceUrls = await section("urls", () => measurePresenceUrls(browser, stack, PLAN.presenceUrls));
     results.presenceUnderLimit = presenceChannelsUnder(stack, REQUEST_LINE_LIMIT);
     results.continuity = await section("continuity", () => measureContinuity(browser, PLAN.continuity));

@@ -144,6 +144,27 @@ const BENCH_SCRIPT = String.raw`
             });
         },
 
+        /**
+         * A page's first join: create MercureEcho with options, then join one public channel in the same tick
+         * (delayMs null) or delayMs later (Echo created at boot, a component joining when it mounts); resolves with the
+         * milliseconds from the join until the auth request left (the page's fetch, wrapped below) and until subscribed().
+         */
+        firstJoin: function (options, delayMs) {
+            var self = this;
+            var join = function () {
+                var started = now();
+                self.authSentAt = 0;
+                return new Promise(function (resolve) {
+                    self.channelOf("public", "orders.1").subscribed(function () {
+                        resolve({ auth: self.authSentAt - started, subscribed: now() - started });
+                    });
+                });
+            };
+            this.create(options);
+            if (delayMs === null) return join();
+            return new Promise(function (resolve) { setTimeout(resolve, delayMs); }).then(join);
+        },
+
         /** The recorded channel errors, emptied. */
         takeErrors: function () { var list = this.channelErrors; this.channelErrors = []; return list; },
 
@@ -168,6 +189,12 @@ const BENCH_SCRIPT = String.raw`
         status: function () { return this.echo.connectionStatus(); },
     };
     window.bench = bench;
+    // When the first auth request leaves (firstJoin): the connector takes the page's fetch when it resolves its platform.
+    var pageFetch = window.fetch;
+    window.fetch = function (input) {
+        if (!bench.authSentAt && String(input && input.url || input).indexOf("/broadcasting/auth") >= 0) bench.authSentAt = now();
+        return pageFetch.apply(this, arguments);
+    };
 })();
 `;
 
@@ -204,8 +231,11 @@ export class BenchPage {
         page.on("pageerror", (error) => this.errors.push(error.message));
     }
 
-    /** Open the bench page at `origin`, log in and create MercureEcho with `options` added to its `host`. */
-    static async open(browser, origin, userId, options = {}) {
+    /**
+     * Open the bench page at `origin`, log in and create MercureEcho with `options` added to its `host` (unless `create`
+     * is false: the scenario creates it).
+     */
+    static async open(browser, origin, userId, options = {}, create = true) {
         const context = await browser.newContext();
         const page = await context.newPage();
         const bench = new BenchPage(context, page);
@@ -214,7 +244,7 @@ export class BenchPage {
         if (response?.status() !== 200) throw new Error(`The bench page answered ${response?.status()}.`);
         const status = await page.evaluate((id) => window.bench.login(id), userId);
         if (status !== 200) throw new Error(`Logging in dev user ${userId} answered ${status}.`);
-        await page.evaluate((extra) => window.bench.create(extra), options);
+        if (create) await page.evaluate((extra) => window.bench.create(extra), options);
         return bench;
     }
 

@@ -1,0 +1,36 @@
+// A page's first join in Chromium, with tab sharing off and on: from the join until the auth request leaves and
+// until subscribed(), for a channel joined in the same tick as MercureEcho's creation and for one joined later
+// (Echo created at boot, a component joining when it mounts). With sharing, the tab must win the Web Lock and
+// start the hub engine before its auth request can leave; the connector starts that election when it is created.
+import { BenchPage } from "../lib/page.mjs";
+import { USER } from "../lib/stack.mjs";
+import { median } from "../lib/stats.mjs";
+
+/**
+ * For each case (sharing off/on × joined in the same tick / `plan.laterMs` later), `plan.reps` fresh pages, the
+ * order of the cases rotating between repetitions; medians in ms.
+ */
+export async function measureFirstJoins(browser, stack, plan) {
+    const cases = [];
+    for (const share of [false, true]) for (const delay of [null, plan.laterMs]) cases.push({ share, delay, runs: [] });
+    for (let rep = 0; rep < plan.reps; rep++) {
+        for (let i = 0; i < cases.length; i++) {
+            const entry = cases[(i + rep) % cases.length];
+            const page = await BenchPage.open(browser, stack.server.url, USER.id, {}, false);
+            try {
+                const options = entry.share ? {} : { shareAcrossTabs: false };
+                entry.runs.push(await page.run(([o, d]) => window.bench.firstJoin(o, d), [options, entry.delay]));
+                if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
+            } finally {
+                await page.close();
+            }
+        }
+    }
+    return cases.map(({ share, delay, runs }) => ({
+        share,
+        delay,
+        auth: median(runs.map((run) => run.auth)),
+        subscribed: median(runs.map((run) => run.subscribed)),
+        reps: runs.length,
+    }));
+}
