@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ToClient } from "../../../src/share/protocol";
 import { StreamMux } from "../../../src/share/stream-mux";
 import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 
@@ -49,7 +48,7 @@ describe("StreamMux: replaying to a virtual stream that opens late", () => {
         const before = sent.length;
         real.emitError(false);
         real.emitOpen();
-        expect(sent.slice(before).filter((message: ToClient | Record<string, unknown>) => message["t"] === "event")).toEqual([]);
+        expect(sent.slice(before).filter((message) => message["t"] === "event")).toEqual([]);
     });
 
     it("opens the real stream for a late stream's new topics from its cursor when the engine forwarded past it", async () => {
