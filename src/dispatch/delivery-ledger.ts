@@ -16,10 +16,15 @@ export class DeliveryLedger {
     /** The same for the generation before. */
     #previous = new Map<string, string | string[]>();
 
+    /** How many ids a generation holds. */
+    readonly #capacity: number;
+
     /**
      * Create a ledger that remembers at least the last `capacity` event ids.
      */
-    constructor(private readonly capacity = 1024) {}
+    constructor(capacity = 1024) {
+        this.#capacity = capacity;
+    }
 
     /**
      * Record that `id` is being delivered to `channel`; returns false when that pair was delivered already.
@@ -28,7 +33,7 @@ export class DeliveryLedger {
         const current = this.#current.get(id);
         const channels = current ?? this.#previous.get(id);
         if (channels === undefined) {
-            if (this.#current.size >= this.capacity) {
+            if (this.#current.size >= this.#capacity) {
                 this.#previous = this.#current;
                 this.#current = new Map();
             }

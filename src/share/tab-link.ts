@@ -65,6 +65,15 @@ interface EngineLike {
  * (those of visible tabs run unthrottled) send the auth requests that renew the cookie and reopen the stream.
  */
 export class TabLink {
+    /** The link's name: the lock's and the bus's. */
+    readonly #name: string;
+
+    /** The browser APIs the link uses. */
+    readonly #env: ShareEnvironment;
+
+    /** The leading connector's hub and auth options, for the engine. */
+    readonly #engineOptions: Omit<HubEngineOptions, "epoch" | "send">;
+
     /** The bus to the other tabs. */
     readonly #channel: BroadcastChannelLike;
 
@@ -102,11 +111,10 @@ export class TabLink {
     #watchdog: ReturnType<typeof setTimeout> | null = null;
 
     /** Create the link named `name` and queue for the lead; `engineOptions` are the leading connector's (hub, auth). */
-    constructor(
-        private readonly name: string,
-        private readonly env: ShareEnvironment,
-        private readonly engineOptions: Omit<HubEngineOptions, "epoch" | "send">,
-    ) {
+    constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "epoch" | "send">) {
+        this.#name = name;
+        this.#env = env;
+        this.#engineOptions = engineOptions;
         this.#channel = new env.BroadcastChannel(name);
         this.#channel.onmessage = (event) => this.#heard(event.data as ToClient | ToEngine);
         env.page?.addEventListener("pagehide", (event) => this.#hidden(event.persisted === true));
@@ -137,7 +145,7 @@ export class TabLink {
     #queue(): void {
         const queued = (this.#queued = new AbortController());
         this.#inQueue = true;
-        this.env.locks.request(this.name, { signal: queued.signal }, () => this.#lead()).catch(() => this.#lost(queued));
+        this.#env.locks.request(this.#name, { signal: queued.signal }, () => this.#lead()).catch(() => this.#lost(queued));
     }
 
     /** Steal the lock from a leader that did not answer (frozen, or discarded without releasing). */
@@ -145,7 +153,7 @@ export class TabLink {
         this.#queued?.abort();
         this.#queued = null;
         const stealing = new AbortController();
-        this.env.locks.request(this.name, { steal: true }, () => this.#lead()).catch(() => this.#lost(stealing));
+        this.#env.locks.request(this.#name, { steal: true }, () => this.#lead()).catch(() => this.#lost(stealing));
     }
 
     /** This tab got the lock: start the engine (the lazy chunk) and announce it; hold the lock while the tab lives. */
@@ -158,7 +166,7 @@ export class TabLink {
         try {
             const { HubEngine } = await loadEngine();
             if (!this.#leading || this.#stepDown === null) return;
-            this.#engine = new HubEngine({ ...this.engineOptions, epoch, send: (message) => this.#toClients(message) });
+            this.#engine = new HubEngine({ ...this.#engineOptions, epoch, send: (message) => this.#toClients(message) });
             this.#toClients({ t: "up", e: epoch });
         } catch {
             // The engine chunk did not load (offline, a deploy in between): let another tab lead.
@@ -235,7 +243,7 @@ export class TabLink {
      */
     #toClients(message: ToClient): void {
         if (message.t !== "event") this.#post(message);
-        else if (this.#remote.size > 0 && this.#batch.push(message) === 1) (this.env.hop ?? later)(() => this.#flush());
+        else if (this.#remote.size > 0 && this.#batch.push(message) === 1) (this.#env.hop ?? later)(() => this.#flush());
         // An event comes from a stream's own task (the hub's), not from inside a client's call: heard at once, unless
         // messages wait in the outbox, which it must not overtake (a stream's `open` state before its first event).
         if (message.t === "event" && this.#outbox.length === 0) return this.#heard(message);

@@ -18,6 +18,9 @@ export class ShareClient {
     /** This client's id, unique across tabs. */
     readonly id = newId();
 
+    /** Where messages to the engine go. */
+    readonly #port: ClientPort;
+
     /** The virtual streams not closed yet, by id. */
     readonly #sources = new Map<string, VirtualSource>();
 
@@ -40,7 +43,8 @@ export class ShareClient {
     readonly whisperEventSource: EventSourceConstructor;
 
     /** Create a client that talks to the engine through `port`. */
-    constructor(private readonly port: ClientPort) {
+    constructor(port: ClientPort) {
+        this.#port = port;
         const source = (whisper: boolean): EventSourceConstructor => {
             const open = (url: string) => this.#open(url, whisper);
             return class {
@@ -72,7 +76,7 @@ export class ShareClient {
                     resolve(result);
                 },
             });
-            this.port.post({ t: "auth", c: this.id, r, names: [...names], fresh: this.#fresh });
+            this.#port.post({ t: "auth", c: this.id, r, names: [...names], fresh: this.#fresh });
             this.#fresh = false;
         });
     }
@@ -91,7 +95,7 @@ export class ShareClient {
     release(): void {
         for (const source of [...this.#sources.values()]) source.close();
         this.#names = [];
-        this.port.post({ t: "bye", c: this.id });
+        this.#port.post({ t: "bye", c: this.id });
     }
 
     /** A message from the engine this client's link follows. */
@@ -119,11 +123,11 @@ export class ShareClient {
 
     /** A new engine is up: announce this client's set, re-send pending auth requests, resubscribe from each stream's cursor. */
     resync(): void {
-        if (this.#names.length > 0) this.port.post({ t: "hello", c: this.id, names: [...this.#names] });
-        for (const [r, { names }] of this.#pending) this.port.post({ t: "auth", c: this.id, r, names: [...names] });
+        if (this.#names.length > 0) this.#port.post({ t: "hello", c: this.id, names: [...this.#names] });
+        for (const [r, { names }] of this.#pending) this.#port.post({ t: "auth", c: this.id, r, names: [...names] });
         for (const source of this.#sources.values()) {
             source.interrupt();
-            this.port.post({ t: "open", c: this.id, s: source.id, url: source.resumeUrl(), w: source.whisper });
+            this.#port.post({ t: "open", c: this.id, s: source.id, url: source.resumeUrl(), w: source.whisper });
         }
     }
 
@@ -131,10 +135,10 @@ export class ShareClient {
     #open(url: string, whisper: boolean): VirtualSource {
         const source = new VirtualSource(`${this.id}/${this.#nextRequest++}`, url, whisper, (closed) => {
             this.#sources.delete(closed.id);
-            this.port.post({ t: "close", c: this.id, s: closed.id });
+            this.#port.post({ t: "close", c: this.id, s: closed.id });
         }, (gone) => this.#sources.delete(gone.id));
         this.#sources.set(source.id, source);
-        this.port.post({ t: "open", c: this.id, s: source.id, url, w: whisper });
+        this.#port.post({ t: "open", c: this.id, s: source.id, url, w: whisper });
         return source;
     }
 }
@@ -153,6 +157,12 @@ class VirtualSource implements EventSourceLike {
     /** `addEventListener("mercure")` listeners. */
     readonly #listeners: Array<(event: MessageEvent) => unknown> = [];
 
+    /** Tells the client this stream was closed here. */
+    readonly #closed: (source: VirtualSource) => void;
+
+    /** Tells the client the engine closed this stream for good. */
+    readonly #gone: (source: VirtualSource) => void;
+
     /** The whisper stream key, or null for a main stream. */
     readonly #key: string | null;
 
@@ -167,9 +177,11 @@ class VirtualSource implements EventSourceLike {
         readonly url: string,
         /** Whether this is a whisper stream. */
         readonly whisper: boolean,
-        private readonly closed: (source: VirtualSource) => void,
-        private readonly gone: (source: VirtualSource) => void,
+        closed: (source: VirtualSource) => void,
+        gone: (source: VirtualSource) => void,
     ) {
+        this.#closed = closed;
+        this.#gone = gone;
         this.#key = whisper ? whisperKey(url) : null;
         this.#cursor = new URL(url).searchParams.get("last_event_id");
     }
@@ -183,7 +195,7 @@ class VirtualSource implements EventSourceLike {
     close(): void {
         if (this.readyState === 2) return;
         this.readyState = 2;
-        this.closed(this);
+        this.#closed(this);
     }
 
     /** The engine says this stream is connecting (0), open (1), or closed for good (2: the hub refused it). */
@@ -197,7 +209,7 @@ class VirtualSource implements EventSourceLike {
         }
         if (state === 0) return this.interrupt();
         this.readyState = 2;
-        this.gone(this);
+        this.#gone(this);
         this.onerror?.(new Event("error"));
     }
 

@@ -69,6 +69,12 @@ export class StreamSwitch {
     /** The replaced streams still delivering, oldest first (at most {@link MAX_DRAINS}). */
     readonly #drains: Drain[] = [];
 
+    /** Hears of a watched stream that missed its open deadline. */
+    readonly #stalled: (stream: HubStream, stall: Stall) => void;
+
+    /** Hears of each drain that ends. */
+    readonly #drained: ((stream: HubStream) => void) | undefined;
+
     /** The open deadline of each watched stream (a candidate, or a fallback stream) until it opens or leaves. */
     readonly #deadlines = new Map<HubStream, ReturnType<typeof setTimeout>>();
 
@@ -76,10 +82,10 @@ export class StreamSwitch {
      * Create an empty switch; `stalled` hears of a watched stream that missed its open deadline while
      * still held (never after it opened or was retired), `drained` of each drain that ends (for the `debug` log).
      */
-    constructor(
-        private readonly stalled: (stream: HubStream, stall: Stall) => void = () => undefined,
-        private readonly drained?: (stream: HubStream) => void,
-    ) {}
+    constructor(stalled: (stream: HubStream, stall: Stall) => void = () => undefined, drained?: (stream: HubStream) => void) {
+        this.#stalled = stalled;
+        this.#drained = drained;
+    }
 
     /**
      * The stream the next reopen is compared with: the candidate if there is one, else the current one.
@@ -178,7 +184,7 @@ export class StreamSwitch {
             clearTimeout(drain.timer);
             drain.stream.retire();
             this.#drains.splice(this.#drains.indexOf(drain), 1);
-            this.drained?.(drain.stream);
+            this.#drained?.(drain.stream);
         }
     }
 
@@ -241,7 +247,7 @@ export class StreamSwitch {
     #watch(stream: HubStream, stall: Stall): void {
         const timer = setClampedTimeout(() => {
             this.#deadlines.delete(stream);
-            if (stream === this.candidate || stream === this.current) this.stalled(stream, stall);
+            if (stream === this.candidate || stream === this.current) this.#stalled(stream, stall);
         }, OPEN_DEADLINE_MS);
         this.#deadlines.set(stream, timer);
     }
