@@ -44,6 +44,7 @@ const COMMITS = [
     { commit: "9814db1", feature: "tabs: a late virtual stream resumes from its own cursor (the engine's replay is lazy)" },
     { commit: "39c46ad", feature: "issue 11: structure, third pass (one parseJson, Echo's own channel methods by interface merging, constants local to their reader)" },
     { commit: "53f6ced", feature: "the envelope parsed with parseJson" },
+    { commit: "21f6695", feature: "issue 11: #private for constructor-parameter properties in share, transport, dispatch" },
 ];
 
 /** A rollup config that builds only dist/index.js as rollup.config.mjs does. */
