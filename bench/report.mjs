@@ -83,8 +83,8 @@ export function renderReport(r) {
         "",
         "| Figure | Connector | Baseline | Ratio | Target |",
         "|---|---|---|---|---|",
-        `| Throughput, public channel (msg/s, Chromium) | ${int(delivery.throughput.connector)} | raw \`EventSource\` ${int(delivery.throughput.raw)} | ${dec(delivery.throughput.ratio)} | ≥ 0.95 ${mark(delivery.throughput.ratio >= 0.95)} |`,
-        `| Throughput, public channel, tab sharing off (msg/s, Chromium) | ${int(delivery.throughputAlone.connector)} | raw \`EventSource\` ${int(delivery.throughputAlone.raw)} | ${dec(delivery.throughputAlone.ratio)} | ≥ 0.95 ${mark(delivery.throughputAlone.ratio >= 0.95)} |`,
+        `| Throughput, public channel (msg/s, Chromium) | ${int(delivery.throughput.connector)} | raw \`EventSource\` ${int(delivery.throughput.raw)} | ${dec(delivery.throughput.ratio)} | ≥ 0.95, main thread too ${mark(throughputMet(delivery.throughput))} |`,
+        `| Throughput, public channel, tab sharing off (msg/s, Chromium) | ${int(delivery.throughputAlone.connector)} | raw \`EventSource\` ${int(delivery.throughputAlone.raw)} | ${dec(delivery.throughputAlone.ratio)} | ≥ 0.95, main thread too ${mark(throughputMet(delivery.throughputAlone))} |`,
         `| Throughput, public channel, in a second tab (msg/s, Chromium) | ${int(delivery.throughputFollower.connector)} | raw \`EventSource\` in that tab ${int(delivery.throughputFollower.raw)} | ${dec(delivery.throughputFollower.ratio)} | events batched over \`BroadcastChannel\`; end to end the leading tab's rate (first row) bounds it |`,
         `| Throughput, raw \`EventSource\` reading each event's \`lastEventId\` (msg/s, Chromium) | ${int(delivery.rawIds.connector)} | raw \`EventSource\` ${int(delivery.rawIds.raw)} | ${dec(delivery.rawIds.ratio)} | what resuming costs any receiver |`,
         `| Main thread per message at saturation, public channel (µs, Chromium) | ${dec(delivery.throughput.cpu.connector, 1)} | raw \`EventSource\` ${dec(delivery.throughput.cpu.raw, 1)} | ${dec(delivery.throughput.cpu.ratio)} | raw / connector |`,
@@ -154,9 +154,14 @@ export function renderReport(r) {
         ...(() => {
             const t = delivery.throughput;
             const alone = delivery.throughputAlone;
-            const verdict = t.ratio >= 0.95 ? "is met" : "is not met";
+            const verdict = throughputMet(t) ? "is met" : "is not met";
             return [
-                `At saturation the public-channel target (≥ 0.95 of raw) ${verdict} (${dec(t.ratio)}; with tab sharing off ${dec(alone.ratio)}). The connector's main thread spends`,
+                "The target counts as met only when the main thread's work per message is within the same 5 % of raw's (raw / connector",
+                "≥ 0.95) as the rate: at saturation the rate follows that work, and a rate ratio above the work ratio comes from when",
+                "the first and last messages happened to arrive, which spreads widely on this machine (see the Runs column; the",
+                "rate ratio of one build has moved by more than 0.2 between consecutive `npm run bench` runs).",
+                "",
+                `At saturation the public-channel target (≥ 0.95 of raw) ${verdict} (rate ${dec(t.ratio)}, main thread ${dec(t.cpu.ratio)}; with tab sharing off ${dec(alone.ratio)} and ${dec(alone.cpu.ratio)}). The connector's main thread spends`,
                 `${dec(t.cpu.connector - t.cpu.raw, 1)} µs per message more than a bare \`onmessage\` (${dec(t.cpu.connector, 1)} µs against ${dec(t.cpu.raw, 1)} µs), on what a`,
                 "raw `EventSource` does not do: the delivery ledger that keeps an update from reaching a channel twice across a",
                 "make-before-break overlap or a replay, routing by the envelope's channels (`toOthers()`, plaintext never to an",
@@ -433,4 +438,12 @@ function firstJoinSection(r) {
         `against ${dec(row(false, null).auth, 1)} ms without sharing).`,
         "",
     ];
+}
+
+/**
+ * Whether a throughput row meets issue 11's target: the rate ratio and the main thread's work ratio (raw / connector)
+ * both ≥ 0.95. At saturation the rate follows the work per message, so a rate ratio above the work ratio is timing.
+ */
+function throughputMet(row) {
+    return row.ratio >= 0.95 && row.cpu.ratio >= 0.95;
 }
