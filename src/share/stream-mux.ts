@@ -71,7 +71,7 @@ export class StreamMux {
     readonly #streams = new StreamSwitch((_stream, stall) => this.#stalled(stall));
 
     /** The last event id forwarded: the `last_event_id` of every real reopen (a new engine starts from its first client's). */
-    cursor: string | null = null;
+    #cursor: string | null = null;
 
     /** Whether the cursor was taken from a client (only the first one's is). */
     #cursorSet = false;
@@ -100,7 +100,7 @@ export class StreamMux {
         if (whisper) return this.#openWhisper(id, url);
         const params = new URL(url).searchParams;
         const cursor = params.get("last_event_id");
-        if (!this.#cursorSet) this.cursor = this.#base = cursor;
+        if (!this.#cursorSet) this.#cursor = this.#base = cursor;
         this.#cursorSet = true;
         this.#mains.set(id, { client, topics: params.getAll("match"), patterns: params.getAll("match_urlpattern"), open: false, cursor });
         this.#schedule();
@@ -221,7 +221,7 @@ export class StreamMux {
      * still waiting to open (its new topics' events published since then have not reached the engine).
      */
     #oldestWaiting(): string | null {
-        let oldest = this.cursor;
+        let oldest = this.#cursor;
         let at = this.#after(oldest);
         for (const main of this.#mains.values()) {
             const after = main.open ? -1 : this.#after(main.cursor);
@@ -273,7 +273,7 @@ export class StreamMux {
         if (id !== "") {
             this.#streams.delivered(stream, id);
             if (!this.#seen.claim(id, "")) return;
-            this.cursor = id;
+            this.#cursor = id;
         }
         const message = { t: "event", w: null, type, data: String(event.data), id } as const;
         this.host.send(message);

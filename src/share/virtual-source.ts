@@ -1,6 +1,6 @@
 import type { AuthResult } from "../auth/auth-client";
 import type { EventSourceConstructor, EventSourceInitLike, EventSourceLike } from "../transport/platform";
-import { newId, whisperKey, type ToClient, type ToEngine } from "./protocol";
+import { newId, whisperKey, type EventMessage, type ToClient, type ToEngine } from "./protocol";
 
 /** What a {@link ShareClient} needs from its tab's link: send to the engine (and note that an answer is expected). */
 export interface ClientPort {
@@ -111,6 +111,8 @@ export class ShareClient {
             case "state":
                 return this.#sources.get(message.s)?.state(message.state);
             case "event":
+                // A replay is for its one stream (`s`); a live event for every stream of its kind.
+                if (message.s !== undefined) return this.#sources.get(message.s)?.deliver(message);
                 for (const source of this.#sources.values()) source.deliver(message);
                 return;
             case "down":
@@ -221,8 +223,8 @@ class VirtualSource implements EventSourceLike {
     }
 
     /** Deliver an engine event if it is for this stream and the stream is open. */
-    deliver(message: Extract<ToClient, { t: "event" }>): void {
-        if (this.readyState !== 1 || message.w !== this.#key || (message.s !== undefined && message.s !== this.id)) return;
+    deliver(message: EventMessage): void {
+        if (this.readyState !== 1 || message.w !== this.#key) return;
         if (message.id !== "") this.#cursor = message.id;
         // What HubStream reads of an event (StreamMessage), without the cost of constructing a DOM MessageEvent per
         // message: the only listeners of a virtual stream are the connector's HubStream handlers.
