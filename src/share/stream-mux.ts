@@ -4,6 +4,7 @@ import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import type { EventSourceConstructor, StreamMessage } from "../transport/platform";
 import { StreamSwitch } from "../transport/stream-switch";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
+import { CatchUps } from "./catch-up";
 import { whisperKey, type EventMessage, type ToClient } from "./protocol";
 
 /**
@@ -82,6 +83,12 @@ export class StreamMux {
     /** The id just before the first of {@link StreamMux.#recent}: the first cursor, then the last event dropped from it. */
     #base: string | null = null;
 
+    /** How many main-stream events with an id were forwarded so far: where a catch-up stream began. */
+    #forwarded = 0;
+
+    /** The catch-up streams of virtual streams whose cursor is older than {@link StreamMux.#recent} reaches. */
+    readonly #catchUps: CatchUps;
+
     /** Recently forwarded ids (bounded, see {@link SEEN_LIMIT}): the connector's ledger, with one "channel", the tabs. */
     readonly #seen = new DeliveryLedger(SEEN_LIMIT);
 
@@ -92,7 +99,9 @@ export class StreamMux {
     #queued = false;
 
     /** Create the multiplexer; opens nothing until a virtual stream does. */
-    constructor(private readonly host: StreamMuxHost) {}
+    constructor(private readonly host: StreamMuxHost) {
+        this.#catchUps = new CatchUps(host);
+    }
 
     /** Open virtual stream `id` of `client` for `url` (a whisper stream when `whisper`). */
     open(client: string, id: string, url: string, whisper: boolean): void {
@@ -108,6 +117,7 @@ export class StreamMux {
 
     /** Close virtual stream `id`; the union narrows (main) or the real whisper stream loses a reference. */
     close(id: string): void {
+        this.#catchUps.close(id);
         if (this.#mains.delete(id)) return this.#schedule();
         for (const [key, entry] of this.#whispers) {
             if (!entry.refs.delete(id) || entry.refs.size > 0) continue;
@@ -135,6 +145,7 @@ export class StreamMux {
     /** Close every real stream (the engine stops). */
     closeAll(): void {
         this.#streams.closeAll();
+        this.#catchUps.closeAll();
         for (const entry of this.#whispers.values()) entry.stream.retire();
         this.#whispers.clear();
         this.#mains.clear();
@@ -167,6 +178,7 @@ export class StreamMux {
         const same = latest !== null && sameSet(this.#carried.get(latest)?.topics, topics) && sameSet(this.#carried.get(latest)?.patterns, patterns);
         if (!same || this.#reopen || fallback) {
             this.#reopen = false;
+            this.#yieldCatchUps();
             const broken = this.#streams.makeRoom(streamBudget(this.host.hub) - this.#whispers.size);
             if (broken !== null) this.#interrupt();
             // [spec] laravel-mercure §4.1: one match per topic, one match_urlpattern per pattern, last_event_id = the cursor
@@ -235,9 +247,37 @@ export class StreamMux {
      * (they reached the other tabs only): targeted with `s`. Its connector drops what it had already (its ledger).
      */
     #replay(id: string, main: VirtualMain): void {
-        const from = this.#after(main.cursor);
+        const { cursor } = main;
+        const from = this.#after(cursor);
         main.cursor = null;
         if (from >= 0) for (const event of this.#recent.slice(from)) this.host.send({ ...event, s: id });
+        else if (cursor !== null) this.#catchUp(id, main, cursor);
+    }
+
+    /**
+     * Open a catch-up stream (see {@link CatchUps}) for virtual stream `id`, whose `cursor` the engine cannot replay
+     * from, when a connection is free for it: over HTTP/1.1, one more stream than the engine holds must still fit
+     * (the next replacement of the real main stream).
+     */
+    #catchUp(id: string, main: VirtualMain, cursor: string): void {
+        if (this.#streams.held() + this.#whispers.size + this.#catchUps.size + 2 > streamBudget(this.host.hub)) return;
+        const start = this.#forwarded;
+        // [spec] laravel-mercure §4.1 and §8: the virtual stream's own parameters, resuming from its own cursor.
+        const url = buildSubscribeUrl(this.host.hub, { topics: main.topics, patterns: main.patterns, lastEventId: cursor });
+        this.#catchUps.open(id, url, main.topics, (eventId) => this.#forwardedSince(eventId, start));
+    }
+
+    /** Whether event `id` is among those forwarded since {@link StreamMux.#forwarded} was `start` (as far as they are kept). */
+    #forwardedSince(id: string, start: number): boolean {
+        for (let at = this.#recent.length - 1, left = this.#forwarded - start; left > 0 && at >= 0; at--, left--) {
+            if (this.#recent[at]!.id === id) return true;
+        }
+        return false;
+    }
+
+    /** Over HTTP/1.1, a new main or whisper stream takes the catch-up streams' connections when it needs them. */
+    #yieldCatchUps(): void {
+        if (this.#streams.held() + this.#whispers.size + this.#catchUps.size + 1 > streamBudget(this.host.hub)) this.#catchUps.closeAll();
     }
 
     /** The real stream reconnects: every open virtual main stream reports a transient error, and opens again with it. */
@@ -254,6 +294,7 @@ export class StreamMux {
         for (const [id, main] of [...this.#mains]) {
             if (only !== undefined && !only(main)) continue;
             this.#mains.delete(id);
+            this.#catchUps.close(id);
             this.host.send({ t: "state", s: id, state: 2 });
         }
         this.host.refused();
@@ -279,6 +320,7 @@ export class StreamMux {
         this.host.send(message);
         if (id === "") return;
         // Kept for late virtual streams: at least the last RECENT_LIMIT, dropped in halves (no shift per event).
+        this.#forwarded++;
         if (this.#recent.push(message) > 2 * RECENT_LIMIT) this.#base = this.#recent.splice(0, RECENT_LIMIT).pop()!.id;
     }
 
@@ -306,6 +348,7 @@ export class StreamMux {
         const key = whisperKey(url);
         let entry = this.#whispers.get(key);
         if (entry === undefined) {
+            this.#yieldCatchUps();
             this.#streams.trimDrains(streamBudget(this.host.hub) - this.#whispers.size - 1);
             const refs = new Set<string>();
             const tell = (state: 0 | 1 | 2) => {

@@ -125,7 +125,7 @@ export class StreamSwitch {
         this.retireCandidate();
         this.trimDrains(room - 1);
         const current = this.current;
-        if (current === null || this.#held() < room) return null;
+        if (current === null || this.held() < room) return null;
         this.retireCurrent();
         return current;
     }
@@ -134,7 +134,7 @@ export class StreamSwitch {
      * End the oldest drains until at most `room` streams are held (a whisper stream needs the connection).
      */
     trimDrains(room: number): void {
-        for (let oldest = this.#drains[0]; oldest !== undefined && this.#held() > room; oldest = this.#drains[0]) this.endDrain(oldest.stream);
+        for (let oldest = this.#drains[0]; oldest !== undefined && this.held() > room; oldest = this.#drains[0]) this.endDrain(oldest.stream);
     }
 
     /**
@@ -239,7 +239,7 @@ export class StreamSwitch {
     }
 
     /** How many streams are held: current, candidate and draining. */
-    #held(): number {
+    held(): number {
         return (this.current === null ? 0 : 1) + (this.candidate === null ? 0 : 1) + this.#drains.length;
     }
 

@@ -27,7 +27,7 @@ const url = (cursor?: string) => `${HUB.href}?match=news${cursor === undefined ?
 const replayed = (s: string) => sent.filter((message) => message["t"] === "event" && message["s"] === s).map((message) => message["id"]);
 
 describe("StreamMux: replaying to a virtual stream that opens late", () => {
-    it("replays from a late stream's cursor what it keeps (at least the last 512 events), from its first cursor on, and nothing for an unknown cursor", async () => {
+    it("replays from a late stream's cursor what it keeps (at least the last 512 events), from its first cursor on, and nothing from what it keeps for an unknown cursor", async () => {
         mux.open("a", "a/1", url(), false);
         await vi.advanceTimersByTimeAsync(0);
         const real = ES.last();
@@ -38,7 +38,8 @@ describe("StreamMux: replaying to a virtual stream that opens late", () => {
             mux.open(stream.slice(0, 1), stream, url(cursor), false);
         }
         await vi.advanceTimersByTimeAsync(0);
-        expect(ES.live()).toEqual([real]); // The same union: no reopen, each is told open at once.
+        // The same union: no reopen, each is told open at once; the unknown cursor gets a catch-up stream (next tests).
+        expect(ES.live().map((source) => source.url)).toEqual([real.url, url("id-100")]);
         expect(replayed("b/1")).toEqual(Array.from({ length: 500 }, (_, i) => `id-${601 + i}`));
         expect(replayed("c/1")).toEqual([]);
         expect(replayed("d/1")).toHaveLength(588);
@@ -66,5 +67,102 @@ describe("StreamMux: replaying to a virtual stream that opens late", () => {
         mux.open("c", "c/1", `${HUB.href}?match=news&match=sports&match=weather&last_event_id=elsewhere`, false);
         await vi.advanceTimersByTimeAsync(0);
         expect(ES.last().param("last_event_id")).toBe("id-2");
+    });
+});
+
+describe("StreamMux: a catch-up stream for a cursor older than what it keeps", () => {
+    /** Virtual stream a/1 on a real stream that forwarded id-1 … id-`count`; resolves with the real stream. */
+    async function forwarded(count: number) {
+        mux.open("a", "a/1", url(), false);
+        await vi.advanceTimersByTimeAsync(0);
+        const real = ES.last();
+        real.emitOpen();
+        for (let n = 1; n <= count; n++) real.emitMessage("{}", `id-${n}`);
+        return real;
+    }
+
+    /** Events sent to every virtual stream (not targeted), by id. */
+    const broadcast = () => sent.filter((message) => message["t"] === "event" && message["s"] === undefined).map((message) => message["id"]);
+
+    it("opens a stream of the late stream's own parameters from its cursor, and sends what it replays to that stream alone until an event the shared stream forwarded after it began", async () => {
+        const real = await forwarded(1_100);
+        mux.open("c", "c/1", `${HUB.href}?match=news&match_urlpattern=${encodeURIComponent("https://t/{x}")}&last_event_id=id-100`, false);
+        await vi.advanceTimersByTimeAsync(0);
+        // The union grew by the pattern: the shared stream reopens first, and c/1 is told open once it opens.
+        const shared = ES.live().find((source) => source !== real && source.param("last_event_id") === "id-1100")!;
+        shared.emitOpen();
+        await vi.advanceTimersByTimeAsync(0);
+        const catchUp = ES.last();
+        expect([catchUp.matches(), catchUp.patterns(), catchUp.param("last_event_id")]).toEqual([["news"], ["https://t/{x}"], "id-100"]);
+        expect(sent.findIndex((message) => message["t"] === "state" && message["s"] === "c/1" && message["state"] === 1)).toBeGreaterThan(-1);
+        catchUp.emitOpen();
+        // The hub replays in order: what the engine forwarded before the catch-up began, and a presence event.
+        catchUp.emitMessage("{}", "id-101");
+        catchUp.emitSubscription("{}", "id-102");
+        catchUp.emitMessage("{}", "id-1100");
+        expect(replayed("c/1")).toEqual(["id-101", "id-102", "id-1100"]);
+        expect(sent.filter((message) => message["s"] === "c/1" && message["t"] === "event").map((message) => message["type"])).toEqual(["message", "mercure", "message"]);
+        // The shared stream forwards id-1101 to every virtual stream; the catch-up's copy of it ends the catch-up.
+        shared.emitMessage("{}", "id-1101");
+        catchUp.emitMessage("{}", "id-1101");
+        catchUp.emitMessage("{}", "id-1102");
+        expect(replayed("c/1")).toEqual(["id-101", "id-102", "id-1100"]);
+        expect(broadcast().filter((id) => id === "id-1101")).toEqual(["id-1101"]);
+        expect(catchUp.closed).toBe(true);
+        expect(ES.live()).not.toContain(catchUp);
+    });
+
+    it("ends at its first error and when its virtual stream closes; a cursor it keeps, a fresh stream and the engine's first cursor need none", async () => {
+        const real = await forwarded(1_100);
+        mux.open("c", "c/1", url("id-100"), false);
+        mux.open("d", "d/1", url("id-99"), false);
+        mux.open("e", "e/1", url("id-1000"), false);
+        mux.open("f", "f/1", url(), false);
+        await vi.advanceTimersByTimeAsync(0);
+        const [c, d] = ES.live().filter((source) => source !== real);
+        expect([c!.param("last_event_id"), d!.param("last_event_id"), ES.live().length]).toEqual(["id-100", "id-99", 3]);
+        c!.emitError(false); // Transient or not, it is not retried.
+        expect(c!.closed).toBe(true);
+        mux.close("d/1");
+        expect(d!.closed).toBe(true);
+        expect(ES.live()).toEqual([real]);
+        expect(replayed("c/1")).toEqual([]);
+    });
+
+    /**
+     * Over HTTP/1.1 (5 streams at most): a shared stream that forwarded id-1 … id-1100, virtual streams b … e late from
+     * id-1, and a whisper stream; resolves with the URL builder of that hub.
+     */
+    async function http1(): Promise<(cursor?: string, topic?: string) => string> {
+        const http = new URL("http://hub.test/.well-known/mercure");
+        mux.closeAll();
+        mux = new StreamMux({ hub: http, EventSource: ES, send: (message) => sent.push(message as Record<string, unknown>), refused: () => undefined });
+        const at = (cursor?: string, topic = "news") => `${http.href}?match=${topic}${cursor === undefined ? "" : `&last_event_id=${cursor}`}`;
+        mux.open("a", "a/1", at(), false);
+        await vi.advanceTimersByTimeAsync(0);
+        const real = ES.last();
+        real.emitOpen();
+        for (let n = 1; n <= 1_100; n++) real.emitMessage("{}", `id-${n}`);
+        for (const name of ["b", "c", "d", "e"]) mux.open(name, `${name}/1`, at("id-1"), false);
+        await vi.advanceTimersByTimeAsync(0);
+        // The shared stream and three catch-ups: one connection is left for the next replacement, so e/1 gets none.
+        expect(ES.live().map((source) => source.param("last_event_id"))).toEqual([null, "id-1", "id-1", "id-1"]);
+        // A whisper stream takes the connection left.
+        mux.open("a", "a/w", at(undefined, "news-whisper"), true);
+        expect(ES.live()).toHaveLength(5);
+        return at;
+    }
+
+    it("over HTTP/1.1, opens only while a connection is left, and gives its connection to a replacement of the shared stream", async () => {
+        const at = await http1();
+        mux.open("f", "f/1", at(undefined, "sports"), false);
+        await vi.advanceTimersByTimeAsync(0);
+        expect(ES.live().map((source) => source.matches())).toEqual([["news"], ["news-whisper"], ["news", "sports"]]);
+    });
+
+    it("over HTTP/1.1, gives its connection to a new whisper stream", async () => {
+        const at = await http1();
+        mux.open("b", "b/w", at(undefined, "sports-whisper"), true);
+        expect(ES.live().map((source) => source.matches())).toEqual([["news"], ["news-whisper"], ["sports-whisper"]]);
     });
 });

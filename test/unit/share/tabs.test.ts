@@ -487,6 +487,38 @@ describe("sharing one hub connection between tabs", () => {
         expect(gotB).toEqual([{ n: 1 }, { n: 2 }, { n: 4 }, { n: 5 }]);
     });
 
+    it("a page back from the back/forward cache after more events than the engine keeps gets what it missed from a catch-up stream of its own", async () => {
+        const { b, gotA, gotB } = await twoTabs();
+        const real = main();
+        real.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-1");
+        await settle();
+        b.tab.cache();
+        await settle();
+        const missed = [2, 600, 1_101];
+        for (let n = 2; n <= 1_101; n++) {
+            const chat = missed.includes(n);
+            real.emitMessage(chat ? envelope(["private-chat.1"], "said", { n }) : envelope(["private-orders.1"], "placed", { n }), `id-${n}`);
+        }
+        await settle();
+        expect(gotA).toHaveLength(1_100 - missed.length);
+        b.tab.restore();
+        await settle();
+        // B's cursor, id-1, is older than the last 1 024 events the engine keeps: a stream of B's channel from there.
+        const catchUp = ES.live().find((source) => source !== real)!;
+        expect([catchUp.matches(), catchUp.param("last_event_id")]).toEqual([[topic("private-chat.1")], "id-1"]);
+        catchUp.emitOpen();
+        await settle();
+        // The hub replays B's channel from id-1, then publishes id-1102 to both streams.
+        for (const n of missed) catchUp.emitMessage(envelope(["private-chat.1"], "said", { n }), `id-${n}`);
+        await settle();
+        real.emitMessage(envelope(["private-chat.1"], "said", { n: 1_102 }), "id-1102");
+        catchUp.emitMessage(envelope(["private-chat.1"], "said", { n: 1_102 }), "id-1102");
+        await settle();
+        expect(gotB).toEqual([1, ...missed, 1_102].map((n) => ({ n })));
+        expect(catchUp.closed).toBe(true);
+        expect(realMain()).toEqual([real]);
+    });
+
     it("after a handover, a tab heard late gets its own channels replayed by the hub from its cursor, not from the engine's", async () => {
         const { a, gotB } = await twoTabs();
         const c = open();
