@@ -4,6 +4,11 @@ import type { AuthResult } from "../auth/auth-client";
  * The messages between the tabs' connectors ("clients") and the hub engine of the leading tab, on one
  * `BroadcastChannel` per hub and auth endpoint (in the leading tab, its own clients and the engine
  * exchange the same messages in-process). Every message is structured-clonable.
+ *
+ * Tabs that run different builds of this package (a page opened before a deploy, one after) join the same link, so
+ * a release may only add to these messages what the previous release ignores, in both directions (an engine of
+ * either build serving clients of both). A change the previous release would misread must change the link's name
+ * (`share-platform.ts`) instead: the two builds' tabs then each share among themselves, as two apps would.
  */
 
 /** A client's message to the engine; `c` is the client's id, unique across tabs. */
