@@ -58,11 +58,16 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
     const rooms = new Map<string, Room>();
     /** Ids of the subscription events taken recently, oldest first; at most {@link SEEN_EVENT_IDS}. */
     const seen = new Set<string>();
+    /**
+     * Full channel name → its topic and snapshot URL in the last stream built for it; kept after a leave,
+     * so that a channel joined again while that stream still carries it (the batch did not change) seeds.
+     */
+    const built = new Map<string, { topic: string; url: string }>();
 
     return {
         add(channel) {
             rooms.get(channel.name)?.sync.close();
-            rooms.set(channel.name, { sync: createPresenceSync(channel, leaveGrace) });
+            rooms.set(channel.name, { sync: createPresenceSync(channel, leaveGrace), ...built.get(channel.name) });
         },
         remove(name) {
             rooms.get(name)?.sync.close();
@@ -78,6 +83,7 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
                 if (room.topic !== undefined && room.topic !== topic) room.sync.lost();
                 room.topic = topic;
                 room.url = snapshotUrl(hub, topic);
+                built.set(name, { topic, url: room.url });
                 // [spec] laravel-mercure §4.1 and §5.4 step 2: a match_urlpattern per presence channel.
                 patterns.push(presencePattern(hub, topic));
             });
