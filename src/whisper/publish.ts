@@ -200,8 +200,9 @@ export class WhisperPublisher {
             this.#diagnosed.delete(channel); // The failure streak, if any, is over.
             return { kind: "sent" };
         }
-        // The whisper_failed first, at once; the cause it names follows once the probe has run.
-        const failed = this.#fail(channel, whisperError(channel, status));
+        // The whisper_failed first, at once; the cause it names follows once the probe has run. A 401 that
+        // was not retried (the re-auth failed or timed out) is not the hub's doing: say so.
+        const failed = this.#fail(channel, whisperError(channel, status === 401 && !retried ? "unrenewed" : status));
         // A 401 is diagnosed only when it came again with a fresh cookie: after a re-auth that failed or
         // timed out, the auth error the connector reported is the cause.
         if (status !== 401 || retried) this.#diagnose(channel, { kind: "whisper_post", status, challenge }, signal);

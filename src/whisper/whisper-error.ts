@@ -12,8 +12,10 @@ import { MercureError, type MercureErrorCode } from "../errors";
  *   leaves for them (code `stream_error`).
  * - `network`, `timeout`, `seal`: the POST could not be made or answered, or the whisper could not be
  *   encrypted (code `whisper_failed`, as for every status).
+ * - `unrenewed`: the hub answered 401 and the re-authorization that should renew the cookie failed or
+ *   timed out, so the whisper was not retried (code `whisper_failed`, status 401).
  */
-export type WhisperFailure = number | "public" | "disabled" | "closed" | "limit" | "network" | "timeout" | "seal";
+export type WhisperFailure = number | "public" | "disabled" | "closed" | "limit" | "network" | "timeout" | "seal" | "unrenewed";
 
 /**
  * The one place the whisper module builds its errors: a `MercureError` naming the channel, with one
@@ -57,6 +59,10 @@ export function whisperError(channel: string, failure: WhisperFailure, cause?: u
             message = on + `got HTTP 400: the page origin${typeof origin === "string" ? ` (${origin})` : ""} is probably missing from the hub's publish_origins.`;
             break;
         }
+        case "unrenewed":
+            // [spec] laravel-mercure §7.2: no fresh cookie, no retry; the auth error on the channel says why.
+            message = on + "got HTTP 401 (the hub refused the cookie) and was not sent again: re-authorizing the channels did not succeed in time, and the auth error on this channel says why.";
+            break;
         case 401:
             // [spec] laravel-mercure §10 "Same key": the hub checks the subscriber cookie with its publisher key.
             message = on + "got HTTP 401 after re-authorizing: the hub must verify cookies with Laravel's key (one secret for publisher and subscriber).";
@@ -67,5 +73,6 @@ export function whisperError(channel: string, failure: WhisperFailure, cause?: u
         default:
             message = on + `got HTTP ${failure}; see the hub's log.`;
     }
-    return new MercureError(code, message, { channel, status: typeof failure === "number" ? failure : undefined, cause });
+    const status = typeof failure === "number" ? failure : failure === "unrenewed" ? 401 : undefined;
+    return new MercureError(code, message, { channel, status, cause });
 }

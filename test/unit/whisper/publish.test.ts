@@ -254,6 +254,21 @@ describe("WhisperPublisher: a 401 (expired cookie)", () => {
         expect(errors.list.map(({ error }) => error.status)).toEqual([401]);
     });
 
+    it("says that the re-auth failed, not that the hub's keys differ, when the 401 was not retried", async () => {
+        const { publisher, errors } = setup({ replies: [401], reauthorize: async () => false });
+        await publisher.whisper(CHAT, "typing", {});
+        expect(errors.codes()).toEqual([`${CHAT}:whisper_failed`]);
+        const { message, status } = errors.list[0]!.error;
+        expect(status).toBe(401);
+        expect(message).toContain(`"${CHAT}"`);
+        expect(message).toContain("re-authorizing");
+        expect(message).not.toContain("Laravel's key");
+        // Only a 401 with a fresh cookie blames the hub's keys (laravel-mercure §10 "Same key").
+        const again = setup({ replies: [401, 401] });
+        await again.publisher.whisper(CHAT, "typing", {});
+        expect(again.errors.list[0]!.error.message).toContain("Laravel's key");
+    });
+
     it("does not retry, nor report, when the channel was evicted by the re-auth", async () => {
         const setupResult = setup({ replies: [401] });
         const { publisher, http, errors, joined } = setupResult;
