@@ -59,8 +59,8 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
     /** Ids of the subscription events taken recently, oldest first; at most {@link SEEN_EVENT_IDS}. */
     const seen = new Set<string>();
     /**
-     * Full channel name → its topic and snapshot URL in the last stream built for it; kept after a leave,
-     * so that a channel joined again while that stream still carries it (the batch did not change) seeds.
+     * Full channel name → its topic and snapshot URL in the last stream built; kept after a leave, so that a
+     * channel joined again while that stream still carries it (the batch did not change) seeds.
      */
     const built = new Map<string, { topic: string; url: string }>();
 
@@ -75,6 +75,7 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
         },
         patterns(hub, names, topics) {
             const patterns: string[] = [];
+            built.clear(); // Only the stream being built counts (bounded by its channels).
             names.forEach((name, index) => {
                 const room = rooms.get(name);
                 const topic = topics[index];
