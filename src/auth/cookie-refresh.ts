@@ -28,7 +28,8 @@ export function earliestHubClose(expiresIn: number | null, hub: HubTimeouts): nu
 
 /**
  * When to renew the cookie and replace the stream, in milliseconds after the auth: 10 % (at least 1 s)
- * before {@link earliestHubClose}, leaving time for the auth request and the open; never sooner than 5 s.
+ * before {@link earliestHubClose}, leaving time for the auth request and the open; never sooner than 5 s;
+ * `Infinity` when the hub never ends the stream.
  */
 export function renewalDelay(expiresIn: number | null, hub: HubTimeouts): number {
     /** The shortest delay before a renewal, so that a tiny `expires_in` cannot make the connector loop. */
@@ -36,6 +37,8 @@ export function renewalDelay(expiresIn: number | null, hub: HubTimeouts): number
     /** The smallest head start a renewal takes on the hub's earliest close, for the auth request and the open. */
     const minMargin = 1_000;
     const earliest = earliestHubClose(expiresIn, hub);
+    // `write` Infinity without a lifetime: no renewal (Infinity − Infinity would be NaN, a timer of 0 ms: a loop).
+    if (earliest === Infinity) return Infinity;
     return Math.max(minDelay, Math.floor(earliest - Math.max(0.1 * earliest, minMargin)));
 }
 

@@ -1,4 +1,5 @@
 import { MercureError } from "../errors";
+import { within } from "../transport/deadline";
 import type { FetchLike } from "../transport/platform";
 
 /*
@@ -51,8 +52,14 @@ export class HubTokenSource {
     /** The call of the `hubToken` function in flight, shared by every asker. */
     private pending: Promise<string> | null = null;
 
-    /** Wrap the `hubToken` option. */
-    constructor(private readonly option: HubTokenOption) {}
+    /**
+     * Wrap the `hubToken` option; a call of its function that gives nothing within `timeout` ms fails (the auth
+     * request's default deadline), so that a hung call can neither stall the auth nor be shared by every later asker.
+     */
+    constructor(
+        private readonly option: HubTokenOption,
+        private readonly timeout: number = 15_000,
+    ) {}
 
     /**
      * The last token obtained, even one refused, for an `EventSource` that takes its headers synchronously (a refused
@@ -94,12 +101,15 @@ export class HubTokenSource {
     /** Call the option once and keep what it gave. */
     private async obtain(): Promise<string> {
         const option = this.option;
-        let value: unknown;
-        try {
-            value = typeof option === "function" ? await option() : option;
-        } catch (cause) {
-            throw new MercureError("auth_failed", "The `hubToken` function failed; retrying with backoff.", { cause });
+        // A call that never settles fails at the deadline, and the next get() calls the function again.
+        const waited = await within(() => (typeof option === "function" ? option() : option), this.timeout, new AbortController().signal);
+        if (waited.kind === "timeout") {
+            throw new MercureError("auth_failed", `The \`hubToken\` function gave no token within ${this.timeout} ms; retrying with backoff.`);
         }
+        if (waited.kind !== "done") {
+            throw new MercureError("auth_failed", "The `hubToken` function failed; retrying with backoff.", { cause: waited.kind === "failed" ? waited.cause : undefined });
+        }
+        const value: unknown = waited.value;
         // [spec] mercure-hub §2.1: the token travels as `Authorization: Bearer <jws>`, one token, no spaces.
         if (typeof value !== "string" || !/^[A-Za-z0-9\-._~+/]+=*$/.test(value)) {
             throw new MercureError("invalid_option", "`hubToken` must give a bare subscriber JWT (no `Bearer `, no spaces).");
