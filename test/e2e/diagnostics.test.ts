@@ -117,7 +117,10 @@ describe("diagnose() against the dev stack configured wrongly", () => {
 
     it("probes with as many matchers as the stream, never subscribing to the channel's topic", async () => {
         const { deployment, client } = await start("audience");
-        await joinOrders(client);
+        const joined = await joinOrders(client);
+        // The connector probes the hub itself after the stream_error: wait until that probe has named the cause, so
+        // that it cannot reach the hub after the count below (a disconnect() aborts it, maybe after it was sent).
+        await waitFor(() => joined.errors.some((error) => error.code !== "stream_error"), "the connector's own probe to name the cause", 20_000);
         client.echo.disconnect(); // No reconnect attempt in between.
         const failedUrl = lastRefusedStream(deployment);
         const before = deployment.hub.stats.subscribeConnections.length;
