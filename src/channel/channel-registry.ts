@@ -41,8 +41,7 @@ export class ChannelRegistry {
     }
 
     /**
-     * Add the channel for `name`, of the class its kind needs (see `createChannel`, which throws for a
-     * kind this version cannot carry).
+     * Add the channel for `name`, of the class its kind needs (see `createChannel`).
      */
     add(name: string, options: Channel["options"]): MercureChannel {
         const channel = createChannel(name, options);
