@@ -45,6 +45,9 @@ const COMMITS = [
     { commit: "39c46ad", feature: "issue 11: structure, third pass (one parseJson, Echo's own channel methods by interface merging, constants local to their reader)" },
     { commit: "53f6ced", feature: "the envelope parsed with parseJson" },
     { commit: "21f6695", feature: "issue 11: #private for constructor-parameter properties in share, transport, dispatch" },
+    { commit: "71ecdbf", feature: "tabs: a catch-up stream for a cursor older than what the engine keeps (in the lazy engine chunk)" },
+    { commit: "e69d6c0", feature: "presence: a channel left and joined again in one refresh is seeded again (spec audit)" },
+    { commit: "7ef8f5e", feature: "cookie renewal: no renewal loop without a hub write timeout; hubToken call deadline (spec audit)" },
 ];
 
 /** A rollup config that builds only dist/index.js as rollup.config.mjs does. */
