@@ -55,8 +55,10 @@ interface VirtualMain {
  * (laravel-mercure §7.3: a whisper stream binds a whisper to its one topic, so they are never unioned).
  *
  * Every event of the real main streams (current and draining) is forwarded once (by id) to every virtual main
- * stream; each client's dispatcher filters by its own channels and socket id. The switch's own timers (open
- * deadline, drain cap) are the only ones; drains normally end by id, so a throttled leader still hands over.
+ * stream; each client's dispatcher filters by its own channels and socket id. A virtual main stream that opens late
+ * gets what it missed from its own cursor: replayed from the events the engine keeps, or, for an older cursor, from a
+ * catch-up stream of its own (see {@link CatchUps}). The switch's own timers (open deadline, drain cap) are the only
+ * ones; drains normally end by id, so a throttled leader still hands over.
  */
 export class StreamMux {
     /** The virtual main streams, by id, in first-seen order. */
@@ -244,7 +246,8 @@ export class StreamMux {
 
     /**
      * Replay to virtual stream `id`, once, as it first opens, the events forwarded since its cursor before it was open
-     * (they reached the other tabs only): targeted with `s`. Its connector drops what it had already (its ledger).
+     * (they reached the other tabs only): targeted with `s`. Its connector drops what it had already (its ledger). A
+     * cursor older than what is kept (or from before this engine) gets a catch-up stream instead.
      */
     #replay(id: string, main: VirtualMain): void {
         const { cursor } = main;
