@@ -263,7 +263,7 @@ export class StreamMux {
      * (the next replacement of the real main stream).
      */
     #catchUp(id: string, main: VirtualMain, cursor: string): void {
-        if (this.#streams.held() + this.#whispers.size + this.#catchUps.size + 2 > streamBudget(this.host.hub)) return;
+        if (this.#connections() + 2 > streamBudget(this.host.hub)) return;
         const start = this.#forwarded;
         // [spec] laravel-mercure §4.1 and §8: the virtual stream's own parameters, resuming from its own cursor.
         const url = buildSubscribeUrl(this.host.hub, { topics: main.topics, patterns: main.patterns, lastEventId: cursor });
@@ -280,7 +280,12 @@ export class StreamMux {
 
     /** Over HTTP/1.1, a new main or whisper stream takes the catch-up streams' connections when it needs them. */
     #yieldCatchUps(): void {
-        if (this.#streams.held() + this.#whispers.size + this.#catchUps.size + 1 > streamBudget(this.host.hub)) this.#catchUps.closeAll();
+        if (this.#connections() + 1 > streamBudget(this.host.hub)) this.#catchUps.closeAll();
+    }
+
+    /** How many real streams the engine holds: main (current, replacement, draining), whisper and catch-up. */
+    #connections(): number {
+        return this.#streams.held() + this.#whispers.size + this.#catchUps.size;
     }
 
     /** The real stream reconnects: every open virtual main stream reports a transient error, and opens again with it. */

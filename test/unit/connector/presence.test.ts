@@ -275,6 +275,32 @@ describe("a presence channel on the connector", () => {
         expectTypeOf(echo.connector.presenceChannel("x")).toEqualTypeOf<MercurePresenceChannel<unknown>>();
         echo.disconnect();
     });
+
+    it("left and joined again in the same tick, on the stream that keeps carrying it: a fresh snapshot, here() on the new channel, then live events (§5.4 step 3, §9 item 23)", async () => {
+        const h = presenceHarness();
+        const first = joinRoom(h);
+        await h.flush();
+        const stream = h.stream();
+        stream.emitOpen();
+        h.snapshots.answer(ROOM_TOPIC, [conn(me), conn(ann)]);
+        await h.flush();
+        expect(first.log).toEqual(["here Me,Ann"]);
+
+        // A component unmounts and mounts again (a route change, React's StrictMode): leave and join at once.
+        h.connector.leave("room.2");
+        const second = joinRoom(h);
+        await h.flush();
+        // The batch is the same, so the open stream stays (no reopen); the new channel must still be seeded.
+        expect(h.stream()).toBe(stream);
+        expect(h.snapshots.requests).toHaveLength(2);
+        h.snapshots.answer(ROOM_TOPIC, [conn(me), conn(ann)]);
+        await h.flush();
+        stream.emitSubscription(subscriptionEvent(ROOM_TOPIC, conn(bob), true), "e1");
+        await h.flush();
+        expect(second.log).toEqual(["here Me,Ann", "joining Bob"]);
+        expect(first.log).toEqual(["here Me,Ann"]);
+        expect([...first.errors, ...second.errors]).toEqual([]);
+    });
 });
 
 describe("presence callbacks that call back into the connector", () => {

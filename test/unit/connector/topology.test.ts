@@ -170,4 +170,21 @@ describe("topology changes", () => {
         expect(h.connector.connectionStatus()).toBe("disconnected");
         expect(h.errors.map((entry) => entry.error.code)).toEqual(["auth_denied"]);
     });
+
+    it("reopens from the id of a dropped message (a toOthers() echo of this connection's own broadcast)", async () => {
+        const h = createHarness();
+        h.connector.channel("news");
+        h.connector.channel("sports");
+        await h.flush();
+        const first = h.stream();
+        first.emitOpen();
+        first.emitMessage(envelope(["news"], "App\\Events\\Hello"), "urn:1");
+        first.emitMessage(envelope(["news"], "App\\Events\\Hello", {}, h.connector.socketId()), "urn:2");
+        first.emitMessage("not an envelope", "urn:3");
+        h.connector.leaveChannel("sports");
+        await h.flush();
+        const second = h.EventSource.last();
+        expect(second).not.toBe(first);
+        expect(second.param("last_event_id")).toBe("urn:3");
+    });
 });

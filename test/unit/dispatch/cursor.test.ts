@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Dispatcher } from "../../../src/dispatch/dispatcher";
-import { createHarness, envelope, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { envelope, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -27,20 +27,4 @@ describe("the main cursor (laravel-mercure §4.4 step 1)", () => {
         expect(dispatcher.cursor).toBe("urn:encrypted-elsewhere");
     });
 
-    it("reopens from the id of a dropped message (a toOthers() echo of this connection's own broadcast)", async () => {
-        const h = createHarness();
-        h.connector.channel("news");
-        h.connector.channel("sports");
-        await h.flush();
-        const first = h.stream();
-        first.emitOpen();
-        first.emitMessage(envelope(["news"], "App\\Events\\Hello"), "urn:1");
-        first.emitMessage(envelope(["news"], "App\\Events\\Hello", {}, h.connector.socketId()), "urn:2");
-        first.emitMessage("not an envelope", "urn:3");
-        h.connector.leaveChannel("sports");
-        await h.flush();
-        const second = h.EventSource.last();
-        expect(second).not.toBe(first);
-        expect(second.param("last_event_id")).toBe("urn:3");
-    });
 });
