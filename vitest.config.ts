@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
     test: {
         reporters: ["default", "./test/support/summary-reporter.ts"],
+        // Builds the reference Mercure hubs (Go) once per run; see test/support/reference-hub.ts.
+        globalSetup: ["./test/support/global-setup.ts"],
         projects: [
             {
                 test: {
@@ -23,6 +25,7 @@ export default defineConfig({
                 test: {
                     name: "e2e",
                     include: ["test/e2e/**/*.test.ts"],
+                    setupFiles: ["./test/support/reference-hub-log.ts"],
                     environment: "node",
                     testTimeout: 30_000,
                     hookTimeout: 30_000,
@@ -32,6 +35,7 @@ export default defineConfig({
                 test: {
                     name: "browser",
                     include: ["test/browser/**/*.test.ts"],
+                    setupFiles: ["./test/support/reference-hub-log.ts"],
                     environment: "node",
                     testTimeout: 60_000,
                     hookTimeout: 60_000,

@@ -62,11 +62,13 @@ export function originOf(host: string, port: number): string {
 
 /**
  * The stop / restart / close trio of a server that carries a hub: stopping drops the hub's streams and
- * the listener's connections (a hub restart), closing also ends the hub for good. History survives a stop.
+ * the listener's connections (a hub restart), closing also ends the hub for good (and `closeExternal`, a hub
+ * that runs outside). History survives a stop.
  */
 export function hubLifecycle(
     hub: { dropConnections(): void; close(): void },
     listener: RestartableListener,
+    closeExternal: () => Promise<void> | undefined = () => undefined,
 ): { stop(): Promise<void>; restart(): Promise<void>; close(): Promise<void> } {
     const stop = async (): Promise<void> => {
         hub.dropConnections();
@@ -78,6 +80,7 @@ export function hubLifecycle(
         close: async () => {
             await stop();
             hub.close();
+            await closeExternal();
         },
     };
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { MercureHub } from "./hub/hub";
 import { hubLifecycle, listenRestartable, originOf } from "./listener";
 import type { MercureHubOptions } from "./hub/options";
+import { RemoteHub, type ServedHub } from "./remote-hub";
 import { BroadcastingApp } from "./laravel/app";
 import type { BroadcastInput } from "./laravel/broadcaster";
 import { DEFAULT_ISSUER, type BroadcastingAppOptions, type ChannelCallback } from "./laravel/options";
@@ -33,6 +34,35 @@ export interface DevServerOptions {
     pages?: Record<string, string>;
     /** Directory served at `/dist/` (the package build). Default: the package's own `dist/`. */
     distDir?: string;
+    /**
+     * A Mercure hub that runs elsewhere, used instead of the embedded one: the app publishes to its URL (Laravel's
+     * `url`) and browsers reach it through this server's origin (`public_url`, a same-origin reverse proxy), so its
+     * tokens carry `aud` = `<this origin><hub path>`. A function is called once the origin is known (to start a
+     * hub configured for it) and the hub it returns is closed with the server. `hub` options then do not apply.
+     */
+    externalHub?: ExternalHub | ((stack: ExternalHubContext) => Promise<ExternalHub>);
+}
+
+/** A Mercure hub the dev server does not run itself. */
+export interface ExternalHub {
+    /** The hub's URL as the app publishes to it, e.g. `http://127.0.0.1:3000/.well-known/mercure`. */
+    url: string;
+    /** Called when the dev server closes. */
+    close?(): Promise<void>;
+}
+
+/** What a hub started for a dev server must be configured with. */
+export interface ExternalHubContext {
+    /** The dev server's origin: the CORS and publish origin. */
+    origin: string;
+    /** The public hub URL: the audience of every token (`resource_identifier`). */
+    publicUrl: string;
+    /** The JWT key of publishers and subscribers. */
+    jwtKey: string;
+    /** The token issuer the hub must trust. */
+    issuer: string;
+    /** The authorization cookie's name. */
+    cookieName: string;
 }
 
 /**
@@ -48,8 +78,8 @@ export interface DevServer {
     authEndpoint: string;
     /** Port listened on. */
     port: number;
-    /** The Mercure hub (stats, dropConnections, in-process publish). */
-    hub: MercureHub;
+    /** The Mercure hub: the embedded one (stats, dropConnections, in-process publish), or the proxy to an external one. */
+    hub: ServedHub;
     /** The Laravel-compatible app (stats, channel registration). */
     app: BroadcastingApp;
     /** Broadcast like Laravel's `broadcast(new Event)`; resolves with the hub's event ids. */
@@ -99,29 +129,42 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         options.port ?? 0,
     );
     const origin = originOf(host, listener.port);
-    let hub: MercureHub;
+    const issuer = options.app?.issuer ?? DEFAULT_ISSUER;
+    let hub: ServedHub;
     let app: BroadcastingApp;
+    let external: ExternalHub | null = null;
     try {
-        hub = new MercureHub({
-            ...options.hub,
-            jwtKey,
-            cookieName,
-            // A real deployment lists the app's origin in publish_origins, or whispers get 400 (the hub's own
-            // origin is not exempt); here the app and the hub share this origin.
-            publishOrigins: options.hub?.publishOrigins ?? [origin],
-            // The hub trusts the issuer the app signs with, as a real deployment's issuer block must.
-            issuers: options.hub?.issuers ?? [options.app?.issuer ?? DEFAULT_ISSUER],
-        });
+        let publishUrl: string;
+        if (options.externalHub === undefined) {
+            hub = new MercureHub({
+                ...options.hub,
+                jwtKey,
+                cookieName,
+                // A real deployment lists the app's origin in publish_origins, or whispers get 400 (the hub's own
+                // origin is not exempt); here the app and the hub share this origin.
+                publishOrigins: options.hub?.publishOrigins ?? [origin],
+                // The hub trusts the issuer the app signs with, as a real deployment's issuer block must.
+                issuers: options.hub?.issuers ?? [issuer],
+            });
+            publishUrl = origin + hub.path;
+        } else {
+            const publicUrl = origin + "/.well-known/mercure";
+            external = typeof options.externalHub === "function"
+                ? await options.externalHub({ origin, publicUrl, jwtKey, issuer, cookieName })
+                : options.externalHub;
+            hub = new RemoteHub({ url: external.url, cookieName, patternBase: publicUrl });
+            publishUrl = external.url;
+        }
         const hubUrl = origin + hub.path;
         app = new BroadcastingApp({
             ...options.app,
             jwtKey,
             cookieName,
-            hubUrl,
+            hubUrl: publishUrl,
             publicUrl: options.app?.publicUrl ?? hubUrl,
         });
     } catch (error) {
-        await listener.stop();
+        await Promise.allSettled([listener.stop(), external?.close?.()]);
         throw error;
     }
     for (const [pattern, callback] of Object.entries(options.channels ?? {})) app.channel(pattern, callback);
@@ -148,7 +191,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         hub,
         app,
         broadcast: (input) => app.broadcast(input),
-        ...hubLifecycle(hub, listener),
+        ...hubLifecycle(hub, listener, () => external?.close?.()),
     };
 }
 

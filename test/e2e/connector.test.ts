@@ -1,19 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import type { MercureError } from "../../src/errors";
 import type { DevServer } from "../../src/dev/server";
 import { nodeClient, startStack, type NodeClient } from "./support/stack";
 import { waitFor } from "./support/wait";
+import { ALL_HUBS, describeEachHub } from "../support/hubs";
 
 let server: DevServer;
 const clients: NodeClient[] = [];
-
-beforeAll(async () => {
-    server = await startStack();
-});
-afterAll(() => server.close());
-afterEach(() => {
-    for (const client of clients.splice(0)) client.echo.disconnect();
-});
 
 async function client(userId?: number): Promise<NodeClient> {
     const created = await nodeClient(server, userId);
@@ -28,7 +21,15 @@ async function subscribed(c: NodeClient, ...names: string[]): Promise<void> {
     await waitFor(() => done.size === names.length, `subscribed(${names.join(", ")})`);
 }
 
-describe("the connector against the dev stack over real HTTP (Node)", () => {
+describeEachHub("the connector against the dev stack over real HTTP (Node)", ALL_HUBS, (hub) => {
+    beforeAll(async () => {
+        server = await startStack({}, hub);
+    });
+    afterAll(() => server.close());
+    afterEach(() => {
+        for (const client of clients.splice(0)) client.echo.disconnect();
+    });
+
     it("receives public and private broadcasts, with Echo's namespace formatting", async () => {
         const ann = await client(1);
         const got: unknown[] = [];

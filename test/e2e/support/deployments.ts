@@ -1,4 +1,5 @@
-import { startDevHub, type DevHub } from "../../../src/dev/hub";
+import { startDevHub } from "../../../src/dev/hub";
+import type { ServedHub } from "../../../src/dev/remote-hub";
 import { DEFAULT_ISSUER } from "../../../src/dev/laravel/options";
 import type { DevServer } from "../../../src/dev/server";
 import type { MercureError } from "../../../src/errors";
@@ -25,7 +26,7 @@ export interface Deployment {
     /** The app (auth endpoint, pages). */
     readonly stack: DevServer;
     /** The hub clients use: the stack's own, or a separate one. */
-    readonly hub: DevHub["hub"];
+    readonly hub: ServedHub;
     /** The hub URL clients use. */
     readonly hubUrl: string;
     /** A page of the app announcing the hub with `<link rel="mercure">`. */

@@ -1,6 +1,7 @@
 import { MercureEcho, type MercureEchoOptions } from "../../../src/connector/mercure-echo";
 import type { MercureError } from "../../../src/errors";
-import { startDevServer, type DevServer, type DevServerOptions } from "../../../src/dev/server";
+import type { DevServer, DevServerOptions } from "../../../src/dev/server";
+import { DEV_HUB, type HubTarget } from "../../support/hubs";
 import { connectorFetch, CookieJar } from "./node-client";
 
 /** The users every e2e stack knows. */
@@ -9,9 +10,9 @@ export const USERS = [
     { id: 2, name: "Ben" },
 ];
 
-/** Start a dev stack with the users and the channel rules the e2e suites share. */
-export function startStack(options: DevServerOptions = {}): Promise<DevServer> {
-    return startDevServer({
+/** Start a dev stack on `hub` (default the dev hub) with the users and the channel rules the e2e suites share. */
+export function startStack(options: DevServerOptions = {}, hub: HubTarget = DEV_HUB): Promise<DevServer> {
+    return hub.start({
         ...options,
         app: { users: USERS, ...options.app },
         channels: {

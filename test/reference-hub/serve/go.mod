@@ -1,0 +1,3 @@
+module example.invalid/refhub/serve
+
+go 1.26
