@@ -10,7 +10,7 @@ import { waitUntil } from "./support/wait";
 /** A plaintext no ciphertext can contain by chance (base64url has no spaces). */
 const MARKER = "demo secret that must never reach the hub in clear";
 
-describeInChromium("the demo page in Chromium", { server: () => startDemo({ port: 0 }) }, (suite) => {
+describeInChromium("the demo page in Chromium", { server: (hub) => startDemo(hub.configure({ port: 0 })) }, (suite) => {
     it("shows each message of the encrypted channel decrypted, next to the ciphertext envelope the hub carried for it", async () => {
         const [browser, demo] = [suite.browser(), suite.dev()];
         const context = await browser.newContext();

@@ -5,7 +5,8 @@ import { base64UrlDecode, signJwt } from "../../src/dev/jwt/jwt";
 import { DEFAULT_ISSUER, DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
 import { AUTHORIZATION_DETAIL_TYPE } from "../../src/dev/laravel/subscriber-token";
 import { channelTopic, whisperTopic } from "../../src/dev/laravel/topics";
-import { startDevServer, type DevServer, type DevServerOptions } from "../../src/dev/server";
+import type { DevServer, DevServerOptions } from "../../src/dev/server";
+import { DEV_HUB, type HubTarget } from "../support/hubs";
 import { openSse, type SseStream } from "../dev/hub/sse-client";
 import { payloadsOf, type ChannelSpec, type PageHarness } from "./support/harness";
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
@@ -49,8 +50,8 @@ type WhisperChannel = {
 };
 
 /** Start a dev stack for these tests (`app` options added to the defaults). */
-function start(app: DevServerOptions["app"] = {}): Promise<DevServer> {
-    return startDevServer({
+function start(hub: HubTarget = DEV_HUB, app: DevServerOptions["app"] = {}): Promise<DevServer> {
+    return hub.start({
         jwtKey: JWT_KEY,
         app: { users: USERS, encryptionKey: ENCRYPTION_KEY, ...app },
         channels: CHANNELS,
@@ -59,7 +60,7 @@ function start(app: DevServerOptions["app"] = {}): Promise<DevServer> {
     });
 }
 
-describeInChromium("whispers in Chromium", { server: () => start() }, ({ dev, open, track }) => {
+describeInChromium("whispers in Chromium", { server: (hub) => start(hub) }, ({ hub, dev, open, track }) => {
     /** How many subscribe requests the shared hub had seen when the running test started. */
     let since = 0;
 
@@ -236,7 +237,7 @@ describeInChromium("whispers in Chromium", { server: () => start() }, ({ dev, op
     });
 
     it("with client_events off, whisper() reports whisper_disabled and makes no request, and no whisper stream opens", async () => {
-        const off = await start({ clientEvents: false });
+        const off = await start(hub, { clientEvents: false });
         track(off);
         const ann = await user(ANN, [{ kind: "private", name: "chat.1" }], off);
         const posts = recordHubPosts(ann.page, off);

@@ -14,6 +14,8 @@ export interface HubTarget {
     readonly reference: ReferenceHubVersion | null;
     /** Whether the suite runs here (the reference hub is built, or CI, where a missing one fails). */
     readonly available: boolean;
+    /** `options` for a dev server whose hub is this one, configured as `options.hub` asks. */
+    configure<T extends DevServerOptions>(options: T): T;
     /** Start a dev server (the Laravel stand-in) whose hub is this one, configured as `options.hub` asks. */
     start(options?: DevServerOptions): Promise<DevServer>;
 }
@@ -23,16 +25,19 @@ export const DEV_HUB: HubTarget = {
     name: "dev hub",
     reference: null,
     available: true,
+    configure: (options) => options,
     start: (options = {}) => startDevServer(options),
 };
 
 /** The reference hub at `version`. */
 export function referenceHub(version: ReferenceHubVersion = CURRENT_HUB): HubTarget {
+    const configure = <T extends DevServerOptions>(options: T): T => ({ ...options, externalHub: referenceExternalHub(version, options.hub) });
     return {
         name: `reference hub ${version}`,
         reference: version,
         available: referenceHubAvailable(version),
-        start: (options = {}) => startDevServer({ ...options, externalHub: referenceExternalHub(version, options.hub) }),
+        configure,
+        start: (options = {}) => startDevServer(configure(options)),
     };
 }
 

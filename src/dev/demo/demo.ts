@@ -17,7 +17,7 @@ export const DEMO_USERS: DevUser[] = [
  * `encryption_key` drawn at each start), a private channel where whispers show who is typing
  * (`private-chat`), who is online in a presence room (`lobby`), and controls that broadcast from the "server".
  */
-export function startDemo(options: Pick<DevServerOptions, "port" | "host"> = {}): Promise<DevServer> {
+export function startDemo(options: Pick<DevServerOptions, "port" | "host" | "jwtKey" | "externalHub"> = {}): Promise<DevServer> {
     return startDevServer({
         ...options,
         app: { users: DEMO_USERS, encryptionKey: randomBytes(32).toString("base64") },

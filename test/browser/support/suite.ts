@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect } from "vitest";
-import { startDevServer, type DevServer, type DevServerOptions } from "../../../src/dev/server";
+import type { DevServer, DevServerOptions } from "../../../src/dev/server";
+import { ALL_HUBS, type HubTarget } from "../../support/hubs";
 import { findChromium, launchChromium, shouldRunBrowserTests } from "./chromium";
 import { PageHarness } from "./harness";
 import { HARNESS_PAGE } from "./pages";
@@ -30,8 +31,13 @@ export interface Closable {
 
 /** What differs between the browser suites. */
 export interface BrowserSuiteOptions {
-    /** The dev server of the suite: its options, or a function that starts it (run after {@link prepare}). */
-    server: DevServerOptions | (() => Promise<DevServer>);
+    /**
+     * The dev server of the suite: its options, or a function that starts it on the given hub (run after
+     * {@link prepare}); `hub.start(options)` starts one.
+     */
+    server: DevServerOptions | ((hub: HubTarget) => Promise<DevServer>);
+    /** The hubs the suite runs against, once each; default every hub ({@link ALL_HUBS}). */
+    hubs?: readonly HubTarget[];
     /** Build outputs the suite needs, relative to the repository root; default the IIFE bundle. */
     builds?: readonly string[];
     /** Chromium flags after the default ones (for example a host-resolver rule). */
@@ -50,6 +56,8 @@ export interface BrowserSuiteOptions {
 
 /** The handles a suite's tests use; each accessor throws when the set-up did not get that far. */
 export interface BrowserSuite {
+    /** The hub this run of the suite is on (to start a second server on the same kind of hub). */
+    readonly hub: HubTarget;
     /** The running Chromium. */
     browser(): Browser;
     /** The running dev server. */
@@ -63,13 +71,22 @@ export interface BrowserSuite {
 }
 
 /**
- * `describe(title)` for a browser suite, skipped after a loud warning when Chromium is missing locally (run, and
- * failed by the launch, when it is missing in CI: {@link shouldRunBrowserTests}). Registers the suite's hooks,
- * then calls `body` with its handles.
+ * `describe(title)` for a browser suite, once per hub of `options.hubs` (the title names the hub), skipped after a
+ * loud warning when Chromium is missing locally (run, and failed by the launch, when it is missing in CI:
+ * {@link shouldRunBrowserTests}), and on a hub that is not available. Registers the suite's hooks, then calls
+ * `body` with its handles.
  */
 export function describeInChromium(title: string, options: BrowserSuiteOptions, body: (suite: BrowserSuite) => void): void {
     const chromium = findChromium();
-    describe.skipIf(!shouldRunBrowserTests(chromium))(title, () => {
+    const runs = shouldRunBrowserTests(chromium);
+    for (const hub of options.hubs ?? ALL_HUBS) {
+        describe.skipIf(!runs || !hub.available)(`${title} [${hub.name}]`, () => suiteOn(hub, chromium, options, body));
+    }
+}
+
+/** The hooks and handles of one suite on one hub. */
+function suiteOn(hub: HubTarget, chromium: ReturnType<typeof findChromium>, options: BrowserSuiteOptions, body: (suite: BrowserSuite) => void): void {
+    {
         let browser: Browser | undefined;
         let server: DevServer | undefined;
         /** What the running test opened; closed after it. */
@@ -81,7 +98,7 @@ export function describeInChromium(title: string, options: BrowserSuiteOptions, 
             }
             await options.prepare?.();
             browser = await launchChromium(chromium, options.launchArgs);
-            server = typeof options.server === "function" ? await options.server() : await startDevServer(options.server);
+            server = typeof options.server === "function" ? await options.server(hub) : await hub.start(options.server);
         }, options.setUpTimeout);
 
         afterEach(async () => {
@@ -100,6 +117,7 @@ export function describeInChromium(title: string, options: BrowserSuiteOptions, 
         });
 
         const suite: BrowserSuite = {
+            hub,
             browser() {
                 if (browser === undefined) throw new Error("Chromium did not start.");
                 return browser;
@@ -125,5 +143,5 @@ export function describeInChromium(title: string, options: BrowserSuiteOptions, 
             },
         };
         body(suite);
-    });
+    }
 }
