@@ -157,6 +157,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         }
         const hubUrl = origin + hub.path;
         app = new BroadcastingApp({
+            // Laravel's app.url is the app's own origin: it makes a relative public URL absolute for the publisher
+            // token's aud (the hub's own URL would be wrong when the app publishes to a hub elsewhere).
+            appUrl: origin,
             ...options.app,
             jwtKey,
             cookieName,

@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startDevServer, type DevServer, type DevServerOptions } from "../../src/dev/server";
+import type { DevServer, DevServerOptions } from "../../src/dev/server";
+import { ALL_HUBS, type HubTarget } from "../support/hubs";
 import { findChromium, launchChromium, shouldRunBrowserTests } from "./support/chromium";
 import { payloadsOf, PageHarness } from "./support/harness";
 import { BUNDLE_PATH, harnessPage } from "./support/pages";
@@ -43,9 +44,9 @@ window.polyfillOptions = function () {
 /** Chromium's message for a failed response body: what the polyfill's unhandled `reader.cancel()` rejects with. */
 const POLYFILL_CANCEL_REJECTION = "network error";
 
-/** A dev stack whose hub refuses cookies (header auth only) and keeps history. */
-function stack(hub: DevServerOptions["hub"], expiresIn: number): Promise<DevServer> {
-    return startDevServer({
+/** A dev stack on `target` whose hub refuses cookies (header auth only) and keeps history. */
+function stack(target: HubTarget, hub: DevServerOptions["hub"], expiresIn: number): Promise<DevServer> {
+    return target.start({
         hub: { cookieAuth: false, history: true, ...hub },
         app: { users: [{ id: 1, name: "Ann" }], expiresIn },
         channels: { "orders.{id}": (user) => user.id === 1 },
@@ -66,7 +67,7 @@ async function subscribedPage(browser: Browser, server: DevServer): Promise<Page
     return ann;
 }
 
-describe.skipIf(!shouldRunBrowserTests(chromium))("event-source-polyfill with hubToken in Chromium, against a hub that refuses cookies", () => {
+for (const target of ALL_HUBS) describe.skipIf(!shouldRunBrowserTests(chromium) || !target.available)(`event-source-polyfill with hubToken in Chromium, against a hub that refuses cookies [${target.name}]`, () => {
     let browser: Browser | undefined;
     let server: DevServer | undefined;
     let ann: PageHarness | undefined;
@@ -88,7 +89,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("event-source-polyfill with hu
     it("receives every private broadcast, in order, across a token expiry and a hub restart", async () => {
         if (browser === undefined) throw new Error("setup failed");
         // 10 s tokens; the hub ends a stream 1 s before its token's exp. The connector renews at 6 s with a new token.
-        server = await stack({ dispatchTimeout: 1_000, lifetimeFraction: () => 1 }, 10);
+        server = await stack(target, { dispatchTimeout: 1_000, lifetimeFraction: () => 1 }, 10);
         const hub = server;
         ann = await subscribedPage(browser, hub);
         const page = ann;
@@ -128,7 +129,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("event-source-polyfill with hu
     it("stays quiet across an idle stream longer than its heartbeat timeout while the hub's keep-alive comes more often", async () => {
         if (browser === undefined) throw new Error("setup failed");
         // Polyfill heartbeat 3 s, hub keep-alive 1 s, 5-minute tokens: nothing but keep-alives for 6 s.
-        server = await stack({ heartbeatMs: 1_000 }, 300);
+        server = await stack(target, { heartbeatMs: 1_000 }, 300);
         ann = await subscribedPage(browser, server);
         const before = server.hub.stats.subscribeConnections.length;
         await sleep(6_000);
@@ -142,7 +143,7 @@ describe.skipIf(!shouldRunBrowserTests(chromium))("event-source-polyfill with hu
     it("reconnects when the hub's keep-alive is longer than the heartbeat timeout (the control: the option reaches the polyfill)", async () => {
         if (browser === undefined) throw new Error("setup failed");
         // Hub keep-alive 20 s against the 3 s heartbeat: the polyfill gives up on the quiet stream and opens another.
-        server = await stack({ heartbeatMs: 20_000 }, 300);
+        server = await stack(target, { heartbeatMs: 20_000 }, 300);
         ann = await subscribedPage(browser, server);
         const hub = server;
         const before = hub.hub.stats.subscribeConnections.length;

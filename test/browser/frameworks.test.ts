@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
 import { channelTopic } from "../../src/dev/laravel/topics";
 import { startDevServer } from "../../src/dev/server";
+import { DEV_HUB_ONLY } from "../support/hubs";
 import { describeInChromium, type BrowserSuiteOptions } from "./support/suite";
 import { waitUntil } from "./support/wait";
 
@@ -64,6 +65,9 @@ const SUITE: BrowserSuiteOptions = {
         await Promise.all(APPS.map((app) => buildApp(app, join(work!, app.name), join(work!, "out", app.name))));
     },
     setUpTimeout: 240_000,
+    // React and Vue wiring is hub-independent, and the Vite builds are the slowest set-up of the run: the same
+    // channels run on the reference hub in connector.test.ts and encrypted.test.ts.
+    hubs: DEV_HUB_ONLY,
     server: () =>
         startDevServer({
             app: { users: [{ id: ANN, name: "Ann" }], encryptionKey: ENCRYPTION_KEY },

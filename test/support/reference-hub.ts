@@ -207,7 +207,8 @@ export function referenceExternalHub(
             jwtKey: stack.jwtKey,
             issuer: stack.issuer,
             resource: hub.resource ?? stack.publicUrl,
-            cookieName: stack.cookieName,
+            // The Go hub always reads its cookie: a name the app never sets stands for a hub that takes none.
+            cookieName: hub.cookieAuth === false ? "reference_hub_reads_no_cookie" : stack.cookieName,
             corsOrigins: hub.corsOrigins ?? [],
             publishOrigins: hub.publishOrigins ?? [stack.origin],
             ...(hub.history !== undefined ? { history: hub.history } : {}),
