@@ -11,6 +11,7 @@
 //   dist/vue/index.js + .d.ts             over @laravel/echo-vue; both import the core as ../index.js and
 //   dist/frameworks/shared.js             the code they share
 //   dist/no-pusher/index.js + .d.ts       what a Mercure-only app aliases pusher-js to
+//   dist/vite/index.js + .d.ts            the Vite plugin that points pusher-js at no-pusher when the app lacks it
 //   dist/discovery/index.js + .d.ts       parseLinkHeader and discoverFromDocument (ESM only): outside the core
 //                                         entry, which reaches the same code through its lazy discovery chunk
 // Every .js has a .map that names the src/ files without embedding them.
@@ -152,5 +153,18 @@ export default [
         external: nodeExternal,
         plugins: [dts()],
         output: { file: "dist/dev/index.d.ts", format: "es" },
+    },
+    {
+        // The Vite plugin runs in Node.js inside the app's build, never in a page.
+        input: "src/vite/index.ts",
+        external: (id) => nodeExternal(id) || id === "vite",
+        plugins: [ts()],
+        output: { file: "dist/vite/index.js", format: "es", sourcemap, sourcemapExcludeSources, exports: "named" },
+    },
+    {
+        input: "src/vite/index.ts",
+        external: (id) => nodeExternal(id) || id === "vite",
+        plugins: [dts()],
+        output: { file: "dist/vite/index.d.ts", format: "es" },
     },
 ];

@@ -20,8 +20,9 @@ import { waitUntil } from "./support/wait";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 
-/** The one line of Vite configuration README "React" and "Vue" show, written as is into each app's vite.config.mjs. */
-const PUSHER_ALIAS_LINE = `resolve: { alias: { "pusher-js": "laravel-echo-mercure/no-pusher" } },`;
+/** The lines of Vite configuration README "React" and "Vue" show beside the framework's own, written as is into each app's vite.config.mjs. */
+const PLUGIN_IMPORT_LINE = `import echoMercure from "laravel-echo-mercure/vite";`;
+const pluginsLine = (framework: string) => `plugins: [${framework}(), echoMercure()],`;
 
 /** Strings of pusher-js's browser build that survive minification; none may be in an app's bundle. */
 const PUSHER_MARKERS = ["sockjs.pusher.com", "pusher:subscribe"];
@@ -43,11 +44,13 @@ const APPS = [
 ] as const;
 
 describe("README's React and Vue sections", () => {
-    it("show exactly the alias line the apps below are built with", () => {
+    it("show exactly the plugin lines the apps below are built with", () => {
         const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-        for (const section of ["React", "Vue"]) {
+        for (const [section, framework] of [["React", "react"], ["Vue", "vue"]] as const) {
             const body = readme.split(`\n## ${section}\n`)[1]?.split("\n## ")[0] ?? "";
-            expect(body.split("\n").map((line) => line.trim()), section).toContain(PUSHER_ALIAS_LINE);
+            const lines = body.split("\n").map((line) => line.trim());
+            expect(lines, section).toContain(PLUGIN_IMPORT_LINE);
+            expect(lines, section).toContain(pluginsLine(framework));
         }
     });
 });
@@ -104,7 +107,7 @@ describeInChromium("configureEcho({ broadcaster: \"mercure\" }) in Vite-built Re
     const echoState = (page: Page) => page.evaluate(() => (window as unknown as { echoState(): { host: unknown; channels: string[] } }).echoState());
 
     describe.each(APPS)("the $name app", (app) => {
-        it("bundles no pusher-js: the alias puts laravel-echo-mercure/no-pusher in its place", () => {
+        it("bundles no pusher-js: the Vite plugin puts laravel-echo-mercure/no-pusher in its place", () => {
             const pusher = readFileSync(join(ROOT, "node_modules/pusher-js/dist/web/pusher.js"), "utf8");
             for (const marker of PUSHER_MARKERS) expect(pusher, "the markers are pusher-js's").toContain(marker);
             const assets = join(work!, "out", app.name, "assets");
@@ -113,6 +116,9 @@ describeInChromium("configureEcho({ broadcaster: \"mercure\" }) in Vite-built Re
                 .map((file) => readFileSync(join(assets, file), "utf8"))
                 .join("\n");
             for (const marker of PUSHER_MARKERS) expect(bundle.includes(marker), marker).toBe(false);
+            // no-pusher's class, not Vite's stub for a missing optional peer (which throws when the page loads).
+            expect(bundle).toContain("aliased to laravel-echo-mercure/no-pusher");
+            expect(bundle).not.toContain("Could not resolve");
             expect(bundle).toContain("laravel-echo-mercure/no-pusher");
         });
 
@@ -189,7 +195,8 @@ function installedModules(work: string): void {
     const modules = join(work, "node_modules");
     mkdirSync(modules, { recursive: true });
     for (const name of readdirSync(join(ROOT, "node_modules"))) {
-        if (name.startsWith(".") || name === "laravel-echo-mercure") continue;
+        // pusher-js too: a Mercure-only app does not install it (the plugin then points it at no-pusher).
+        if (name.startsWith(".") || name === "laravel-echo-mercure" || name === "pusher-js") continue;
         symlinkSync(join(ROOT, "node_modules", name), join(modules, name), "dir");
     }
     const self = join(modules, "laravel-echo-mercure");
@@ -201,7 +208,7 @@ function installedModules(work: string): void {
 
 /**
  * Copy the fixture app `app.name` into `dir` (beside the work directory's node_modules), give it its `.env` and the `vite.config.mjs` README
- * shows (its framework plugin and {@link PUSHER_ALIAS_LINE}), and build it into `outDir` for `/dist/<name>/`.
+ * shows (its framework plugin and `echoMercure()`), and build it into `outDir` for `/dist/<name>/`.
  */
 async function buildApp(app: (typeof APPS)[number], dir: string, outDir: string): Promise<void> {
     cpSync(join(FIXTURES, `${app.name}-app`), dir, { recursive: true });
@@ -209,7 +216,7 @@ async function buildApp(app: (typeof APPS)[number], dir: string, outDir: string)
     const plugin = app.name === "react" ? "react" : "vue";
     writeFileSync(
         join(dir, "vite.config.mjs"),
-        `import { defineConfig } from "vite";\nimport ${plugin} from "${app.plugin}";\n\nexport default defineConfig({\n    plugins: [${plugin}()],\n    ${PUSHER_ALIAS_LINE}\n});\n`,
+        `import { defineConfig } from "vite";\nimport ${plugin} from "${app.plugin}";\n${PLUGIN_IMPORT_LINE}\n\nexport default defineConfig({\n    ${pluginsLine(plugin)}\n});\n`,
     );
     await build({
         root: dir,

@@ -23,9 +23,9 @@ async function stack(...args: Parameters<typeof startStack>): Promise<DevServer>
 /** Open an event stream through `server` and read it until the hub ends it; resolves with the status. */
 async function openStream(server: DevServer, query: string, signal?: AbortSignal): Promise<{ status: number; ended: Promise<void> }> {
     const response = await fetch(`${server.hubUrl}?${query}`, signal === undefined ? {} : { signal });
+    const reader = response.body?.getReader();
     const ended = (async () => {
-        if (response.body === null) return;
-        for await (const chunk of response.body) void chunk;
+        while (reader !== undefined && !(await reader.read()).done);
     })().catch(() => undefined);
     return { status: response.status, ended };
 }
