@@ -19,20 +19,36 @@ export function authDenied(name: string): MercureError {
     );
 }
 
+/**
+ * What a refused batch answer was and its usual cause: `detail` (an answer that was not Laravel's JSON, see
+ * auth-client.ts), a 419 (CSRF), a 401 (no user), or nothing to add.
+ */
+function rejection(status: number, detail: string | undefined): string {
+    return ` (HTTP ${status}${
+        detail !== undefined
+            ? `: ${detail}; is the user logged in, or do the broadcasting routes sit behind middleware that redirects?`
+            : status === 419
+              ? `: CSRF token mismatch or expired session; the request sends window.Laravel.csrfToken, the \`csrfToken\` option or <meta name="csrf-token">`
+              : status === 401
+                ? ": no user is logged in"
+                : ""
+    })`;
+}
+
 /** An all-or-nothing server rejected a batch with newly joined channels; `name` was one of them (§2.8). */
-export function authRejectedNewcomer(name: string, status: number, newcomers: readonly string[]): MercureError {
+export function authRejectedNewcomer(name: string, status: number, newcomers: readonly string[], detail?: string): MercureError {
     return new MercureError(
         "auth_rejected",
-        `The broadcasting auth request was denied (HTTP ${status}) after joining [${newcomers.join(", ")}]; channel "${name}" was left.`,
+        `The broadcasting auth request was denied${rejection(status, detail)}, after joining [${newcomers.join(", ")}]; channel "${name}" was left.`,
         { channel: name, status },
     );
 }
 
 /** The server rejected the batch of channels it had granted before (a logout, an expired session). */
-export function authRejected(name: string, status: number, endpoint: string): MercureError {
+export function authRejected(name: string, status: number, endpoint: string, detail?: string): MercureError {
     return new MercureError(
         "auth_rejected",
-        `The broadcasting auth request to "${endpoint}" was rejected (HTTP ${status}) for channel "${name}"; retrying with backoff (is the user still logged in?).`,
+        `The broadcasting auth request to "${endpoint}" was rejected${rejection(status, detail)}, for channel "${name}"; retrying with backoff (is the user still logged in?).`,
         { channel: name, status },
     );
 }

@@ -7,13 +7,14 @@ import { raceDeadline } from "../timers";
  * The outcome of one batch auth request, classified so the connector never has to catch.
  *
  * - `ok`: 2xx, body parsed.
- * - `rejected`: 4xx, the server refused the batch (older servers deny this way; also 401/419).
+ * - `rejected`: 4xx, the server refused the batch (older servers deny this way; also 401/419), or an answer that
+ *   is not Laravel's JSON (a login page after a redirect): `detail` then says what came back.
  * - `error`: transient, worth retrying with backoff (5xx, network failure, timeout).
  * - `aborted`: cancelled by `disconnect()`; not an error.
  */
 export type AuthResult =
     | { kind: "ok"; response: AuthResponse }
-    | { kind: "rejected"; status: number }
+    | { kind: "rejected"; status: number; detail?: string }
     | { kind: "error"; status: number | null; cause: unknown }
     | { kind: "aborted" };
 
@@ -67,10 +68,16 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
     });
     const text = await response.text();
     const status = response.status;
-    if (status >= 200 && status < 300) {
-        // [spec] §2.5: an unparsable body reads as {} (parseAuthResponse reads anything but an object so).
-        return { kind: "ok", response: parseAuthResponse(parseJson(text)) };
+    const type = response.headers?.get("content-type") ?? null;
+    // Laravel's broadcasting route answers JSON, and never by a redirect: a redirect that fetch followed (to a login
+    // page: the route sits behind `auth` and the user has no session) or an HTML page is some other route's answer.
+    // ([spec] §2.5 has upstream read an unparsable 2xx body as {}: a real server never sends one, so this fails it.)
+    const body = parseJson(text);
+    if (response.redirected === true || (status < 400 && (type?.includes("html") === true || typeof body !== "object" || body === null || Array.isArray(body)))) {
+        const redirect = response.redirected === true && response.url !== undefined ? ` after a redirect to ${response.url}` : "";
+        return { kind: "rejected", status, detail: `${type ?? "no content type"}${redirect}, not Laravel's JSON` };
     }
+    if (status >= 200 && status < 300) return { kind: "ok", response: parseAuthResponse(body) };
     // [spec] §2.8: < 500 is a rejection, everything else is transient.
     if (status >= 400 && status < 500) return { kind: "rejected", status };
     return { kind: "error", status, cause: null };

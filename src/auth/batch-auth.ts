@@ -88,9 +88,9 @@ export class BatchAuth {
                     evict: outcome.denied.map((name) => [name, outcome.response.channels.get(name)?.limit === true ? channelLimit(name, MAX_CHANNELS) : authDenied(name)] as const),
                 };
             case "newcomers_rejected":
-                return { ...outcome, evict: outcome.newcomers.map((name) => [name, authRejectedNewcomer(name, outcome.status, outcome.newcomers)] as const) };
+                return { ...outcome, evict: outcome.newcomers.map((name) => [name, authRejectedNewcomer(name, outcome.status, outcome.newcomers, outcome.detail)] as const) };
             case "rejected":
-                return { ...outcome, failure: (name) => authRejected(name, outcome.status, endpoint) };
+                return { ...outcome, failure: (name) => authRejected(name, outcome.status, endpoint, outcome.detail) };
             case "failed":
                 return { ...outcome, failure: (name) => authFailed(name, endpoint, outcome.status, outcome.cause) };
             case "aborted":

@@ -13,8 +13,8 @@ import type { AuthResponse } from "./auth-response";
  */
 export type BatchOutcome =
     | { kind: "granted"; response: AuthResponse; denied: string[]; granted: string[] }
-    | { kind: "newcomers_rejected"; status: number; newcomers: string[] }
-    | { kind: "rejected"; status: number }
+    | { kind: "newcomers_rejected"; status: number; newcomers: string[]; detail?: string }
+    | { kind: "rejected"; status: number; detail?: string }
     | { kind: "failed"; status: number | null; cause: unknown }
     | { kind: "aborted" };
 
@@ -38,7 +38,9 @@ export function interpretBatch(
         case "rejected": {
             // [spec] laravel-mercure §2.8: older servers deny all-or-nothing; the newly joined are the suspects.
             const newcomers = names.filter((name) => previous?.has(name) !== true);
-            return newcomers.length > 0 ? { kind: "newcomers_rejected", status: result.status, newcomers } : { kind: "rejected", status: result.status };
+            const { status, detail } = result;
+            const rest = detail === undefined ? {} : { detail };
+            return newcomers.length > 0 ? { kind: "newcomers_rejected", status, newcomers, ...rest } : { kind: "rejected", status, ...rest };
         }
         case "error":
             return { kind: "failed", status: result.status, cause: result.cause };

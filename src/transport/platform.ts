@@ -67,6 +67,12 @@ export interface EventSourceConstructor {
 export interface FetchResponseLike {
     /** HTTP status. */
     readonly status: number;
+    /** Whether `fetch` followed a redirect to get here (absent: not known). */
+    readonly redirected?: boolean;
+    /** The URL of the response, after redirects (absent: not known). */
+    readonly url?: string;
+    /** The response headers (absent: not known). */
+    readonly headers?: { get(name: string): string | null };
     /** Read the body as text. */
     text(): Promise<string>;
 }

@@ -12,6 +12,10 @@ export interface RecordedAuthRequest {
 export interface FakeAuthAnswer {
     status: number;
     body?: unknown;
+    /** Response headers (none by default). */
+    headers?: Record<string, string>;
+    /** The URL fetch ended at after following a redirect (`redirected` is then true). */
+    redirectedTo?: string;
 }
 
 /** The default prefix the real server uses. */
@@ -93,7 +97,12 @@ export function grant(names: string[], extra: Record<string, unknown> = {}, deni
 
 function response(answer: FakeAuthAnswer): FetchResponseLike {
     const text = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
-    return { status: answer.status, text: async () => text };
+    return {
+        status: answer.status,
+        ...(answer.headers === undefined ? {} : { headers: new Headers(answer.headers) }),
+        ...(answer.redirectedTo === undefined ? {} : { redirected: true, url: answer.redirectedTo }),
+        text: async () => text,
+    };
 }
 
 /** A hub's answer accepting a subscription: 200 with an event-stream body that is never read. */

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_HUB_TIMEOUTS, renewalDelay } from "../../../src/auth/cookie-refresh";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { FetchLike } from "../../../src/transport/platform";
+import type { MercureError } from "../../../src/errors";
 import { FakeAuthServer, grant, PREFIX } from "../../fakes/fake-auth-server";
 import { createHarness, topic, useScopedFakeTimers } from "../../fakes/connector-harness";
 
@@ -108,12 +109,40 @@ describe("the batch auth request", () => {
         expect(h.stream().matches()).toEqual(["channel/a%20b"]);
     });
 
-    it("survives an unparsable 200 body by treating it as a grant without prefix", async () => {
-        const h = createHarness();
-        h.auth.handler = () => ({ status: 200, body: "<html>oops" });
-        h.connector.channel("news");
-        await h.flush();
-        expect(h.stream().matches()).toEqual(["news"]);
+    // Not spec §2.5's upstream rule (an unparsable body reads as {}): Laravel's route always answers JSON, so
+    // anything else is another route's answer, and a stream opened on it would fail with a misleading cookie error.
+    describe("refuses an answer that is not Laravel's JSON, saying what came back and the usual cause", () => {
+        const cases = [
+            ["a login page fetch reached by following a redirect", { status: 200, body: "<!doctype html><title>Log in</title>", headers: { "content-type": "text/html; charset=UTF-8" }, redirectedTo: "https://app.test/login" }, /HTTP 200: text\/html; charset=UTF-8 after a redirect to https:\/\/app\.test\/login, not Laravel's JSON; is the user logged in, or do the broadcasting routes sit behind middleware that redirects\?\)/],
+            ["an HTML page answered directly", { status: 200, body: "<html>oops", headers: { "content-type": "text/html" } }, /HTTP 200: text\/html, not Laravel's JSON/],
+            ["an unreadable body without a content type", { status: 200, body: "<html>oops" }, /HTTP 200: no content type, not Laravel's JSON/],
+            ["a JSON body that is not an object", { status: 200, body: "[]", headers: { "content-type": "application/json" } }, /HTTP 200: application\/json, not Laravel's JSON/],
+        ] as const;
+        it.each(cases)("%s", async (_what, answer, message) => {
+            const h = createHarness();
+            h.auth.handler = () => answer;
+            const errors: MercureError[] = [];
+            h.connector.channel("news").error((error: MercureError) => errors.push(error));
+            await h.flush();
+            expect(h.EventSource.live()).toEqual([]);
+            expect(errors.map((error) => [error.code, error.status])).toEqual([["auth_rejected", 200]]);
+            expect(errors[0]!.message).toMatch(message);
+        });
+    });
+
+    it("names the CSRF token and the session on a 419, and the missing login on a 401", async () => {
+        for (const [status, message] of [
+            [419, /HTTP 419: CSRF token mismatch or expired session; the request sends window\.Laravel\.csrfToken, the `csrfToken` option or <meta name="csrf-token">/],
+            [401, /HTTP 401: no user is logged in\)/],
+        ] as const) {
+            const h = createHarness();
+            h.auth.handler = () => ({ status, body: { message: "nope" }, headers: { "content-type": "application/json" } });
+            const errors: MercureError[] = [];
+            h.connector.privateChannel("orders.1").error((error: MercureError) => errors.push(error));
+            await h.flush();
+            expect(errors.map((error) => [error.code, error.status])).toEqual([["auth_rejected", status]]);
+            expect(errors[0]!.message).toMatch(message);
+        }
     });
 
     it("resolves a relative authEndpoint against the hub outside a browser", async () => {
