@@ -38,6 +38,12 @@ export class BatchAuth {
     /** Whether the last successful answer came from the tabs' shared grant, not yet followed by a refused stream. */
     #fromGrant = false;
 
+    /** Channels left out of the batch because their auth fails on its own (issue 30), with the status each got. */
+    readonly isolated = new Map<string, number>();
+
+    /** 5xx answers in a row to batches of several channels. */
+    #serverFailures = 0;
+
     /** The connector options the request reads. */
     readonly #options: BatchAuthOptions;
 
@@ -108,8 +114,20 @@ export class BatchAuth {
         return fromGrant;
     }
 
+    /**
+     * Whether to look for the channels that make the batch fail (issue 30): at the second 5xx in a row to a batch of
+     * several channels. One failure may be a passing server error; two point at a channel the server cannot authorize.
+     */
+    shouldIsolate(names: readonly string[], result: AuthResult): boolean {
+        if (result.kind === "error" && (result.status ?? 0) >= 500 && names.length > 1) return ++this.#serverFailures >= 2;
+        this.#serverFailures = 0;
+        return false;
+    }
+
     /** Forget what was granted (no channel left, or `disconnect()`). */
     reset(): void {
+        this.isolated.clear();
+        this.#serverFailures = 0;
         this.#fromGrant = false;
         this.granted = null;
         this.response = null;

@@ -104,6 +104,22 @@ describeEachHub("the connector against the dev stack over real HTTP (Node)", ALL
         expect(got).toEqual(["keep", "keep"]);
     });
 
+    it("joins the other channels when one makes every batch fail (an encrypted channel, no encryption_key: HTTP 500), and reports it on that channel alone", async () => {
+        const ann = await client(1);
+        const errors: MercureError[] = [];
+        const got: unknown[] = [];
+        ann.echo.channel("news").listen(".headline", (e: unknown) => got.push(e));
+        ann.echo.private("orders.1").listen(".shipped", (e: unknown) => got.push(e));
+        ann.echo.encryptedPrivate("orders.1").error((error: MercureError) => errors.push(error));
+        await subscribed(ann, "news", "private-orders.1");
+        expect(errors.at(-1)).toMatchObject({ code: "auth_failed", status: 500, channel: "private-encrypted-orders.1" });
+        expect(errors.at(-1)!.message).toContain("the other channels joined without it");
+        await server.broadcast({ channels: ["news"], event: "headline", payload: { n: 1 } });
+        await server.broadcast({ channels: ["private-orders.1"], event: "shipped", payload: { n: 2 } });
+        await waitFor(() => got.length === 2, "both broadcasts");
+        expect(got).toEqual([{ n: 1 }, { n: 2 }]);
+    });
+
     it("honours toOthers(): the sender's own socket is skipped, others receive", async () => {
         const ann = await client(1);
         const ben = await client(2);

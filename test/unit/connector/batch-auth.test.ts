@@ -5,7 +5,7 @@ import { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { FetchLike } from "../../../src/transport/platform";
 import type { MercureError } from "../../../src/errors";
 import { FakeAuthServer, grant, PREFIX } from "../../fakes/fake-auth-server";
-import { createHarness, topic, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { createHarness, settleLoads, topic, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => {
@@ -213,6 +213,75 @@ describe("a 4xx answer (older all-or-nothing servers, 401, 419)", () => {
         h.auth.handler = (names) => grant(names);
         await vi.advanceTimersByTimeAsync(1_000);
         expect(h.auth.requests).toHaveLength(3);
+    });
+});
+
+describe("a channel whose auth fails on its own (issue 30)", () => {
+    /** A server that answers 500 to every batch holding `private-reports` while `broken`. */
+    function brokenFor(h: ReturnType<typeof createHarness>, state: { broken: boolean }): void {
+        h.auth.handler = (names) => (state.broken && names.includes("private-reports") ? { status: 500 } : grant(names));
+    }
+
+    it("is left out after the batch failed twice with 5xx: the others join, the public one included, and it reports auth_failed with the status", async () => {
+        vi.spyOn(Math, "random").mockReturnValue(0.5); // no jitter
+        const h = createHarness();
+        brokenFor(h, { broken: true });
+        for (const channel of [h.connector.channel("news"), h.connector.privateChannel("orders.2"), h.connector.privateChannel("reports")]) h.track(channel);
+        await h.flush();
+        expect(h.errors.map((entry) => entry.error.code)).toEqual(["auth_failed", "auth_failed", "auth_failed"]);
+        expect(h.EventSource.instances).toHaveLength(0);
+        h.errors.length = 0;
+
+        // The retry fails too: the batch is halved until the failing channel stands alone, then the others are authorized.
+        await vi.advanceTimersByTimeAsync(1_000);
+        await settleLoads();
+        expect(h.auth.requests.map((request) => request.channelNames)).toEqual([
+            ["news", "private-orders.2", "private-reports"],
+            ["news", "private-orders.2", "private-reports"],
+            ["news", "private-orders.2"],
+            ["private-reports"],
+            ["news", "private-orders.2"],
+        ]);
+        expect(h.stream().matches()).toEqual(["news", "private-orders.2"].map(topic));
+        expect(h.errors.map((entry) => [entry.channel, entry.error.code, entry.error.status])).toEqual([["private-reports", "auth_failed", 500]]);
+        expect(h.errors[0]!.error.message).toMatch(/fails \(HTTP 500\) whenever it holds channel "private-reports"; the other channels joined without it, and it is retried alone with backoff/);
+        h.stream().emitOpen();
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("is retried alone with backoff, and rejoins the stream once its auth passes", async () => {
+        vi.spyOn(Math, "random").mockReturnValue(0.5);
+        const h = createHarness();
+        const state = { broken: true };
+        brokenFor(h, state);
+        for (const channel of [h.connector.channel("news"), h.connector.privateChannel("reports")]) h.track(channel);
+        await h.flush();
+        await vi.advanceTimersByTimeAsync(1_000);
+        await settleLoads();
+        expect(h.stream().matches()).toEqual([topic("news")]);
+        const before = h.auth.requests.length;
+
+        // First retry after 5 s, alone: still failing. The next one, 10 s later, passes: the batch takes it back.
+        await vi.advanceTimersByTimeAsync(5_000);
+        expect(h.auth.requests.slice(before).map((request) => request.channelNames)).toEqual([["private-reports"]]);
+        state.broken = false;
+        await vi.advanceTimersByTimeAsync(9_999);
+        expect(h.auth.requests).toHaveLength(before + 1);
+        await vi.advanceTimersByTimeAsync(1);
+        await h.flush();
+        expect(h.auth.requests.slice(before).map((request) => request.channelNames)).toEqual([["private-reports"], ["private-reports"], ["news", "private-reports"]]);
+        expect(h.EventSource.live().at(-1)!.matches()).toEqual(["news", "private-reports"].map(topic));
+    });
+
+    it("is not looked for after one 5xx, nor for a batch of one channel", async () => {
+        vi.spyOn(Math, "random").mockReturnValue(0.5);
+        const h = createHarness();
+        h.auth.handler = () => ({ status: 500 });
+        h.track(h.connector.privateChannel("reports"));
+        await h.flush();
+        await vi.advanceTimersByTimeAsync(1_000 + 2_000);
+        await settleLoads();
+        expect(h.auth.requests.map((request) => request.channelNames)).toEqual([["private-reports"], ["private-reports"], ["private-reports"]]);
     });
 });
 
