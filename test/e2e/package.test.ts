@@ -235,11 +235,17 @@ describe("the published package", () => {
         expect([...sources]).toContain("../src/connector/mercure-connector.ts");
     });
 
-    it("packs only dist, the README, the licence and package.json", () => {
+    it("packs dist, the README with every file it links (docs/, BENCHMARKS.md, SECURITY.md), the licence and package.json", () => {
         const [pack] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { encoding: "utf8" })) as Array<{ files: Array<{ path: string }> }>;
         const paths = pack!.files.map((file) => file.path);
-        expect(paths.filter((path) => !path.startsWith("dist/"))).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
-        expect(paths.filter((path) => !path.startsWith("dist/")).sort()).toEqual(["LICENSE", "README.md", "package.json"]);
+        const readme = readFileSync("README.md", "utf8");
+        // A relative link of the README npm shows must point at a file in the package (or an anchor of the README).
+        const linked = [...readme.matchAll(/\]\((?!https?:|mailto:|#)([^)#\s]+)/g)].map((match) => decodeURI(match[1]!));
+        expect(linked.length, "the README links BENCHMARKS.md at least").toBeGreaterThan(0);
+        for (const target of linked) expect(paths, `README links ${target}`).toContain(target);
+        const allowed = (path: string) => path.startsWith("dist/") || path.startsWith("docs/") || ["LICENSE", "README.md", "package.json", "BENCHMARKS.md", "SECURITY.md"].includes(path);
+        expect(paths.filter((path) => !allowed(path))).toEqual([]);
+        expect(paths).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
         for (const file of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/index.d.cts", "dist/laravel-echo-mercure.iife.js", "dist/dev/index.js", "dist/dev/cli.js"]) {
             expect(paths).toContain(file);
         }
