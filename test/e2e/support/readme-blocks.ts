@@ -182,7 +182,7 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
     const macros = join(appDir, "vue-macros.d.ts");
     writeFileSync(macros, VUE_MACROS);
     const program = ts.createProgram({
-        rootNames: [...units.map((unit) => unit.file), join(ROOT, "test/e2e/support/readme-globals.d.ts"), join(ROOT, "test/support/event-source-polyfill.d.ts"), macros],
+        rootNames: [...units.map((unit) => unit.file), join(ROOT, "test/e2e/support/readme-globals.d.ts"), macros],
         options: {
             strict: true,
             noEmit: true,
