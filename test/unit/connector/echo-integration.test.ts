@@ -14,6 +14,11 @@ beforeEach(() => useScopedFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 describe("stock laravel-echo 2.5.0 with MercureConnector", () => {
+    it("refuses the string \"mercure\" with its generic message, as README's Quick start says (the class, or MercureEcho, is the way)", () => {
+        expect(() => new Echo({ broadcaster: "mercure" } as never)).toThrow("Broadcaster string mercure is not supported.");
+        expect(new MercureEcho({ broadcaster: "mercure", host: HUB, eventSource: createFakeEventSource(), fetch: new FakeAuthServer().fetch }).connector).toBeInstanceOf(MercureConnector);
+    });
+
     it("drives channel(), private(), listen(), leave(), leaveAllChannels(), socketId() and connectionStatus()", async () => {
         const EventSource = createFakeEventSource();
         const auth = new FakeAuthServer();
