@@ -1,8 +1,12 @@
+import { EventSource as NodeEventSource } from "eventsource";
 import { afterEach, expect, it } from "vitest";
 import type { MercureError } from "../../src/errors";
+import type { DevServer } from "../../src/dev/server";
+import type { EventSourceInitLike, FetchLike } from "../../src/transport/platform";
 import { ALL_HUBS, describeEachHub } from "../support/hubs";
 import { expectExactly, numberedStream, recordNumbers } from "./support/numbered";
-import { nodeClient, startStack } from "./support/stack";
+import { CookieJar } from "./support/node-client";
+import { nodeClient, startStack, type NodeClient } from "./support/stack";
 import { sleep, waitFor } from "./support/wait";
 
 // The reference hub's edge cases (issue 27), each one test run on the dev hub and on the reference Go hub: what the
@@ -21,6 +25,24 @@ afterEach(async () => {
  * test does not depend on hitting it.
  */
 const APP_CLOCK_LAG_MS = 17_000;
+
+/** A Node client whose network can go down: while offline, its every request (auth, stream, reconnect) fails. */
+async function offlineableClient(server: DevServer, userId: number): Promise<NodeClient & { offline(down: boolean): void }> {
+    const jar = new CookieJar();
+    let offline = false;
+    const network = (input: string | URL, init?: RequestInit): Promise<Response> =>
+        offline ? Promise.reject(new TypeError("fetch failed: the network is down")) : jar.fetch(input, init);
+    class OfflineableEventSource extends NodeEventSource {
+        constructor(url: string | URL, init?: EventSourceInitLike) {
+            super(url, { withCredentials: init?.withCredentials ?? false, fetch: (input, requestInit) => network(input, requestInit as RequestInit) });
+        }
+    }
+    const client = await nodeClient(server, userId, { eventSource: OfflineableEventSource, fetch: network as FetchLike });
+    // nodeClient logged in through its own jar: log this one in too.
+    const login = await jar.fetch(`${server.url}/dev/login?user=${userId}`, { method: "POST" });
+    expect(login.status).toBe(200);
+    return { ...client, jar, offline: (down) => (offline = down) };
+}
 
 describeEachHub("the reference hub's edge cases (Node)", ALL_HUBS, (hub) => {
     it("recovers from a stale hub cookie that the hub refuses with 401 on an anonymous hub: a public channel loses nothing", async () => {
@@ -52,4 +74,39 @@ describeEachHub("the reference hub's edge cases (Node)", ALL_HUBS, (hub) => {
         expect(refused.length).toBeGreaterThanOrEqual(1);
         expect(server.app.stats.authRequests.length).toBeGreaterThanOrEqual(1 + refused.length);
     }, 45_000);
+
+    it("loses, duplicates and reorders nothing of 1 500 updates published while the client was offline (hub with history)", async () => {
+        // The hub replays at most 1 000 updates on one connection (its per-connection buffer), then ends the stream;
+        // the reconnect with the last id received continues the replay.
+        const server = await startStack({}, hub);
+        cleanup.push(() => server.close());
+        const ann = await offlineableClient(server, 1);
+        cleanup.push(() => ann.echo.disconnect());
+        const errors: MercureError[] = [];
+        const received = recordNumbers(ann, "private", "orders.1");
+        ann.echo.private("orders.1").error((error: MercureError) => errors.push(error));
+        await waitFor(() => ann.echo.connectionStatus() === "connected", "connected");
+        const before = numberedStream(server, "private-orders.1", 10, 0);
+        await before.done;
+        await waitFor(() => received.length === 10, "the first 10");
+
+        // The client's network goes down (its stream with it); the app goes on publishing.
+        ann.offline(true);
+        server.hub.dropConnections();
+        await waitFor(() => ann.echo.connectionStatus() === "reconnecting", "reconnecting");
+        const connections = server.hub.stats.subscribeConnections.length;
+        const count = 1_510;
+        for (let n = 11; n <= count; n++) await server.broadcast({ channels: ["private-orders.1"], event: "App\\Events\\Numbered", payload: { n } });
+        expect(received).toHaveLength(10);
+        ann.offline(false);
+
+        await waitFor(() => received.length >= count, "every number", 20_000);
+        await sleep(300);
+        expectExactly(received, count);
+        expect(errors.filter((error) => error.code !== "stream_error").map((error) => `${error.code}: ${error.message}`)).toEqual([]);
+        // The replay took two connections: 1 000 updates, the stream's end, then the other 500 after the last id.
+        const replays = server.hub.stats.subscribeConnections.slice(connections).filter((connection) => connection.status === 200);
+        expect(replays.length).toBeGreaterThanOrEqual(2);
+        expect(ann.echo.connectionStatus()).toBe("connected");
+    }, 90_000);
 });
