@@ -109,4 +109,50 @@ describeEachHub("the reference hub's edge cases (Node)", ALL_HUBS, (hub) => {
         expect(replays.length).toBeGreaterThanOrEqual(2);
         expect(ann.echo.connectionStatus()).toBe("connected");
     }, 90_000);
+
+    it("without history, where the hub answers every cursor with earliest, reopens once per cause and never loops", async () => {
+        const server = await startStack({ hub: { history: false } }, hub);
+        cleanup.push(() => server.close());
+        const ann = await nodeClient(server, 1);
+        cleanup.push(() => ann.echo.disconnect());
+        const errors: MercureError[] = [];
+        const received = recordNumbers(ann, "private", "orders.1");
+        ann.echo.private("orders.1").error((error: MercureError) => errors.push(error));
+        await waitFor(() => ann.echo.connectionStatus() === "connected", "connected");
+        await numberedStream(server, "private-orders.1", 3, 0).done;
+        await waitFor(() => received.length === 3, "the first 3");
+
+        // The hub keeps no history: a reopen's cursor is answered with earliest (nothing replayed, possibly lost).
+        const probe = new URL(server.hubUrl);
+        probe.searchParams.append("match", "https://laravel.alt/echo/channel/private-orders.1");
+        probe.searchParams.append("last_event_id", "urn:uuid:00000000-0000-7000-8000-000000000000");
+        const aborter = new AbortController();
+        const answer = await ann.jar.fetch(probe, { signal: aborter.signal });
+        expect([answer.status, answer.headers.get("mercure-last-event-id")]).toEqual([200, "earliest"]);
+        aborter.abort();
+
+        const auths = () => server.app.stats.authRequests.length;
+        const connections = () => server.hub.stats.subscribeConnections.length;
+        const before = { auths: auths(), connections: connections() };
+        // A join reopens with the cursor (one auth, one stream); a drop makes the EventSource reconnect with it (one stream).
+        let joined = false;
+        ann.echo.channel("news").subscribed(() => (joined = true));
+        await waitFor(() => joined, "the join's reopen");
+        await waitFor(() => ann.echo.connectionStatus() === "connected" && server.hub.stats.openConnections === 1, "the replaced stream to close");
+        server.hub.dropConnections();
+        await waitFor(() => connections() === before.connections + 2, "the reconnect after the drop", 10_000);
+        await waitFor(() => ann.echo.connectionStatus() === "connected", "connected again");
+        const settled = { auths: auths(), connections: connections() };
+        // A window twice the EventSource's reconnect delay: nothing more is requested.
+        await sleep(6_000);
+        expect({ auths: auths(), connections: connections() }).toEqual(settled);
+        expect(settled).toEqual({ auths: before.auths + 1, connections: before.connections + 2 });
+        expect(server.hub.stats.subscribeConnections.slice(before.connections).map((connection) => connection.status)).toEqual([200, 200]);
+
+        await numberedStream(server, "private-orders.1", 3, 0).done;
+        await waitFor(() => received.length === 6, "the numbers after the reopens");
+        // One honest report: the dropped stream's, nothing about the reopens the hub answered with earliest.
+        expect(errors.map((error) => error.code)).toEqual(["stream_error"]);
+        expect(received.slice(3)).toEqual([1, 2, 3]);
+    }, 45_000);
 });
