@@ -522,14 +522,21 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
                 // A 400 (a malformed request, e.g. a bad `hubToken`) cannot heal by retrying: diagnosed, then `failed`.
                 const malformed = failure === "closed" && errorStatus(event) === 400;
+                // [spec] mercure-hub §1.5: a native reconnect presents the cookie the stream opened with, which may have
+                // expired since: the hub refuses it with 401 even for public topics on an anonymous hub. The retry's
+                // new cookie cures that, so this refusal is not diagnosed; the retry's, if refused too, is (issue 27).
+                const reconnectRefused = failure === "closed" && !malformed && stream.hasOpened();
                 if (!malformed && (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null))) {
                     // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel.
                     if (this.auth.refusedAfterGrant()) {
                         this.hub.platform?.stale?.();
                         this.scheduleRefresh(true);
-                    } else this.scheduleRetry();
+                    } else {
+                        if (reconnectRefused) this.hub.platform?.stale?.(); // The retry's auth must reach Laravel for a new cookie.
+                        this.scheduleRetry();
+                    }
                 }
-                if (failure === "closed") void this.diagnoseStream(stream, malformed);
+                if (failure === "closed" && !reconnectRefused) void this.diagnoseStream(stream, malformed);
             }),
     };
 

@@ -29,6 +29,9 @@ export class HubStream {
     /** Set once the stream is closed by us; every later callback is ignored. */
     #retired = false;
 
+    /** Set when the stream first opens: a later refusal came on a native reconnect, with the cookie it opened with. */
+    #opened = false;
+
     /** The underlying EventSource. */
     readonly #source: EventSourceLike;
 
@@ -55,6 +58,7 @@ export class HubStream {
         // [spec] laravel-mercure §4.1: withCredentials so the hub cookie travels.
         this.#source = new EventSourceImpl(url, { withCredentials: true });
         this.#source.onopen = () => {
+            this.#opened = true;
             if (!this.#retired) handlers.open(this);
         };
         this.#source.onmessage = (event: MessageEvent) => {
@@ -77,6 +81,13 @@ export class HubStream {
      */
     isClosed(): boolean {
         return this.#source.readyState === this.#closed;
+    }
+
+    /**
+     * Whether the stream opened at least once (a failure since came on a native reconnect).
+     */
+    hasOpened(): boolean {
+        return this.#opened;
     }
 
     /**

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import type { MercureError } from "../../src/errors";
 import { deriveChannelKey, sealJwe } from "../../src/dev/laravel/encrypter";
 import { DEFAULT_ISSUER, DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
@@ -8,9 +8,11 @@ import { channelTopic } from "../../src/dev/laravel/topics";
 import type { DevServer } from "../../src/dev/server";
 import { nodeClient, startStack, type NodeClient } from "./support/stack";
 import { sleep, waitFor } from "./support/wait";
+import { ALL_HUBS, describeEachHub, type HubTarget } from "../support/hubs";
 
 // Encrypted channels end to end in Node.js: the dev server encrypts as Laravel does (HKDF channel keys,
-// compact JWE), the dev hub carries only ciphertext, the connector decrypts with WebCrypto.
+// compact JWE), the hub (the dev hub, then the reference hub) carries only ciphertext, the connector decrypts
+// with WebCrypto.
 
 /** The master key of the §6.5 vectors: sha256("mercure-e2e-test-key"), as Laravel's base64 `encryption_key`. */
 const MASTER = createHash("sha256").update("mercure-e2e-test-key").digest();
@@ -24,14 +26,17 @@ afterEach(async () => {
     for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** A stack with encryption on; Ann (user 1) may join `orders.1` in all its variants. */
-async function encryptedStack(options: { history?: boolean; expiresIn?: number } = {}): Promise<DevServer> {
-    const server = await startStack({
-        jwtKey: JWT_KEY,
-        channels: { "side.{n}": () => true },
-        hub: options.history === false ? { history: false, dispatchTimeout: 1_000, lifetimeFraction: () => 1 } : {},
-        app: { encryptionKey: ENCRYPTION_KEY, ...(options.expiresIn !== undefined ? { expiresIn: options.expiresIn } : {}) },
-    });
+/** A stack on `hub` with encryption on; Ann (user 1) may join `orders.1` in all its variants. */
+async function encryptedStack(hub: HubTarget, options: { history?: boolean; expiresIn?: number } = {}): Promise<DevServer> {
+    const server = await startStack(
+        {
+            jwtKey: JWT_KEY,
+            channels: { "side.{n}": () => true },
+            hub: options.history === false ? { history: false, dispatchTimeout: 1_000, lifetimeFraction: () => 1 } : {},
+            app: { encryptionKey: ENCRYPTION_KEY, ...(options.expiresIn !== undefined ? { expiresIn: options.expiresIn } : {}) },
+        },
+        hub,
+    );
     cleanup.push(() => server.close());
     return server;
 }
@@ -72,9 +77,9 @@ function record(client: NodeClient, name: string): { log: string[]; errors: Merc
     return { log, errors };
 }
 
-describe("encrypted channels over real HTTP", () => {
+describeEachHub("encrypted channels over real HTTP", ALL_HUBS, (hub) => {
     it("deliver the server's encrypted broadcasts decrypted to listen(), next to a public channel on the same stream", async () => {
-        const server = await encryptedStack();
+        const server = await encryptedStack(hub);
         const client = await ann(server);
         const got: unknown[] = [];
         client.echo.encryptedPrivate("orders.1").listen("OrderShipped", (payload: unknown) => got.push(payload));
@@ -91,7 +96,7 @@ describe("encrypted channels over real HTTP", () => {
     });
 
     it("never deliver a plaintext envelope injected at the hub into the encrypted channel's topic", async () => {
-        const server = await encryptedStack();
+        const server = await encryptedStack(hub);
         const client = await ann(server);
         const { log } = record(client, "orders.1");
         await waitFor(() => client.echo.connectionStatus() === "connected", "connected");
@@ -102,7 +107,7 @@ describe("encrypted channels over real HTTP", () => {
     });
 
     it("report decrypt_failed for a JWE under another channel's key, deliver nothing of it, and keep decrypting", async () => {
-        const server = await encryptedStack();
+        const server = await encryptedStack(hub);
         const client = await ann(server);
         const { log, errors } = record(client, "orders.1");
         await waitFor(() => client.echo.connectionStatus() === "connected", "connected");
@@ -117,8 +122,9 @@ describe("encrypted channels over real HTTP", () => {
     });
 
     it("deliver 300 encrypted events exactly once and in order while channels come and go and the cookie is renewed (hub without history)", async () => {
-        // As in continuity.test.ts: 20 s cookies, a hub that ends each stream 1 s before its token's exp.
-        const server = await encryptedStack({ history: false, expiresIn: 20 });
+        // As in continuity.test.ts: 20 s cookies, a hub with a 1 s dispatch timeout (the dev hub ends each stream 1 s
+        // before its token's exp; the reference hub 15 s or more after it opens).
+        const server = await encryptedStack(hub, { history: false, expiresIn: 20 });
         const client = await ann(server);
         const received: number[] = [];
         const errors: string[] = [];

@@ -1,5 +1,5 @@
 import { EventSource } from "eventsource";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { MercureEcho } from "../../src/connector/mercure-echo";
 import { cookieJarFetch } from "../../src/dev/cookie-jar";
 import type { DevServer } from "../../src/dev/server";
@@ -7,6 +7,7 @@ import type { MercureError } from "../../src/errors";
 import type { EventSourceInitLike } from "../../src/transport/platform";
 import { startStack } from "./support/stack";
 import { sleep, waitFor } from "./support/wait";
+import { ALL_HUBS, describeEachHub, type HubTarget } from "../support/hubs";
 
 let server: DevServer | null = null;
 const echos: MercureEcho[] = [];
@@ -17,9 +18,9 @@ afterEach(async () => {
     server = null;
 });
 
-/** A MercureEcho on the `eventsource` package and a cookie-keeping fetch, as README's "In Node.js" section has it. */
-async function client(login: number | null, eventSource: typeof EventSource = EventSource) {
-    server = await startStack();
+/** A MercureEcho on the `eventsource` package and a cookie-keeping fetch, as README's "In Node.js" section has it, on `hub`. */
+async function client(hub: HubTarget, login: number | null, eventSource: typeof EventSource = EventSource) {
+    server = await startStack({}, hub);
     const fetch = cookieJarFetch();
     if (login !== null) expect((await fetch(`${server.url}/dev/login?user=${login}`, { method: "POST" })).status).toBe(200);
     const echo = new MercureEcho({ host: server.hubUrl, eventSource, fetch });
@@ -33,9 +34,9 @@ async function client(login: number | null, eventSource: typeof EventSource = Ev
     return { server, echo, channel, errors, received };
 }
 
-describe("the connector in Node.js with the eventsource package", () => {
+describeEachHub("the connector in Node.js with the eventsource package", ALL_HUBS, (hub) => {
     it("receives a private broadcast: the stream carries the cookie the auth request stored, through the fetch option", async () => {
-        const { server, channel, errors, received } = await client(1);
+        const { server, channel, errors, received } = await client(hub, 1);
         let subscribed = false;
         channel.subscribed(() => (subscribed = true));
         await waitFor(() => subscribed || errors.length > 0, "the channel to be subscribed", 15_000);
@@ -52,7 +53,7 @@ describe("the connector in Node.js with the eventsource package", () => {
                 super(url, { withCredentials: init?.withCredentials ?? false });
             }
         }
-        const { errors } = await client(1, CookielessEventSource);
+        const { errors } = await client(hub, 1, CookielessEventSource);
         await waitFor(() => errors.length > 0, "a stream error", 15_000);
         expect(errors[0]!.code).toBe("stream_error");
         expect(errors[0]!.status).toBe(401);
@@ -60,7 +61,7 @@ describe("the connector in Node.js with the eventsource package", () => {
     });
 
     it("names both causes of a denial when nobody logged in", async () => {
-        const { errors } = await client(null);
+        const { errors } = await client(hub, null);
         await waitFor(() => errors.length > 0, "the denial", 15_000);
         expect(errors[0]!.code).toBe("auth_denied");
         expect(errors[0]!.message).toContain("a user is logged in");
@@ -68,11 +69,13 @@ describe("the connector in Node.js with the eventsource package", () => {
     });
 });
 
-describe("the eventsource package with a cookie-keeping fetch, over time", () => {
+describeEachHub("the eventsource package with a cookie-keeping fetch, over time", ALL_HUBS, (hub) => {
     it("receives every private broadcast, in order, across a cookie expiry and a hub restart (the hub keeps history)", async () => {
-        // 10 s cookies; the hub ends a stream 1 s before its token's exp (fraction 100 %, 1 s dispatch timeout), and
-        // the connector, told so, renews at 6 s. A hub restart drops every stream; the reconnect resumes from the cursor.
-        server = await startStack({ app: { expiresIn: 10 }, hub: { dispatchTimeout: 1_000, lifetimeFraction: () => 1 } });
+        // 10 s cookies on a hub with a 1 s dispatch timeout: the dev hub ends a stream 1 s before its token's exp
+        // (fraction 100 %), the reference hub at 80–100 % of the token's remaining life less 1 s (6.2 s or later, the
+        // token's iat being floored to the second); the connector, told so, renews at 6 s. A hub restart drops every
+        // stream (on the reference hub: the reverse proxy's restart); the reconnect resumes from the cursor.
+        server = await startStack({ app: { expiresIn: 10 }, hub: { dispatchTimeout: 1_000, lifetimeFraction: () => 1 } }, hub);
         const stack = server;
         const fetch = cookieJarFetch();
         expect((await fetch(`${stack.url}/dev/login?user=1`, { method: "POST" })).status).toBe(200);

@@ -14,6 +14,12 @@ import type { Subscription } from "./subscriber";
 /** Most matcher parameters one subscribe request may carry (the Go hub's limit). */
 export const MAX_MATCHERS = 100;
 
+/**
+ * Most updates one connection's history replay delivers: the Go hub queues a replay in the connection's buffer of
+ * 1 000 updates and disconnects a subscriber whose buffer overflows, so a longer replay delivers 1 000 and ends.
+ */
+export const MAX_REPLAY = 1_000;
+
 /** A subscribe request's parameters after validation. */
 interface SubscribeParameters {
     /** One entry per matcher parameter, in query order. */
@@ -131,8 +137,17 @@ export function handleSubscribe(
     subscriber.write(KEEP_ALIVE);
     // Replay and registration run in one synchronous step: no update can be dispatched in between, so none
     // is lost or sent twice. [spec] §1.4: replay re-checks authorization against the current token.
+    let replayed = 0;
     for (const update of replay?.updates ?? []) {
-        if (subscriber.accepts(update)) subscriber.send(update);
+        if (!subscriber.accepts(update)) continue;
+        // [spec] mercure-hub §1.5: past 1 000 the stream ends cleanly after those; the client's reconnect with the
+        // last id continues the replay. The subscriber is still announced (then gone), as the Go hub does.
+        if (replayed === MAX_REPLAY) {
+            subscriber.end();
+            break;
+        }
+        subscriber.send(update);
+        replayed++;
     }
     runtime.addSubscriber(subscriber);
 }

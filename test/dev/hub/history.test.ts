@@ -116,4 +116,22 @@ describe("history replay", () => {
         expect((await stream.next(5)).map((e) => e.data)).toEqual(["2", "3", "4", "5", "6"]);
         await stream.expectNone(50);
     });
+
+    it("replays at most 1 000 updates on one connection and then ends the stream, as the Go hub's buffer does; the last id continues", async () => {
+        const hub = await startHub({ anonymous: true, subscriptions: false });
+        const ids: string[] = [];
+        for (let n = 1; n <= 1_002; n++) {
+            ids.push(hub.hub.publish({ topics: [T], data: String(n) }));
+            hub.hub.publish({ topics: ["urn:other"], data: "not matched: not counted" });
+        }
+        const first = await subscribe(hub, [["match", T], ["last_event_id", "earliest"]]);
+        expect(await first.finished).toBe("end");
+        expect(first.events.map((e) => e.data)).toEqual(Array.from({ length: 1_000 }, (_, i) => String(i + 1)));
+        const rest = await subscribe(hub, [["match", T]], { "last-event-id": first.events.at(-1)!.lastEventId });
+        expect(rest.headers.get("mercure-last-event-id")).toBe(ids[999]);
+        expect((await rest.next(2)).map((e) => e.data)).toEqual(["1001", "1002"]);
+        // With 1 000 or fewer to replay, the stream stays open for live updates.
+        hub.hub.publish({ topics: [T], data: "live" });
+        expect((await rest.next(1)).map((e) => e.data)).toEqual(["live"]);
+    });
 });

@@ -46,14 +46,37 @@ describe("a stream that fails for good is diagnosed", () => {
         await settle();
         expect(codes()).toEqual(["stream_error", "hub_refused", "stream_error"]);
         expect(hub.calls).toHaveLength(1);
-        // A stream that opens ends the streak: the next terminal failure is probed again.
+        // A stream that opens ends the streak. Its own reconnect refused is not probed (its cookie may just have
+        // expired, issue 27); the retry, with a new cookie, refused too is.
         await vi.advanceTimersByTimeAsync(3_000);
         await settle();
         h.stream().emitOpen();
         h.stream().emitError(true);
         await settle();
+        expect(hub.calls).toHaveLength(1);
+        expect(codes()).toEqual(["stream_error", "hub_refused", "stream_error", "stream_error"]);
+        await vi.advanceTimersByTimeAsync(5_000); // the third retry of the streak: 4 s ± 20 %
+        await settle();
+        h.stream().emitError(true);
+        await settle();
         expect(hub.calls).toHaveLength(2);
-        expect(codes()).toEqual(["stream_error", "hub_refused", "stream_error", "stream_error", "hub_refused"]);
+        expect(codes()).toEqual(["stream_error", "hub_refused", "stream_error", "stream_error", "stream_error", "hub_refused"]);
+    });
+
+    it("does not probe a reconnect refused after the stream was open (a stale cookie), and re-authorizes with backoff", async () => {
+        // The hub refuses the probe too (it would carry the same stale cookie): a probe would name a misconfiguration.
+        const { h, hub, codes } = await failingHub(() => ({ status: 401, headers: { "WWW-Authenticate": `Bearer error="invalid_token", resource_metadata="${METADATA}"` } }));
+        h.stream().emitOpen();
+        await settle();
+        const auths = h.auth.requests.length;
+        h.stream().emitError(true);
+        await settle();
+        expect(hub.calls).toHaveLength(0);
+        expect(codes()).toEqual(["stream_error"]);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        await vi.advanceTimersByTimeAsync(1_500);
+        await settle();
+        expect(h.auth.requests.length).toBe(auths + 1);
     });
 
     it("reports only the stream_error when the hub accepts the same request now", async () => {
