@@ -164,7 +164,7 @@ describe("runDoctor(): where --cookie and --token go", () => {
         const requests: Array<{ url: string; headers: Headers }> = [];
         const scripted: FetchLike = async (url, init) => {
             requests.push({ url, headers: new Headers(init.headers as HeadersInit) });
-            const headers = url === "https://app.test/" ? { Link: "<http://app.test/.well-known/mercure>; rel=mercure" } : {};
+            const headers: Record<string, string> = url === "https://app.test/" ? { Link: "<http://app.test/.well-known/mercure>; rel=mercure" } : {};
             return new Response(url.includes("oauth-protected-resource") ? JSON.stringify({ resource: "http://app.test/.well-known/mercure" }) : "", { status: url === "https://app.test/" || url.includes("oauth") ? 200 : 401, headers });
         };
         const report = await runDoctor({ appUrl: "https://app.test/", fetch: scripted, token: "secret-token" });
