@@ -67,50 +67,29 @@ export function newId(): string {
     return Math.random().toString(36).slice(2) + "." + Date.now().toString(36);
 }
 
-/** The kinds of auth result a `granted` message may carry (see `AuthResult`). */
-const RESULT_KINDS: ReadonlySet<unknown> = new Set(["ok", "rejected", "error", "aborted"]);
-
 /**
- * Whether `data`, heard on the bus, is a message of this protocol with the shape its type needs: anything else
- * (another script's post on the same name, a forged or truncated message) is dropped, never followed. A stream id
- * must be its client's (`c` + "/"), so that one client cannot close another's streams by mistake.
+ * Whether `data`, heard on the bus, is an engine's message (`ToClient`) with the shape its type needs: anything else (another
+ * script's post on the same name, a forged or truncated message) is dropped, never followed. The engine checks the
+ * clients' messages itself (`engine.ts`: only the leading tab's engine reads them).
  */
-export function isMessage(data: unknown): data is ToClient | ToEngine {
+export function isClientMessage(data: unknown): data is ToClient {
     const m = data as Record<string, unknown> | null;
-    if (typeof m !== "object" || m === null) return false;
-    const { t, c, s, names } = m;
     const str = (value: unknown): value is string => typeof value === "string";
-    const own = str(c) && (s === undefined || (str(s) && s.startsWith(c + "/")));
-    const list = Array.isArray(names) && names.every(str);
-    switch (t) {
-        case "hello":
-            return own && list;
-        case "auth":
-            return own && list && typeof m["r"] === "number";
-        case "open":
-            return own && str(s) && str(m["url"]) && typeof m["w"] === "boolean";
-        case "close":
-            return own && str(s);
-        case "bye":
-        case "ping":
-            return str(c);
-        case "events":
-            return str(m["e"]) && Array.isArray(m["events"]) && m["events"].every((event: unknown) => isMessage(event) && event.t === "event" && event.e === m["e"]);
-    }
-    if (!str(m["e"]) || m["e"] === "") return false;
+    if (typeof m !== "object" || m === null || !str(m["e"]) || m["e"] === "") return false;
+    const { t, s, result } = m as { t: unknown; s: unknown; result: { kind?: unknown; response?: { channels?: unknown } } | null };
     switch (t) {
         case "up":
         case "down":
         case "pong":
             return true;
-        case "granted": {
-            const result = m["result"] as Record<string, unknown> | null;
-            return str(c) && typeof m["r"] === "number" && typeof result === "object" && result !== null && RESULT_KINDS.has(result["kind"]) && (result["kind"] !== "ok" || (result["response"] as { channels?: unknown } | null)?.channels instanceof Map);
-        }
+        case "granted":
+            return str(m["c"]) && typeof m["r"] === "number" && (result?.kind === "ok" ? result.response?.channels instanceof Map : /^(rejected|error|aborted)$/.test(String(result?.kind)));
         case "state":
-            return str(s) && (m["state"] === 0 || m["state"] === 1 || m["state"] === 2);
+            return str(s) && [0, 1, 2].includes(m["state"] as number);
         case "event":
-            return (m["w"] === null || str(m["w"])) && (m["type"] === "message" || m["type"] === "mercure") && str(m["data"]) && str(m["id"]) && (s === undefined || str(s));
+            return (m["w"] === null || str(m["w"])) && /^(message|mercure)$/.test(String(m["type"])) && str(m["data"]) && str(m["id"]) && (s === undefined || str(s));
+        case "events":
+            return Array.isArray(m["events"]) && m["events"].every((event: unknown) => isClientMessage(event) && event.t === "event" && event.e === m["e"]);
     }
     return false;
 }

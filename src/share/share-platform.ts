@@ -120,23 +120,21 @@ export function sharePlatform(platform: Platform, options: ShareOptions): Platfo
 }
 
 /**
- * A fingerprint of the auth headers (names case-insensitive, order-free): a 53-bit hash in base 36, so that tabs with
- * other credentials are told apart without any credential in a lock's or a bus's name. Not a secret-keeping hash: the
- * headers are readable by every script of the origin anyway; it only must never be the credential itself.
+ * A fingerprint of the auth headers (names case-insensitive, order-free): two 32-bit hashes in base 36, so that tabs
+ * with other credentials are told apart without any credential in a lock's or a bus's name. Not a secret-keeping hash:
+ * the headers are readable by every script of the origin anyway; it only must never be the credential itself.
  */
 export function fingerprint(headers: Record<string, string>): string {
-    const text = JSON.stringify(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), String(value)]).sort());
-    let h1 = 0x9e3779b1;
-    let h2 = 0x85ebca77;
+    const text = JSON.stringify(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]).sort());
+    let a = 0x811c9dc5;
+    let b = text.length;
     for (let at = 0; at < text.length; at++) {
-        const code = text.charCodeAt(at);
-        h1 = Math.imul(h1 ^ code, 0x01000193);
-        h2 = Math.imul(h2 ^ code, 0x5bd1e995);
+        a = Math.imul(a ^ text.charCodeAt(at), 0x01000193);
+        b = Math.imul(b ^ text.charCodeAt(at), 0x5bd1e995) ^ (b >>> 13);
     }
-    h1 = Math.imul(h1 ^ (h1 >>> 15), 0x2c1b3c6d) ^ Math.imul(h2 ^ (h2 >>> 13), 0x297a2d39);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 0x27d4eb2d) ^ Math.imul(h1 ^ (h1 >>> 16), 0x165667b1);
-    return ((h2 >>> 0) * 2 ** 21 + (h1 >>> 11)).toString(36);
+    return (a >>> 0).toString(36) + "." + (b >>> 0).toString(36);
 }
+
 /** What a relative auth endpoint resolves against: the page (as `fetch` resolves it), else the hub. */
 function scopeBase(hub: URL): string {
     const href = (globalThis as { location?: { href?: unknown } }).location?.href;

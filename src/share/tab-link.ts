@@ -1,7 +1,7 @@
 import { setClampedTimeout } from "../timers";
 import type { HubEngineOptions } from "./engine";
 import { loadEngine } from "./load";
-import { isMessage, newId, type EventMessage, type ToClient, type ToEngine } from "./protocol";
+import { isClientMessage, newId, type EventMessage, type ToClient, type ToEngine } from "./protocol";
 import { ShareClient } from "./virtual-source";
 
 /**
@@ -119,12 +119,12 @@ export class TabLink {
         this.#env = env;
         this.#engineOptions = engineOptions;
         this.#channel = new env.BroadcastChannel(name);
-        // [spec] Only well-formed messages are heard (see `isMessage`); and a leading tab hears only clients from the bus:
-        // its own engine reaches its clients in-process, so an engine's message on the bus (a stray or forged `up`, or
-        // a stolen lead's last words) cannot make it follow another epoch and go deaf to its own engine.
+        // [spec] Only well-formed messages are heard (`isClientMessage` here, the engine checks its own); and a leading tab
+        // hears only clients from the bus: its own engine reaches its clients in-process, so an engine's message on the bus
+        // (a stray or forged `up`, a stolen lead's last words) cannot make it follow another epoch and go deaf to its engine.
         this.#channel.onmessage = (event) => {
-            const message: unknown = event.data;
-            if (isMessage(message) && (!this.#leading || ENGINE_MESSAGES.has(message.t))) this.#heard(message);
+            const message = event.data as { t?: unknown; c?: unknown } | null;
+            if (ENGINE_MESSAGES.has(message?.t as string) ? typeof message!.c === "string" : !this.#leading && isClientMessage(message)) this.#heard(message as ToEngine | ToClient);
         };
         env.page?.addEventListener("pagehide", (event) => this.#hidden(event.persisted === true));
         env.page?.addEventListener("pageshow", (event) => {
