@@ -197,9 +197,9 @@ export class EncryptedChannels {
     }
 }
 
-/** The JWK members a key is imported from, as one comparable string ("" for no JWK object). */
+/** The JWK members a key is imported from and checked by (its use and operations too), as one comparable string ("" for no JWK object). */
 function fingerprintOf(jwk: unknown): string {
     if (!isRecord(jwk)) return "";
-    const { kty, k, alg } = jwk;
-    return JSON.stringify([kty, k, alg]);
+    const { kty, k, alg, use, key_ops } = jwk;
+    return JSON.stringify([kty, k, alg, use, key_ops]);
 }

@@ -99,19 +99,27 @@ const KEY_43 = /^[A-Za-z0-9_-]{43}$/;
 /**
  * Import a channel's JWK from the auth response as a non-extractable AES-256-GCM key.
  *
- * Only `{"kty":"oct","k":<32 bytes>}` with `alg` absent or `"A256GCM"` and `use` absent or `"enc"` is
- * accepted; anything else rejects. Other members (`key_ops`, `ext`, `kid`) are ignored.
+ * Only `{"kty":"oct","k":<32 bytes>}` with `alg` absent or `"A256GCM"`, `use` absent or `"enc"`, and `key_ops`
+ * absent or a list of distinct operations that allows `decrypt` is accepted; anything else rejects. The key may
+ * do what `key_ops` allows of `encrypt` (whispers) and `decrypt`, both when absent. Other members (`ext`, `kid`) are
+ * ignored.
  */
 export async function importChannelKey(jwk: unknown): Promise<CryptoKey> {
     if (typeof jwk !== "object" || jwk === null || Array.isArray(jwk)) throw new Error("The JWK is not an object.");
-    const { kty, k, alg, use } = jwk as Record<string, unknown>;
+    const { kty, k, alg, use, key_ops: ops } = jwk as Record<string, unknown>;
     // [spec] laravel-mercure §6.2: {"kty":"oct","k":"<43 chars>","alg":"A256GCM","use":"enc"}.
     if (kty !== "oct") throw new Error("The JWK is not a symmetric (oct) key.");
     if (typeof k !== "string" || !KEY_43.test(k)) throw new Error("The JWK's k is not 32 bytes of base64url.");
     if (alg !== undefined && alg !== "A256GCM") throw new Error("The JWK's alg is not A256GCM.");
     if (use !== undefined && use !== "enc") throw new Error("The JWK's use is not enc.");
-    // Only the members we checked reach WebCrypto: a stray `key_ops` or `ext` cannot change the key's use.
-    return crypto.subtle.importKey("jwk", { kty: "oct", k, alg: "A256GCM" }, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]);
+    // [spec] RFC 7517 §4.3: key_ops lists distinct operations the key is for; one that forbids decrypting is refused.
+    const usages: KeyUsage[] = ["encrypt", "decrypt"];
+    if (ops !== undefined) {
+        if (!Array.isArray(ops) || new Set(ops).size !== ops.length || !ops.includes("decrypt")) throw new Error("The JWK's key_ops do not allow decrypt.");
+        if (!ops.includes("encrypt")) usages.shift();
+    }
+    // Only the members we checked reach WebCrypto: a stray `ext` cannot change the key.
+    return crypto.subtle.importKey("jwk", { kty: "oct", k, alg: "A256GCM" }, { name: "AES-GCM" }, false, usages);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MercureHub } from "./hub/hub";
+import { refuseRequest } from "./laravel/request-guard";
 import { hubLifecycle, listenRestartable, originOf } from "./listener";
 import type { MercureHubOptions } from "./hub/options";
 import { RemoteHub, type ServedHub } from "./remote-hub";
@@ -19,6 +20,12 @@ export interface DevServerOptions {
     port?: number;
     /** Interface; default 127.0.0.1. */
     host?: string;
+    /**
+     * Host names (no port) requests may name in `Host` besides loopback ones (`localhost`, `*.localhost`, 127.0.0.0/8,
+     * `[::1]`) and `host`: for example `["app.test"]` when a browser reaches the stack under that name. Any other
+     * `Host` is refused (DNS rebinding), as is a state change from a page of another site (see `request-guard.ts`).
+     */
+    allowedHosts?: readonly string[];
     /** Key for every JWT (subscriber cookies, publisher tokens). Default: random per start. */
     jwtKey?: string;
     /**
@@ -172,7 +179,14 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     }
     for (const [pattern, callback] of Object.entries(options.channels ?? {})) app.channel(pattern, callback);
 
+    const guard = { allowedHosts: [host, ...(options.allowedHosts ?? [])], hubPath: hub.path };
     serve = async (req, res) => {
+        const refusal = refuseRequest(req, guard);
+        if (refusal !== null) {
+            res.writeHead(refusal.status, { "Content-Type": "text/plain; charset=utf-8" });
+            res.end(refusal.reason + "\n");
+            return;
+        }
         if (hub.handle(req, res)) return;
         if (await app.handle(req, res)) return;
         const path = new URL(req.url ?? "/", "http://localhost").pathname;

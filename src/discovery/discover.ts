@@ -9,7 +9,7 @@ import { within } from "../transport/deadline";
 import { discoveryError } from "./discovery-error";
 import { findHtmlLinks } from "./html-links";
 import { linksWithRel, parseLinkHeader } from "./link-header";
-import { discoveredHub, discoverFromDocument, type DiscoveredHub, type DocumentLike } from "./link-element";
+import { discoveredHub, discoverFromDocument, downgrades, type DiscoveredHub, type DocumentLike } from "./link-element";
 import { describeFailure, discardBody, readHeader, responseUrl } from "./response";
 
 export { discoverFromDocument, type DiscoveredHub, type DocumentLike } from "./link-element";
@@ -47,14 +47,15 @@ export async function discoverHub(resourceUrl: string | URL, options: DiscoverHu
                 signal,
             });
             const base = responseUrl(response) ?? url;
+            if (downgrades(new URL(base), url)) return { status: response.status, links: [], from: base };
             // [spec] mercure-hub §5: the header wins over links embedded in the document.
             const linked = linksWithRel(parseLinkHeader(readHeader(response, "link"), base), "mercure");
             if (linked.length > 0 || !/html/i.test(readHeader(response, "content-type") ?? "")) {
                 discardBody(response);
-                return { status: response.status, links: linked.map((link) => ({ href: link.href, lastEventId: link.params["last-event-id"] })) };
+                return { status: response.status, links: linked.map((link) => ({ href: link.href, lastEventId: link.params["last-event-id"] })), from: base };
             }
             const embedded = findHtmlLinks(await response.text(), base).filter((link) => link.rel.includes("mercure"));
-            return { status: response.status, links: embedded.map((link) => ({ href: link.href, lastEventId: link.attributes["last-event-id"] })) };
+            return { status: response.status, links: embedded.map((link) => ({ href: link.href, lastEventId: link.attributes["last-event-id"] })), from: base };
         },
         options.timeout ?? DEFAULT_DISCOVERY_TIMEOUT,
         options.signal ?? new AbortController().signal,
@@ -65,10 +66,20 @@ export async function discoverHub(resourceUrl: string | URL, options: DiscoverHu
             ...(waited.kind === "failed" ? { cause: waited.cause } : {}),
         });
     }
-    const { status, links } = waited.value;
+    const { status, links, from } = waited.value;
+    let refused: DiscoveredHub | null = null;
     for (const link of links) {
         const hub = discoveredHub(link.href, link.lastEventId);
-        if (hub !== null) return hub;
+        // [spec] Never downgrades: an https resource (or its redirect) naming an http hub is refused, not followed.
+        if (hub !== null && (downgrades(hub.hub, url) || downgrades(hub.hub, from))) refused ??= hub;
+        else if (hub !== null) return hub;
+    }
+    if (refused !== null || downgrades(new URL(from), url)) {
+        throw discoveryError(
+            "discovery_failed",
+            `"${url}" is served over HTTPS but ${refused === null ? `redirected to ${from}` : `announces the hub over plain HTTP (${refused.hub.href})`}: refused, so that no token or event travels in the clear; announce an https:// hub URL, or set the connector's host.`,
+            { status },
+        );
     }
     throw discoveryError(
         "discovery_failed",

@@ -36,7 +36,8 @@ export function discoverFromDocument(document: DocumentLike): DiscoveredHub | nu
             continue;
         }
         const hub = discoveredHub(href, element.getAttribute("last-event-id") ?? undefined);
-        if (hub !== null) return hub;
+        // [spec] Never downgrades: an https page's link to an http hub is skipped (mixed content, and in the clear).
+        if (hub !== null && !downgrades(hub.hub, document.baseURI)) return hub;
     }
     return null;
 }
@@ -52,4 +53,9 @@ export function discoveredHub(href: string, lastEventId?: string): DiscoveredHub
     if (hub.protocol !== "https:" && hub.protocol !== "http:") return null;
     hub.hash = "";
     return { hub, metadataUrl: metadataUrlFor(hub), ...(lastEventId !== undefined ? { lastEventId } : {}) };
+}
+
+/** Whether reaching `hub` from what announced it (`from`, a URL) would leave HTTPS for plain HTTP. */
+export function downgrades(hub: URL, from: string | URL): boolean {
+    return hub.protocol === "http:" && new URL(from).protocol === "https:";
 }

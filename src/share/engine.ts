@@ -63,8 +63,9 @@ export class HubEngine {
         });
     }
 
-    /** A client's message. */
+    /** A client's message (from the bus: checked first, see {@link isEngineMessage}). */
     receive(message: ToEngine): void {
+        if (!isEngineMessage(message)) return;
         switch (message.t) {
             case "hello":
                 return this.#gateway.record(message.c, message.names);
@@ -90,6 +91,42 @@ export class HubEngine {
         this.#aborter.abort();
         this.#gateway.close();
         this.#mux.closeAll();
+    }
+}
+
+/**
+ * Whether `data` is a client's message with the shape its type needs (a stray or forged post on the bus is dropped): a
+ * stream id must be its client's (`c` + "/"), so that no message closes another client's streams by mistake.
+ */
+export function isEngineMessage(data: unknown): data is ToEngine {
+    const m = data as Record<string, unknown> | null;
+    if (typeof m !== "object" || m === null) return false;
+    const { t, c, s, names } = m;
+    const str = (value: unknown): value is string => typeof value === "string";
+    const own = str(c) && (s === undefined || (str(s) && s.startsWith(c + "/")));
+    const list = Array.isArray(names) && names.every(str);
+    switch (t) {
+        case "hello":
+            return own && list;
+        case "auth":
+            return own && list && typeof m["r"] === "number";
+        case "open":
+            return own && str(s) && typeof m["w"] === "boolean" && isUrl(m["url"]);
+        case "close":
+            return own && str(s);
+        case "bye":
+        case "ping":
+            return str(c);
+    }
+    return false;
+}
+
+/** Whether `value` is an absolute URL (the multiplexer parses a subscribe URL). */
+function isUrl(value: unknown): boolean {
+    try {
+        return new URL(value as string).href !== "";
+    } catch {
+        return false;
     }
 }
 

@@ -66,3 +66,30 @@ export function newId(): string {
     if (typeof crypto?.randomUUID === "function") return crypto.randomUUID();
     return Math.random().toString(36).slice(2) + "." + Date.now().toString(36);
 }
+
+/**
+ * Whether `data`, heard on the bus, is an engine's message (`ToClient`) with the shape its type needs: anything else (another
+ * script's post on the same name, a forged or truncated message) is dropped, never followed. The engine checks the
+ * clients' messages itself (`engine.ts`: only the leading tab's engine reads them).
+ */
+export function isClientMessage(data: unknown): data is ToClient {
+    const m = data as Record<string, unknown> | null;
+    const str = (value: unknown): value is string => typeof value === "string";
+    if (typeof m !== "object" || m === null || !str(m["e"]) || m["e"] === "") return false;
+    const { t, s, result } = m as { t: unknown; s: unknown; result: { kind?: unknown; response?: { channels?: unknown } } | null };
+    switch (t) {
+        case "up":
+        case "down":
+        case "pong":
+            return true;
+        case "granted":
+            return str(m["c"]) && typeof m["r"] === "number" && (result?.kind === "ok" ? result.response?.channels instanceof Map : /^(rejected|error|aborted)$/.test(String(result?.kind)));
+        case "state":
+            return str(s) && [0, 1, 2].includes(m["state"] as number);
+        case "event":
+            return (m["w"] === null || str(m["w"])) && /^(message|mercure)$/.test(String(m["type"])) && str(m["data"]) && str(m["id"]) && (s === undefined || str(s));
+        case "events":
+            return Array.isArray(m["events"]) && m["events"].every((event: unknown) => isClientMessage(event) && event.t === "event" && event.e === m["e"]);
+    }
+    return false;
+}

@@ -67,8 +67,12 @@ function messageHop(Channel: typeof MessageChannel): (task: () => void) => void 
  * `http://app.test`; no `BroadcastChannel`; outside a browser): then each connector connects on its own, as
  * before sharing existed, and the browser's one hub cookie holds the grants of whichever tab authorized last.
  *
- * Tabs share when they have the same origin, hub URL and auth endpoint (the link's name). `release()` on the
- * returned platform (the connector's `disconnect()`) makes the connector leave the union; the tab keeps leading.
+ * Tabs share when they would authorize identically: same origin, hub URL, auth endpoint and auth headers (the
+ * link's name holds a {@link fingerprint} of the headers, never the headers). The leading tab's engine sends the
+ * headers its link was named for, so a tab never has its channels authorized with another tab's credentials. A
+ * connector whose headers changed (Echo wrote another bearer or CSRF token) moves to the link of its new headers
+ * before its next auth request, leaving the old group. `release()` on the returned platform (the connector's
+ * `disconnect()`) makes the connector leave the union; the tab keeps leading.
  */
 export function sharePlatform(platform: Platform, options: ShareOptions): Platform {
     // With a hub token each tab's streams carry their own Authorization header: no browser-wide cookie to
@@ -76,31 +80,59 @@ export function sharePlatform(platform: Platform, options: ShareOptions): Platfo
     if (options.shareAcrossTabs === false || platform.hubToken !== null) return platform;
     const env = options.shareEnvironment ?? pageEnvironment();
     if (env === null) return platform;
-    const name = `laravel-echo-mercure ${platform.hub.href} ${new URL(platform.authEndpoint, scopeBase(platform.hub)).href}`;
+    const scope = `laravel-echo-mercure ${platform.hub.href} ${new URL(platform.authEndpoint, scopeBase(platform.hub)).href} `;
     let scoped = links.get(env);
     if (scoped === undefined) links.set(env, (scoped = new Map()));
-    let link = scoped.get(name);
-    if (link === undefined) {
-        link = new TabLink(name, env, {
-            hub: platform.hub,
-            authEndpoint: platform.authEndpoint,
-            EventSource: platform.EventSource,
-            fetch: platform.fetch,
-            headers: () => ({ ...options.auth?.headers }),
-            timeout: () => resolveAuthTimeout(options.authTimeout),
-            hubTimeouts: () => resolveHubTimeouts(options.hubTimeouts),
-        });
-        scoped.set(name, link);
-    }
+    const linkFor = (headers: Record<string, string>): TabLink => {
+        const name = scope + fingerprint(headers);
+        let link = scoped.get(name);
+        if (link === undefined) {
+            link = new TabLink(name, env, {
+                hub: platform.hub,
+                authEndpoint: platform.authEndpoint,
+                EventSource: platform.EventSource,
+                fetch: platform.fetch,
+                // [spec] The headers this link is named for, whichever tab leads: its members authorize identically.
+                headers: () => ({ ...headers }),
+                timeout: () => resolveAuthTimeout(options.authTimeout),
+                hubTimeouts: () => resolveHubTimeouts(options.hubTimeouts),
+            });
+            scoped.set(name, link);
+        }
+        return link;
+    };
+    const headers = (): Record<string, string> => ({ ...options.auth?.headers });
+    let link = linkFor(headers());
     const client = link.client();
     return {
         ...platform,
         EventSource: client.EventSource,
         whisperEventSource: client.whisperEventSource,
-        authorize: (names, signal) => client.authorize(names, signal),
+        authorize: (names, signal) => {
+            // Credentials changed since the last request: leave the group (a `bye`) and join the new one's first.
+            const now = linkFor(headers());
+            if (now !== link) (link = now).adopt(client);
+            return client.authorize(names, signal);
+        },
         stale: () => client.stale(),
         release: () => client.release(),
     };
+}
+
+/**
+ * A fingerprint of the auth headers (names case-insensitive, order-free): two 32-bit hashes in base 36, so that tabs
+ * with other credentials are told apart without any credential in a lock's or a bus's name. Not a secret-keeping hash:
+ * the headers are readable by every script of the origin anyway; it only must never be the credential itself.
+ */
+export function fingerprint(headers: Record<string, string>): string {
+    const text = JSON.stringify(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]).sort());
+    let a = 0x811c9dc5;
+    let b = text.length;
+    for (let at = 0; at < text.length; at++) {
+        a = Math.imul(a ^ text.charCodeAt(at), 0x01000193);
+        b = Math.imul(b ^ text.charCodeAt(at), 0x5bd1e995) ^ (b >>> 13);
+    }
+    return (a >>> 0).toString(36) + "." + (b >>> 0).toString(36);
 }
 
 /** What a relative auth endpoint resolves against: the page (as `fetch` resolves it), else the hub. */

@@ -1,7 +1,7 @@
 import { setClampedTimeout } from "../timers";
 import type { HubEngineOptions } from "./engine";
 import { loadEngine } from "./load";
-import { newId, type EventMessage, type ToClient, type ToEngine } from "./protocol";
+import { isClientMessage, newId, type EventMessage, type ToClient, type ToEngine } from "./protocol";
 import { ShareClient } from "./virtual-source";
 
 /**
@@ -98,6 +98,9 @@ export class TabLink {
     /** The epoch of the engine the clients follow, or null before the first `up`. */
     #epoch: string | null = null;
 
+    /** A `down` was heard from the engine the clients follow: its own `pong` after that proves the `down` false. */
+    #downHeard = false;
+
     /** Ends the lock callback of this tab's leadership (never, while the tab lives, unless stolen). */
     #stepDown: (() => void) | null = null;
 
@@ -116,7 +119,13 @@ export class TabLink {
         this.#env = env;
         this.#engineOptions = engineOptions;
         this.#channel = new env.BroadcastChannel(name);
-        this.#channel.onmessage = (event) => this.#heard(event.data as ToClient | ToEngine);
+        // [spec] Only well-formed messages are heard (`isClientMessage` here, the engine checks its own); and a leading tab
+        // hears only clients from the bus: its own engine reaches its clients in-process, so an engine's message on the bus
+        // (a stray or forged `up`, a stolen lead's last words) cannot make it follow another epoch and go deaf to its engine.
+        this.#channel.onmessage = (event) => {
+            const message = event.data as { t?: unknown; c?: unknown } | null;
+            if (ENGINE_MESSAGES.has(message?.t as string) ? typeof message!.c === "string" : !this.#leading && isClientMessage(message)) this.#heard(message as ToEngine | ToClient);
+        };
         env.page?.addEventListener("pagehide", (event) => this.#hidden(event.persisted === true));
         env.page?.addEventListener("pageshow", (event) => {
             if (event.persisted === true) this.#shown(true);
@@ -131,15 +140,27 @@ export class TabLink {
 
     /** A new client (a connector of this tab). */
     client(): ShareClient {
-        const client: ShareClient = new ShareClient({
-            post: (message) => {
-                if (message.t === "bye") this.#clients.delete(client.id);
-                this.#toEngine(message);
-            },
-        });
-        this.#clients.set(client.id, client);
+        const client = new ShareClient(this.#port);
+        this.adopt(client);
         return client;
     }
+
+    /**
+     * Take `client` over from its link (its connector's credentials changed): it says `bye` there, then registers
+     * here with its streams and pending requests, at once if this link follows an engine, else at the engine's `up`.
+     */
+    adopt(client: ShareClient): void {
+        this.#clients.set(client.id, client);
+        if (client.move(this.#port) && this.#epoch !== null) client.resync();
+    }
+
+    /** How this link's clients reach the engine. */
+    readonly #port = {
+        post: (client: ShareClient, message: ToEngine): void => {
+            if (message.t === "bye") this.#clients.delete(client.id);
+            this.#toEngine(message);
+        },
+    };
 
     /** Queue for the lock; granted at once when no tab leads. */
     #queue(): void {
@@ -229,7 +250,7 @@ export class TabLink {
             return;
         }
         this.#channel.postMessage(message);
-        if (message.t !== "bye" && message.t !== "close") this.#expectEngine(true);
+        if (message.t !== "bye" && message.t !== "close") this.#expectEngine();
     }
 
     /**
@@ -285,24 +306,32 @@ export class TabLink {
         }
         const update = message as ToClient;
         // An `up`, or a `pong` from an engine this tab has not followed yet (it opened after the `up`): follow it.
-        if (update.t === "up" || (update.t === "pong" && update.e !== this.#epoch)) {
-            if (update.e === this.#epoch) return;
+        // A `pong` after a `down` of the same engine: the `down` was not its own (a stray message), re-register with it.
+        const refollow = update.t === "pong" && update.e === this.#epoch && this.#downHeard;
+        if (update.t === "up" || (update.t === "pong" && update.e !== this.#epoch) || refollow) {
+            if (update.e === this.#epoch && !refollow) return;
             this.#epoch = update.e;
+            this.#downHeard = false;
             this.#clearWatchdog();
             for (const client of this.#clients.values()) client.resync();
             return;
         }
-        if (update.e !== this.#epoch) return;
+        // Another engine's traffic: the one followed may be a stray `up`'s; the real engine answers the ping with its epoch.
+        if (update.e !== this.#epoch) return this.#expectEngine();
         this.#clearWatchdog();
-        if (update.t === "down") this.#expectEngine(false);
+        if (update.t === "down") {
+            this.#downHeard = true;
+            // [spec] A leaving engine no longer answers: silence until the watchdog means take the lead; a `pong`, a false `down`.
+            this.#expectEngine();
+        }
         if (update.t !== "events") for (const client of this.#clients.values()) client.receive(update);
         else for (const event of update.events) for (const client of this.#clients.values()) client.receive(event);
     }
 
-    /** Start the watchdog unless one runs: `ping` the engine (or, after a `down`, wait for an `up`); silence steals the lock. */
-    #expectEngine(ping: boolean): void {
+    /** Start the watchdog unless one runs: `ping` the engine; silence (no `pong`, no new engine's `up`) steals the lock. */
+    #expectEngine(): void {
         if (this.#watchdog !== null || this.#leading) return;
-        if (ping) this.#channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
+        this.#channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
         this.#watchdog = setClampedTimeout(() => {
             this.#watchdog = null;
             if (!this.#leading && [...this.#clients.values()].some((client) => client.waiting())) this.#steal();

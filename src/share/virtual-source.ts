@@ -4,8 +4,8 @@ import { newId, whisperKey, type EventMessage, type ToClient, type ToEngine } fr
 
 /** What a {@link ShareClient} needs from its tab's link: send to the engine (and note that an answer is expected). */
 export interface ClientPort {
-    /** Send `message` to the engine of the current epoch (in-process in the leading tab). */
-    post(message: ToEngine): void;
+    /** Send `client`'s `message` to the engine of the current epoch (in-process in the leading tab). */
+    post(client: ShareClient, message: ToEngine): void;
 }
 
 /**
@@ -18,8 +18,8 @@ export class ShareClient {
     /** This client's id, unique across tabs. */
     readonly id = newId();
 
-    /** Where messages to the engine go. */
-    readonly #port: ClientPort;
+    /** Where messages to the engine go: the link of this client's credentials. */
+    #port: ClientPort;
 
     /** The virtual streams not closed yet, by id. */
     readonly #sources = new Map<string, VirtualSource>();
@@ -42,7 +42,7 @@ export class ShareClient {
     /** The virtual whisper-stream `EventSource` of this client. */
     readonly whisperEventSource: EventSourceConstructor;
 
-    /** Create a client that talks to the engine through `port`. */
+    /** Create a client that talks to the engine through `port` (its link then adopts it). */
     constructor(port: ClientPort) {
         this.#port = port;
         const source = (whisper: boolean): EventSourceConstructor => {
@@ -76,9 +76,23 @@ export class ShareClient {
                     resolve(result);
                 },
             });
-            this.#port.post({ t: "auth", c: this.id, r, names: [...names], fresh: this.#fresh });
+            this.#post({ t: "auth", c: this.id, r, names: [...names], fresh: this.#fresh });
             this.#fresh = false;
         });
+    }
+
+    /**
+     * Talk through `port` from now on (another link: the credentials changed): say `bye` on the old one, so that its
+     * engine forgets this client's channels and streams, and interrupt the streams until the new engine opens them
+     * (the caller resyncs). Nothing when `port` is the current one; returns whether it changed.
+     */
+    move(port: ClientPort): boolean {
+        if (port === this.#port) return false;
+        this.#post({ t: "bye", c: this.id });
+        this.#port = port;
+        this.#fresh = true;
+        for (const source of this.#sources.values()) source.interrupt();
+        return true;
     }
 
     /** The hub refused the cookie (a whisper POST): the next auth request must reach the server. */
@@ -95,7 +109,7 @@ export class ShareClient {
     release(): void {
         for (const source of [...this.#sources.values()]) source.close();
         this.#names = [];
-        this.#port.post({ t: "bye", c: this.id });
+        this.#post({ t: "bye", c: this.id });
     }
 
     /** A message from the engine this client's link follows. */
@@ -125,22 +139,27 @@ export class ShareClient {
 
     /** A new engine is up: announce this client's set, re-send pending auth requests, resubscribe from each stream's cursor. */
     resync(): void {
-        if (this.#names.length > 0) this.#port.post({ t: "hello", c: this.id, names: [...this.#names] });
-        for (const [r, { names }] of this.#pending) this.#port.post({ t: "auth", c: this.id, r, names: [...names] });
+        if (this.#names.length > 0) this.#post({ t: "hello", c: this.id, names: [...this.#names] });
+        for (const [r, { names }] of this.#pending) this.#post({ t: "auth", c: this.id, r, names: [...names] });
         for (const source of this.#sources.values()) {
             source.interrupt();
-            this.#port.post({ t: "open", c: this.id, s: source.id, url: source.resumeUrl(), w: source.whisper });
+            this.#post({ t: "open", c: this.id, s: source.id, url: source.resumeUrl(), w: source.whisper });
         }
+    }
+
+    /** Send `message` to the engine through this client's port. */
+    #post(message: ToEngine): void {
+        this.#port.post(this, message);
     }
 
     /** Open a virtual stream. */
     #open(url: string, whisper: boolean): VirtualSource {
         const source = new VirtualSource(`${this.id}/${this.#nextRequest++}`, url, whisper, (closed) => {
             this.#sources.delete(closed.id);
-            this.#port.post({ t: "close", c: this.id, s: closed.id });
+            this.#post({ t: "close", c: this.id, s: closed.id });
         }, (gone) => this.#sources.delete(gone.id));
         this.#sources.set(source.id, source);
-        this.#port.post({ t: "open", c: this.id, s: source.id, url, w: whisper });
+        this.#post({ t: "open", c: this.id, s: source.id, url, w: whisper });
         return source;
     }
 }

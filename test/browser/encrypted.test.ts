@@ -238,6 +238,7 @@ const PLAIN_HTTP: BrowserSuiteOptions = {
         // A relative public URL gives the Secure cookie Laravel sets there, which Chromium refuses on plain
         // http; an anonymous hub still carries public updates, as on a Herd or Valet site before `secure`.
         hub: { anonymous: true },
+        allowedHosts: ["app.test"], // The dev server refuses other names than loopback ones (DNS rebinding).
         app: { users: USERS, encryptionKey: ENCRYPTION_KEY, publicUrl: "/.well-known/mercure" },
         channels: CHANNELS,
         pages: { [HARNESS_PAGE]: harnessPage() },

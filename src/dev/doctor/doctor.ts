@@ -1,4 +1,4 @@
-import { fetchMetadata } from "../../discovery/metadata";
+import { fetchMetadata, type MetadataOutcome } from "../../discovery/metadata";
 import { probe, probeUrl } from "../../discovery/probe";
 import type { FetchLike } from "../../transport/platform";
 import { evaluate, type CheckResult } from "./checks";
@@ -63,7 +63,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const challenged = anonymous.kind === "answered" ? anonymous.challenge?.resourceMetadata ?? null : null;
     const metadata = await fetchMetadata(hub, { fetch, timeout, url: sameOrigin(challenged, hub) });
     const credentialHeaders: Record<string, string> | null = token !== null ? { Authorization: `Bearer ${token}` } : cookie !== null ? { Cookie: `${cookie.name}=${cookie.value}` } : null;
-    const credentialed = credentialHeaders === null ? null : await probe({ url: probeUrl(hub), fetch, pageOrigin: null, headers: credentialHeaders, timeout });
+    const withheld = credentialHeaders === null ? null : withholdCredentials(options.appUrl, hub, metadata);
+    // Not followed through a redirect either: the credentials go to the hub URL checked, nowhere else.
+    const credentialed =
+        credentialHeaders === null || withheld !== null
+            ? null
+            : await probe({ url: probeUrl(hub), fetch: (url, init) => fetch(url, { ...init, redirect: "manual" }), pageOrigin: null, headers: credentialHeaders, timeout });
     const cookieName = cookie?.name ?? (metadata.kind === "found" ? metadata.validation.metadata?.mercureCookie : null) ?? "mercure_access_token";
     // No topic and a dummy token: the hub checks the origin first (400 when refused), then refuses the token.
     const publish = await probe({
@@ -77,9 +82,23 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     });
     const checks = [
         located.result,
-        ...evaluate({ hub, origin, anonymous, metadata, credentialed, cookie, token, publish, now: (options.now ?? Date.now)() }),
+        ...evaluate({ hub, origin, anonymous, metadata, credentialed, cookie, token, publish, now: (options.now ?? Date.now)() }).map((check) =>
+            check.name === "credentials accepted" && withheld !== null ? { name: check.name, verdict: "skip" as const, detail: `${token !== null ? "--token" : "--cookie"} not sent: ${withheld}` } : check,
+        ),
     ];
     return { appUrl: options.appUrl, origin, hub: hub.href, checks, ok: checks.every((check) => check.verdict !== "fail") };
+}
+
+/**
+ * Why `--cookie`/`--token` must not go to `hub`, or null when they may: only to the app's own origin (the one the user
+ * named) or to a hub whose own protected-resource metadata names exactly it as `resource` (RFC 9728 §3.3), and never
+ * over plain HTTP when the app is served over HTTPS.
+ */
+function withholdCredentials(appUrl: string, hub: URL, metadata: MetadataOutcome): string | null {
+    const app = new URL(appUrl);
+    if (app.protocol === "https:" && hub.protocol !== "https:") return `the hub ${hub.href} is plain HTTP while the app is HTTPS, and they would travel in the clear`;
+    if (hub.origin === app.origin || (metadata.kind === "found" && metadata.validation.resourceMatches)) return null;
+    return `the hub ${hub.href} is on another origin than the app (${app.origin}) and its protected-resource metadata does not name it as its resource (RFC 9728 §3.3): serve metadata there whose resource is the hub URL`;
 }
 
 /** A `resource_metadata` URL, used only on the hub's own origin. */

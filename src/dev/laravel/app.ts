@@ -28,7 +28,7 @@ export interface AuthRequestRecord {
 /** The dev routes and the methods each accepts. */
 const ROUTES = new Map<string, readonly string[]>([
     ["/broadcasting/auth", ["GET", "POST"]],
-    ["/dev/login", ["GET", "POST"]],
+    ["/dev/login", ["POST"]],
     ["/dev/logout", ["POST"]],
     ["/dev/broadcast", ["POST"]],
     ["/dev/hub-token", ["GET"]],

@@ -17,7 +17,7 @@ export function cookieUserResolver(users: readonly DevUser[]): (req: IncomingMes
     return (req) => findUser(users, parseCookieHeader(req.headers.cookie).get(DEV_USER_COOKIE));
 }
 
-/** `GET|POST /dev/login?user=<id>`: set the `dev_user` cookie, or 404 for an unknown user. */
+/** `POST /dev/login?user=<id>` (never GET: a link or an image on any page could log the developer in): set the `dev_user` cookie, or 404 for an unknown user. */
 export function handleLogin(users: readonly DevUser[], res: ServerResponse, url: URL): void {
     const user = findUser(users, url.searchParams.get("user"));
     if (user === null) {
@@ -34,7 +34,7 @@ export function handleLogout(res: ServerResponse): void {
 }
 
 /**
- * `POST /dev/broadcast`: publish a JSON `{channels, event, payload?, toOthers?}` and answer `{ids}`; 422 or
+ * `POST /dev/broadcast`: publish a JSON `{channels, event, payload?, toOthers?}` (`Content-Type: application/json`, else 415) and answer `{ids}`; 422 or
  * 502 on failure. As with Laravel's `broadcast(...)->toOthers()`, `toOthers: true` takes the sender's socket
  * from the `X-Socket-ID` request header (any case), the header Echo's HTTP interceptors add.
  */
@@ -43,6 +43,11 @@ export async function handleBroadcast(
     req: IncomingMessage,
     res: ServerResponse,
 ): Promise<void> {
+    // A form or `text/plain` POST is a "simple" request any page can send cross-site without a CORS preflight: not here.
+    if (!/^application\/json\s*(?:;|$)/i.test(req.headers["content-type"] ?? "")) {
+        sendError(res, 415, "POST /dev/broadcast takes a JSON body: send Content-Type: application/json.");
+        return;
+    }
     let parsed: unknown;
     try {
         parsed = JSON.parse((await readBody(req)).toString("utf8"));

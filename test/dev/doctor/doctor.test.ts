@@ -124,6 +124,57 @@ describe("runDoctor()", () => {
     });
 });
 
+describe("runDoctor(): where --cookie and --token go", () => {
+    /** `fetch`, recording the URL of every request that carried a credential (Authorization or the given cookie). */
+    function recording(inner: FetchLike): { fetch: FetchLike; credentialed: string[] } {
+        const credentialed: string[] = [];
+        return {
+            credentialed,
+            fetch: (url, init) => {
+                const headers = new Headers(init.headers as HeadersInit);
+                if (headers.has("Authorization") || (headers.get("Cookie") ?? "").includes("secret-value")) credentialed.push(url);
+                return inner(url, init);
+            },
+        };
+    }
+
+    it("does not send them to a hub that an app's Link header names on another origin without metadata naming it; says why", async () => {
+        const elsewhere = await app(() => ({ status: 401 }));
+        const origin = await app((path) => (path === "/" ? { headers: { Link: `<${elsewhere}/.well-known/mercure>; rel=mercure` } } : { status: 404 }));
+        for (const flags of [{ token: "secret-token" }, { cookie: { name: "mercure_access_token", value: "secret-value" } }]) {
+            const spy = recording(fetch);
+            const report = await runDoctor({ appUrl: origin + "/", fetch: spy.fetch, ...flags });
+            expect(spy.credentialed).toEqual([]);
+            expect(report.checks.find((check) => check.name === "credentials accepted")).toMatchObject({
+                verdict: "skip",
+                detail: expect.stringMatching(/^--(token|cookie) not sent: the hub http:\/\/127\.0\.0\.1:\d+\/\.well-known\/mercure is on another origin than the app/),
+            });
+        }
+    });
+
+    it("sends them to a hub on another origin whose own metadata names it as its resource", async () => {
+        const devHub = await hub({ anonymous: true });
+        const origin = await app((path) => (path === "/" ? { headers: { Link: `<${devHub.url}>; rel=mercure` } } : { status: 404 }));
+        const spy = recording(fetch);
+        await runDoctor({ appUrl: origin + "/", fetch: spy.fetch, token: "secret-token" });
+        expect(spy.credentialed.map((url) => new URL(url).origin)).toEqual([devHub.origin]);
+    });
+
+    it("never sends them over plain HTTP when the app is HTTPS", async () => {
+        const requests: Array<{ url: string; headers: Headers }> = [];
+        const scripted: FetchLike = async (url, init) => {
+            requests.push({ url, headers: new Headers(init.headers as HeadersInit) });
+            const headers: Record<string, string> = url === "https://app.test/" ? { Link: "<http://app.test/.well-known/mercure>; rel=mercure" } : {};
+            return new Response(url.includes("oauth-protected-resource") ? JSON.stringify({ resource: "http://app.test/.well-known/mercure" }) : "", { status: url === "https://app.test/" || url.includes("oauth") ? 200 : 401, headers });
+        };
+        const report = await runDoctor({ appUrl: "https://app.test/", fetch: scripted, token: "secret-token" });
+        expect(requests.filter((request) => request.headers.has("Authorization"))).toEqual([]);
+        expect(report.checks.find((check) => check.name === "credentials accepted")?.detail).toBe(
+            "--token not sent: the hub http://app.test/.well-known/mercure is plain HTTP while the app is HTTPS, and they would travel in the clear",
+        );
+    });
+});
+
 describe("the report", () => {
     it("prints one verdict per line, the fix under failures and warnings, and a summary", () => {
         const text = formatReport({

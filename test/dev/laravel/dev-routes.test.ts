@@ -25,8 +25,9 @@ afterEach(async () => {
 const json = (body: unknown) => ({ method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
 describe("dev login and logout", () => {
-    it("logs a known user in with a session cookie, by GET or POST", async () => {
-        const get = await send(`${server.url}/dev/login?user=42`);
+    it("logs a known user in with a session cookie, by POST only (a GET from a link or an image on any page cannot)", async () => {
+        expect((await send(`${server.url}/dev/login?user=42`)).status).toBe(405);
+        const get = await send(`${server.url}/dev/login?user=42`, { method: "POST" });
         expect(get.status).toBe(200);
         expect(get.setCookies).toEqual(["dev_user=42; Path=/; HttpOnly; SameSite=Lax"]);
         expect(JSON.parse(get.body)).toEqual({ user: { id: 42, name: "Ann" } });
@@ -35,14 +36,14 @@ describe("dev login and logout", () => {
     });
 
     it("answers 404 for an unknown or missing user", async () => {
-        expect((await send(`${server.url}/dev/login?user=9`)).status).toBe(404);
-        const missing = await send(`${server.url}/dev/login`);
+        expect((await send(`${server.url}/dev/login?user=9`, { method: "POST" })).status).toBe(404);
+        const missing = await send(`${server.url}/dev/login`, { method: "POST" });
         expect(missing.status).toBe(404);
         expect(missing.setCookies).toEqual([]);
     });
 
     it("makes the auth endpoint see the logged-in user, and logout clears the cookie", async () => {
-        const login = await send(`${server.url}/dev/login?user=42`);
+        const login = await send(`${server.url}/dev/login?user=42`, { method: "POST" });
         const cookie = (login.setCookies[0] as string).split(";")[0] as string;
         const granted = await postAuth(server.url, ["private-room.1"], { Cookie: cookie });
         expect(JSON.parse(granted.body).channel_names).toEqual([{ name: "private-room.1" }]);
@@ -87,11 +88,21 @@ describe("dev broadcast route", () => {
         ["a socket in the body (Laravel reads the X-Socket-ID header)", JSON.stringify({ channels: ["news"], event: "e", socket: "s" })],
         ["a non-boolean toOthers", JSON.stringify({ channels: ["news"], event: "e", toOthers: "yes" })],
     ])("answers 422 for %s", async (_label, body) => {
-        const response = await send(`${server.url}/dev/broadcast`, { method: "POST", body });
+        const response = await send(`${server.url}/dev/broadcast`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
         expect(response.status).toBe(422);
         expect(JSON.parse(response.body)).toHaveProperty("message");
         expect(hub.requests).toEqual([]);
     });
+
+    it.each([["text/plain", "text/plain"], ["a form", "application/x-www-form-urlencoded"], ["no type", undefined]])(
+        "answers 415 and publishes nothing for a body sent as %s (a simple request any page can send cross-site)",
+        async (_label, type) => {
+            const body = JSON.stringify({ channels: ["news"], event: "e" });
+            const response = await send(`${server.url}/dev/broadcast`, { method: "POST", headers: type === undefined ? {} : { "Content-Type": type }, body });
+            expect(response.status).toBe(415);
+            expect(hub.requests).toEqual([]);
+        },
+    );
 
     it("answers 502 with the hub error when the hub fails", async () => {
         hub.mode = "fail";
@@ -121,7 +132,7 @@ describe("routing", () => {
 describe("dev hub token", () => {
     it("answers the subscriber JWT the auth cookie would carry for the logged-in user's authorized channels, with expires_in", async () => {
         app.channel("secret.{id}", () => false);
-        const login = await send(`${server.url}/dev/login?user=42`);
+        const login = await send(`${server.url}/dev/login?user=42`, { method: "POST" });
         const session = login.setCookies[0]!.split(";")[0]!;
         const answer = await send(`${server.url}/dev/hub-token?channels=private-room.1,private-secret.1`, { headers: { cookie: session } });
         expect(answer.status).toBe(200);

@@ -234,6 +234,23 @@ describe("EncryptedChannels", () => {
         expect(crypto.imports.mock.calls.map(([value]) => (value as { k: string }).k)).toEqual([ROOM_K, ORDERS_K]);
     });
 
+    it("imports again when only the JWK's use or key_ops changed, and refuses a key that may no longer decrypt", async () => {
+        const crypto = instrumented();
+        const channels = new EncryptedChannels({ load: crypto.load });
+        const r = recorder();
+        channels.setKeys([[ROOM, { ...JWKS[ROOM], use: "enc" }]], noFailures);
+        channels.enqueue(ROOM, event(ROOM_K, "one"), r.deliver("1"), r.fail("1"));
+        await channels.settled();
+        for (const changed of [{ ...JWKS[ROOM], use: "sig" }, { ...JWKS[ROOM], use: "enc", key_ops: ["sign"] }]) {
+            channels.setKeys([[ROOM, changed]], noFailures);
+            channels.enqueue(ROOM, event(ROOM_K, "two"), r.deliver("2"), r.fail("2"));
+            await channels.settled();
+        }
+        expect(crypto.imports).toHaveBeenCalledTimes(3);
+        // Each event on the refused key fails closed, on the channel's error() (reported per event).
+        expect(r.log).toEqual(['1:one:{"n":"one"}:null', "2:decrypt_failed", "2:decrypt_failed"]);
+    });
+
     it("retries an import that failed (the chunk did not download) on the next auth response", async () => {
         let attempts = 0;
         const load = () => (++attempts === 1 ? Promise.reject(new Error("chunk failed to load")) : loadCrypto());

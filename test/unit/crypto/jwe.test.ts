@@ -40,13 +40,16 @@ describe("importChannelKey", () => {
         }
     });
 
-    it("accepts a JWK without alg or use, and ignores key_ops and ext", async () => {
+    it("accepts a JWK without alg, use or key_ops, ignores ext, and limits the key to the key_ops it lists", async () => {
         await expect(importChannelKey({ kty: "oct", k: ROOM.k })).resolves.toBeDefined();
         await expect(importChannelKey({ kty: "oct", k: ROOM.k, alg: "A256GCM" })).resolves.toBeDefined();
         await expect(importChannelKey({ kty: "oct", k: ROOM.k, use: "enc" })).resolves.toBeDefined();
-        const key = await importChannelKey({ ...ROOM, key_ops: ["sign"], ext: true });
+        const key = await importChannelKey({ ...ROOM, key_ops: ["decrypt", "encrypt"], ext: true });
         expect(key.extractable).toBe(false);
         expect((await decryptEnvelope(VECTOR_JWE, key)).event).toBe("MessageSent");
+        const decryptOnly = await importChannelKey({ ...ROOM, key_ops: ["decrypt"] });
+        expect([...decryptOnly.usages]).toEqual(["decrypt"]);
+        expect((await decryptEnvelope(VECTOR_JWE, decryptOnly)).event).toBe("MessageSent");
     });
 
     it.each([
@@ -60,6 +63,10 @@ describe("importChannelKey", () => {
         ["a k in plain base64", jwk(Buffer.from(ROOM.k, "base64url").toString("base64"))],
         ["another alg", { ...ROOM, alg: "A128GCM" }],
         ["another use", { ...ROOM, use: "sig" }],
+        ["for signing only (key_ops)", { ...ROOM, key_ops: ["sign"] }],
+        ["for encrypting only (key_ops)", { ...ROOM, key_ops: ["encrypt"] }],
+        ["with key_ops that are not a list", { ...ROOM, key_ops: "decrypt" }],
+        ["with repeated key_ops", { ...ROOM, key_ops: ["decrypt", "decrypt"] }],
     ])("refuses a JWK that is %s", async (_, value) => {
         await expect(importChannelKey(value)).rejects.toThrow();
     });

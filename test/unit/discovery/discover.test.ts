@@ -66,6 +66,24 @@ describe("discoverHub()", () => {
         await expect(discoverHub("http://[bad", { fetch: down.fetch })).rejects.toMatchObject({ code: "discovery_failed" });
     });
 
+    it("never downgrades: an https resource announcing an http hub, or redirected to http, is refused with a clear error", async () => {
+        const header = fakeFetch(() => ({ headers: { Link: "<http://example.com/hub>; rel=mercure" } }));
+        const refused = await discoverHub("https://example.com/api", { fetch: header.fetch }).catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(MercureError);
+        expect(refused).toMatchObject({
+            code: "discovery_failed",
+            message: '"https://example.com/api" is served over HTTPS but announces the hub over plain HTTP (http://example.com/hub): refused, so that no token or event travels in the clear; announce an https:// hub URL, or set the connector\'s host.',
+        });
+        const page = fakeFetch(() => ({ headers: { "Content-Type": "text/html" }, body: '<link rel=mercure href="http://example.com/hub">' }));
+        await expect(discoverHub("https://example.com/page", { fetch: page.fetch })).rejects.toMatchObject({ code: "discovery_failed" });
+        const redirected = fakeFetch(() => ({ url: "http://example.com/api", headers: { Link: "</hub>; rel=mercure" } }));
+        await expect(discoverHub("https://example.com/api", { fetch: redirected.fetch })).rejects.toMatchObject({ message: expect.stringContaining("redirected to http://example.com/api") });
+        // An https hub after a refused http one is taken; an http resource may name an http hub (a local dev app).
+        const both = fakeFetch(() => ({ headers: { Link: "<http://example.com/hub>; rel=mercure, <https://example.com/hub>; rel=mercure" } }));
+        expect((await discoverHub("https://example.com/api", { fetch: both.fetch })).hub.href).toBe("https://example.com/hub");
+        expect((await discoverHub("http://app.test/api", { fetch: header.fetch })).hub.href).toBe("http://example.com/hub");
+    });
+
     it("is also exported as a wrapper that loads its chunk on first call", async () => {
         const api = fakeFetch(() => ({ headers: { Link: "<https://example.com/hub>; rel=mercure" } }));
         expect((await lazyDiscoverHub("https://example.com/", { fetch: api.fetch })).hub.href).toBe("https://example.com/hub");
@@ -80,6 +98,13 @@ describe("discoverFromDocument()", () => {
         expect(found?.hub.href).toBe("https://app.test/.well-known/mercure");
         expect(found?.lastEventId).toBe("urn:uuid:9");
         expect(found?.metadataUrl?.href).toBe(`https://app.test${META}/.well-known/mercure`);
+    });
+
+    it("skips a link that would take an https page's stream to an http hub", () => {
+        document.head.innerHTML = '<link rel="mercure" href="http://app.test/hub"><link rel="mercure" href="https://app.test/hub">';
+        expect(discoverFromDocument(document)?.hub.href).toBe("https://app.test/hub");
+        document.head.innerHTML = '<link rel="mercure" href="http://app.test/hub">';
+        expect(discoverFromDocument(document)).toBeNull();
     });
 
     it("is null when the page has none", () => {

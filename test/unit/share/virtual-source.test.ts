@@ -7,7 +7,7 @@ const HUB = "https://hub.test/.well-known/mercure";
 describe("ShareClient: the engine's events to its virtual streams", () => {
     it("hands a replay (s) to its one stream only, a live event to every open stream, and moves only the receivers' cursors", () => {
         const posted: ToEngine[] = [];
-        const client = new ShareClient({ post: (message) => posted.push(message) });
+        const client = new ShareClient({ post: (_client, message) => posted.push(message) });
         const got: Record<string, unknown[]> = { a: [], b: [] };
         for (const name of ["a", "b"] as const) {
             const source = new client.EventSource(`${HUB}?match=news&last_event_id=id-1`);
