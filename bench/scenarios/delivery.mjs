@@ -132,7 +132,7 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
             return runs;
         };
         const plain = await plainRuns(page);
-        const variants = plan.variants !== false ? await deliveryVariants(browser, stack, page, plan, plainRuns, options) : null;
+        const variants = plan.variants !== false ? await sharingVariants(browser, stack, page, plan, plainRuns, options) : null;
 
         // Both receivers at once for the latency runs.
         await page.run(() => window.bench.listen("public", "bench", ".tick"));
@@ -150,11 +150,13 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         await page.run(() => window.bench.closeRaws());
         await page.run(() => window.bench.leaveAll(["bench", "side.latency1", "side.latency3"]));
 
+        const encrypted = plan.variants !== false ? { encryptedThroughput: summarize(await encryptedRuns(page, stack, plan)) } : null;
         if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
         const p = (key, q) => quantile(latency[key], q);
         return {
             throughput: summarize(plain),
             ...variants,
+            ...encrypted,
             latency: {
                 connector: { p50: p("connector", 0.5), p99: p("connector", 0.99) },
                 raw: { p50: p("raw", 0.5), p99: p("raw", 0.99) },
@@ -168,11 +170,10 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
 }
 
 /**
- * The variants of the public channel's throughput (in a second tab, with tab sharing off, a raw EventSource
- * reading ids) and the encrypted channel's, in `page` and pages of their own; `plainRuns(page)` measures the
- * public channel's bursts in a page.
+ * The variants of the public channel's throughput (in a second tab of `page`, with tab sharing off, a raw
+ * EventSource reading ids); `plainRuns(page)` measures the public channel's bursts in a page.
  */
-async function deliveryVariants(browser, stack, page, plan, plainRuns, options) {
+async function sharingVariants(browser, stack, page, plan, plainRuns, options) {
     const plainChannel = PLAIN_CHANNEL;
     const plainUpdate = (n) => stack.update("bench", "tick", { n });
     // The same in a second tab of the page's browser profile: the first tab leads and holds the one hub connection, so
@@ -198,6 +199,16 @@ async function deliveryVariants(browser, stack, page, plan, plainRuns, options) 
         await alonePage.close();
     }
 
+    return {
+        throughputAlone: summarize(alone),
+        throughputFollower: summarize(follower),
+        // `connector` here is the raw EventSource that reads each event's id.
+        rawIds: summarize(ids),
+    };
+}
+
+/** The encrypted channel's throughput in `page`: the connector decrypting against a raw EventSource parsing the envelope. */
+async function encryptedRuns(page, stack, plan) {
     // Encrypted: a private-encrypted channel through the connector (decrypting) against a raw EventSource
     // on the same topic (parsing the envelope only). Messages are sealed before the clock starts.
     const encryptedChannel = { kind: "encrypted", name: "secure", topic: topicOf("private-encrypted-secure") };
@@ -208,14 +219,7 @@ async function deliveryVariants(browser, stack, page, plan, plainRuns, options) 
     const encrypted = [];
     for (let rep = 0; rep < plan.reps; rep++) encrypted.push(await burst(page, stack, rep, plan.encryptedCount, encryptedUpdate, encryptedChannel, plan.holdMs));
 
-    if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
-    return {
-        throughputAlone: summarize(alone),
-        throughputFollower: summarize(follower),
-        // `connector` here is the raw EventSource that reads each event's id.
-        rawIds: summarize(ids),
-        encryptedThroughput: summarize(encrypted),
-    };
+    return encrypted;
 }
 
 /** One latency run of `samples` messages: publish-to-callback times for both receivers, and their difference. */
