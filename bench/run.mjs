@@ -1,6 +1,7 @@
 // npm run bench (`npm run build && node bench/run.mjs`): every figure the project publishes comes
 // from here, each next to a baseline measured in the same run, and BENCHMARKS.md is written from them.
-// Everything runs against the dev stack on 127.0.0.1; the browser figures in headless Chromium. Every loop is
+// Everything runs against the dev stack on 127.0.0.1 (the dev hub, and for some figures the reference hub too); the
+// browser figures in headless Chromium. Every loop is
 // bounded and every wait has a deadline. `--quick` runs smaller plans (for working on the bench itself; its
 // output is not committed).
 //
@@ -11,11 +12,13 @@
 //   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
 //   memory       scenarios/memory.mjs: heap after GC through join/leave cycles and delivered messages
 //   navigation   scenarios/navigation.mjs: issue 13's auth requests per 100 SPA navigations, sharing off and on
+//   reference    the reference Go hub (test/reference-hub/, behind the dev server's proxy, published to over HTTP):
+//                the public channel's throughput and latency, join bursts and continuity, beside the dev hub's
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./lib/chromium.mjs";
-import { startBenchStack } from "./lib/stack.mjs";
+import { prepareReferenceHub, REFERENCE_HUB, startBenchStack } from "./lib/stack.mjs";
 import { renderReport } from "./report.mjs";
 import { measureContinuity } from "./scenarios/continuity.mjs";
 import { measureDelivery } from "./scenarios/delivery.mjs";
@@ -27,7 +30,7 @@ import { measureSizes, readBudget, ROOT } from "./size.mjs";
 
 const quick = process.argv.includes("--quick");
 
-/** How much each scenario does; the full plan keeps the whole run under 5 minutes on 2 busy cores. */
+/** How much each scenario does; the full plan keeps the whole run around 6 minutes on 2 busy cores. */
 const PLAN = {
     delivery: quick
         ? { warmup: 500, reps: 3, count: 3_000, encryptedCount: 1_000, holdMs: 300, latencyReps: 2, latencySamples: 100 }
@@ -45,6 +48,14 @@ const PLAN = {
         messageBatch: 5_000,
     },
     navigation: { navigations: 100, dwellMs: 50 },
+    // The reference hub: the public channel only, bursts of fewer messages, published over HTTP (1 to 2 ms per
+    // message on 16 connections on the 2 busy cores): the hold adapts to the publishing (stack.holdFor).
+    reference: {
+        delivery: quick
+            ? { variants: false, warmup: 300, reps: 3, count: 1_000, holdMs: 300, latencyReps: 2, latencySamples: 100 }
+            : { variants: false, warmup: 300, reps: 7, count: 1_000, holdMs: 300, latencyReps: 2, latencySamples: 250 },
+        join: { kinds: ["public", "private"], sizes: [1, 10, 100], reps: quick ? 1 : 3, settleMs: 300, windowMs: 4_000 },
+    },
 };
 
 const versionOf = (name) => JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")).version;
@@ -78,37 +89,12 @@ const history = JSON.parse(readFileSync(join(ROOT, "bench", "size-history.json")
 
 const browser = await launchChromium();
 env.chromium = browser.version();
-const stack = await startBenchStack({ history: true });
 const results = { env, plan: PLAN, requestLineLimit: REQUEST_LINE_LIMIT, cookieLimit: COOKIE_LIMIT, sizes, budget, history };
 try {
-    results.delivery = await section("delivery", () => measureDelivery(browser, stack, PLAN.delivery));
-    results.cookies = await section("cookies", async () => [
-        await measureCookieSizes(stack, "private", PLAN.cookieSizes),
-        await measureCookieSizes(stack, "presence", PLAN.cookieSizes),
-    ]);
-    results.joins = await section("join", () => measureJoinBursts(browser, stack, PLAN.join));
-    results.firstJoins = await section("first join", () => measureFirstJoins(browser, stack, PLAN.firstJoin));
-    results.presenceUrls = await section("urls", () => measurePresenceUrls(browser, stack, PLAN.presenceUrls));
-    results.presenceUnderLimit = presenceChannelsUnder(stack, REQUEST_LINE_LIMIT);
-    results.continuity = await section("continuity", () => measureContinuity(browser, PLAN.continuity));
-    results.navigation = await section("navigation", async () => ({
-        before: await measureNavigations(browser, stack, PLAN.navigation, { shareAcrossTabs: false }),
-        after: await measureNavigations(browser, stack, PLAN.navigation),
-    }));
-    // A hub without history for the memory runs: what stays in memory is the client's.
-    const quiet = await startBenchStack({ history: false });
-    try {
-        results.memory = {
-            browser: await section("memory (C)", () => measureBrowserMemory(browser, quiet, PLAN.memory)),
-            node: await section("memory (N)", () => measureNodeMemory(quiet, { ...PLAN.memory, cyclesLong: PLAN.memory.cycles * 4 })),
-        };
-    } finally {
-        await quiet.server.close();
-    }
+    await measureDevHub(browser, results);
+    results.reference = await section("reference", () => measureReferenceHub(browser));
 } finally {
-    results.refusals = stack.refusals;
     await browser.close();
-    await stack.server.close();
 }
 env.loadEnd = loadavg()[0];
 env.seconds = (Date.now() - started) / 1000;
@@ -122,4 +108,60 @@ if (quick) {
 } else {
     writeFileSync(join(ROOT, "BENCHMARKS.md"), report);
     console.log(`\nBENCHMARKS.md written in ${env.seconds.toFixed(0)} s`);
+}
+
+/**
+ * The reference hub's figures (delivery, join bursts, continuity) with the same scenarios as the dev hub's, or
+ * why there are none (no Go toolchain). Its stack keeps no history except in the continuity run that asks for it:
+ * the Go hub's bolt history writes each publish to disk, which would make the HTTP publishing slower still.
+ */
+async function measureReferenceHub(browser) {
+    const prepared = prepareReferenceHub();
+    if (!prepared.ok) return { hub: REFERENCE_HUB.name, skipped: prepared.reason };
+    const reference = await startBenchStack({ history: false, hub: REFERENCE_HUB });
+    try {
+        return {
+            hub: REFERENCE_HUB.name,
+            skipped: null,
+            delivery: await measureDelivery(browser, reference, PLAN.reference.delivery),
+            joins: await measureJoinBursts(browser, reference, PLAN.reference.join),
+            continuity: await measureContinuity(browser, PLAN.continuity, REFERENCE_HUB),
+        };
+    } finally {
+        await reference.server.close();
+    }
+}
+
+/** Every dev hub figure but the sizes, into `results`. */
+async function measureDevHub(browser, results) {
+    const stack = await startBenchStack({ history: true });
+    try {
+        results.delivery = await section("delivery", () => measureDelivery(browser, stack, PLAN.delivery));
+        results.cookies = await section("cookies", async () => [
+            await measureCookieSizes(stack, "private", PLAN.cookieSizes),
+            await measureCookieSizes(stack, "presence", PLAN.cookieSizes),
+        ]);
+        results.joins = await section("join", () => measureJoinBursts(browser, stack, PLAN.join));
+        results.firstJoins = await section("first join", () => measureFirstJoins(browser, stack, PLAN.firstJoin));
+        results.presenceUrls = await section("urls", () => measurePresenceUrls(browser, stack, PLAN.presenceUrls));
+        results.presenceUnderLimit = presenceChannelsUnder(stack, REQUEST_LINE_LIMIT);
+        results.continuity = await section("continuity", () => measureContinuity(browser, PLAN.continuity));
+        results.navigation = await section("navigation", async () => ({
+            before: await measureNavigations(browser, stack, PLAN.navigation, { shareAcrossTabs: false }),
+            after: await measureNavigations(browser, stack, PLAN.navigation),
+        }));
+        // A hub without history for the memory runs: what stays in memory is the client's.
+        const quiet = await startBenchStack({ history: false });
+        try {
+            results.memory = {
+                browser: await section("memory (C)", () => measureBrowserMemory(browser, quiet, PLAN.memory)),
+                node: await section("memory (N)", () => measureNodeMemory(quiet, { ...PLAN.memory, cyclesLong: PLAN.memory.cycles * 4 })),
+            };
+        } finally {
+            await quiet.server.close();
+        }
+    } finally {
+        results.refusals = stack.refusals;
+        await stack.server.close();
+    }
 }

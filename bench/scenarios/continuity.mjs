@@ -2,15 +2,15 @@
 // stream reopens again and again (a side channel joined, then left: each change re-authorizes and reopens
 // make-before-break); then every number is accounted for, lost or duplicated.
 import { BenchPage } from "../lib/page.mjs";
-import { startBenchStack, USER } from "../lib/stack.mjs";
+import { DEV_HUB, startBenchStack, USER } from "../lib/stack.mjs";
 import { sleep, waitFor } from "../lib/stats.mjs";
 
 /**
- * One run on a fresh dev stack (`history`: whether the hub keeps history); `plan` gives `rate` (messages/s),
+ * One run on a fresh dev stack on `hub` (`history`: whether the hub keeps history); `plan` gives `rate` (messages/s),
  * `reopens`, `reopenEveryMs`, and `leadMs` (stream before the first and after the last reopen).
  */
-async function run(browser, history, plan) {
-    const stack = await startBenchStack({ history });
+async function run(browser, history, plan, hub) {
+    const stack = await startBenchStack({ history, hub });
     const page = await BenchPage.open(browser, stack.server.url, USER.id);
     try {
         await page.run(() => window.bench.listen("private", "stream", ".n"));
@@ -20,12 +20,18 @@ async function run(browser, history, plan) {
         const before = stack.counts().subscribes;
 
         // The publisher: number n is due at n / rate seconds after the start, whatever the timers' jitter.
+        // Over HTTP (the reference hub) the POSTs go one after another, in order; each one's failure is kept.
         let published = 0;
+        const sends = [];
         const started = Date.now();
         const publisher = (async () => {
             while (published < total) {
                 const due = Math.min(total, Math.floor(((Date.now() - started) / 1000) * plan.rate));
-                while (published < due) stack.publish("private-stream", "n", { n: ++published });
+                while (published < due) {
+                    const sent = Promise.resolve(stack.publish("private-stream", "n", { n: ++published }));
+                    sent.catch(() => undefined); // handled by the Promise.all below
+                    sends.push(sent);
+                }
                 await sleep(5);
             }
         })();
@@ -37,6 +43,7 @@ async function run(browser, history, plan) {
             await sleep(plan.reopenEveryMs);
         }
         await publisher;
+        await Promise.all(sends);
         await waitFor("every number at the connector", () => page.run(() => window.bench.done(["connector"])), { timeout: 20_000 }).catch(() => false);
         await sleep(500); // duplicates, if any, arrive within a moment
         const numbers = (await page.run(() => window.bench.result())).connector.numbers;
@@ -58,7 +65,7 @@ async function run(browser, history, plan) {
     }
 }
 
-/** A run with hub history and one without. */
-export async function measureContinuity(browser, plan) {
-    return [await run(browser, true, plan), await run(browser, false, plan)];
+/** A run with hub history and one without, on `hub` (the dev hub by default). */
+export async function measureContinuity(browser, plan, hub = DEV_HUB) {
+    return [await run(browser, true, plan, hub), await run(browser, false, plan, hub)];
 }

@@ -5,6 +5,9 @@ import { BenchPage } from "../lib/page.mjs";
 import { topicOf, USER } from "../lib/stack.mjs";
 import { median, quantile, waitFor, withTimeout } from "../lib/stats.mjs";
 
+/** The public channel of the plain throughput and latency runs. */
+const PLAIN_CHANNEL = { kind: "public", name: "bench", topic: topicOf("bench") };
+
 /** Wall-clock milliseconds with sub-millisecond precision, on the same clock as the page's recorder. */
 const now = () => performance.timeOrigin + performance.now();
 
@@ -18,13 +21,31 @@ const now = () => performance.timeOrigin + performance.now();
 async function flood(page, stack, which, count, update, holdMs) {
     const updates = [];
     for (let n = 1; n <= count; n++) updates.push(update(n));
-    await page.run(([target, hold]) => window.bench.arm(target, false, false, hold), [count, holdMs]);
+    // Over HTTP the hold also covers the burst's publishing (stack.holdFor).
+    const hold = stack.holdFor(count, holdMs);
+    await page.run(([target, hold]) => window.bench.arm(target, false, false, hold), [count, hold]);
     const before = await page.mainThreadTime();
-    stack.burst(updates);
-    await page.waitDone([which], 120_000);
-    const busy = (await page.mainThreadTime()) - before - holdMs;
+    let failure = null;
+    const published = stack.burst(updates).then(
+        () => now(),
+        (error) => {
+            failure = error;
+            return Number.POSITIVE_INFINITY;
+        },
+    );
+    await page.waitDone([which], 120_000).catch((error) => {
+        throw failure ?? error;
+    });
+    const busy = (await page.mainThreadTime()) - before - hold;
     const result = (await page.run(() => window.bench.result()))[which];
-    return { rate: (result.count - 1) / ((result.last - result.first) / 1000), cpu: (busy * 1000) / count };
+    return {
+        rate: (result.count - 1) / ((result.last - result.first) / 1000),
+        cpu: (busy * 1000) / count,
+        // Over HTTP the burst takes a while to publish: when it was still publishing as the clock started (the hold
+        // was too short), the rate is partly the publisher's.
+        publishBound: (await published) > result.first,
+        hold,
+    };
 }
 
 /**
@@ -82,6 +103,8 @@ function summarize(bursts) {
         connector,
         raw,
         ratio: connector / raw,
+        publishBound: bursts.filter((b) => b.connector.publishBound || b.raw.publishBound).length,
+        holdMs: median(bursts.flatMap((b) => [b.connector.hold, b.raw.hold])),
         cpu: { ...cpu, ratio: cpu.raw / cpu.connector },
         runs: bursts.map((b) => ({ connector: b.connector.rate, raw: b.raw.rate })),
     };
@@ -89,13 +112,15 @@ function summarize(bursts) {
 
 /**
  * Measure plain and encrypted throughput and plain latency in one page; `plan` gives the repetitions and
- * message counts (`warmup`, `reps`, `count`, `encryptedCount`, `latencyReps`, `latencySamples`).
+ * message counts (`warmup`, `reps`, `count`, `encryptedCount`, `holdMs`, `latencyReps`, `latencySamples`), and
+ * `variants: false` leaves out all but the public channel's throughput and latency (the second tab, tab
+ * sharing off, reading ids, the encrypted channel).
  */
 export async function measureDelivery(browser, stack, plan, options = {}) {
     const page = await BenchPage.open(browser, stack.server.url, USER.id, options);
     try {
         // Plain: a public channel, through the connector and through a raw EventSource.
-        const plainChannel = { kind: "public", name: "bench", topic: topicOf("bench") };
+        const plainChannel = PLAIN_CHANNEL;
         const plainSend = (n) => stack.publish("bench", "tick", { n });
         const plainUpdate = (n) => stack.update("bench", "tick", { n });
         /** A warm-up burst, then `plan.reps` measured ones on `where`; throws on the page's uncaught errors. */
@@ -107,29 +132,7 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
             return runs;
         };
         const plain = await plainRuns(page);
-
-        // The same in a second tab of the page's browser profile: the first tab leads and holds the one hub connection, so
-        // this tab's connector receives each event from the leading tab over BroadcastChannel (a structured clone per
-        // event); its raw EventSource, opened in this tab, is its baseline.
-        const tab = await page.openTab(stack.server.url, options);
-        const follower = await plainRuns(tab).finally(() => tab.closeTab());
-
-        // The same with tab sharing off (`shareAcrossTabs: false`, as outside a browser or without Web Locks): the
-        // connector's own stream, without the hand-over from the leading tab's hub engine. A page of its own.
-        const alonePage = await BenchPage.open(browser, stack.server.url, USER.id, { ...options, shareAcrossTabs: false });
-        const alone = await plainRuns(alonePage);
-        // What reading each event's id costs a raw EventSource (the connector reads it for its cursor and its
-        // once-per-channel ledger): a raw handler that also reads lastEventId against the plain one, in the same page.
-        const ids = [];
-        try {
-            for (let rep = 0; rep < plan.reps; rep++) {
-                const withIds = () => rawBurst(alonePage, stack, plan.count, plainUpdate, plainChannel, plan.holdMs, true);
-                ids.push(await alternate(rep, withIds, () => rawBurst(alonePage, stack, plan.count, plainUpdate, plainChannel, plan.holdMs, false)));
-            }
-            if (alonePage.errors.length > 0) throw new Error(`bench page errors: ${alonePage.errors.join("; ")}`);
-        } finally {
-            await alonePage.close();
-        }
+        const variants = plan.variants !== false ? await sharingVariants(browser, stack, page, plan, plainRuns, options) : null;
 
         // Both receivers at once for the latency runs.
         await page.run(() => window.bench.listen("public", "bench", ".tick"));
@@ -147,25 +150,13 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         await page.run(() => window.bench.closeRaws());
         await page.run(() => window.bench.leaveAll(["bench", "side.latency1", "side.latency3"]));
 
-        // Encrypted: a private-encrypted channel through the connector (decrypting) against a raw EventSource
-        // on the same topic (parsing the envelope only). Messages are sealed before the clock starts.
-        const encryptedChannel = { kind: "encrypted", name: "secure", topic: topicOf("private-encrypted-secure") };
-        const sealed = [];
-        for (let n = 1; n <= Math.max(plan.encryptedCount, plan.warmup); n++) sealed.push(stack.sealed("private-encrypted-secure", "tick", { n }));
-        const encryptedUpdate = (n) => stack.updateData("private-encrypted-secure", sealed[n - 1]);
-        await burst(page, stack, 0, Math.min(plan.warmup, plan.encryptedCount), encryptedUpdate, encryptedChannel, plan.holdMs);
-        const encrypted = [];
-        for (let rep = 0; rep < plan.reps; rep++) encrypted.push(await burst(page, stack, rep, plan.encryptedCount, encryptedUpdate, encryptedChannel, plan.holdMs));
-
+        const encrypted = plan.variants !== false ? { encryptedThroughput: summarize(await encryptedRuns(page, stack, plan)) } : null;
         if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
         const p = (key, q) => quantile(latency[key], q);
         return {
             throughput: summarize(plain),
-            throughputAlone: summarize(alone),
-            throughputFollower: summarize(follower),
-            // `connector` here is the raw EventSource that reads each event's id.
-            rawIds: summarize(ids),
-            encryptedThroughput: summarize(encrypted),
+            ...variants,
+            ...encrypted,
             latency: {
                 connector: { p50: p("connector", 0.5), p99: p("connector", 0.99) },
                 raw: { p50: p("raw", 0.5), p99: p("raw", 0.99) },
@@ -176,6 +167,59 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
     } finally {
         await page.close();
     }
+}
+
+/**
+ * The variants of the public channel's throughput (in a second tab of `page`, with tab sharing off, a raw
+ * EventSource reading ids); `plainRuns(page)` measures the public channel's bursts in a page.
+ */
+async function sharingVariants(browser, stack, page, plan, plainRuns, options) {
+    const plainChannel = PLAIN_CHANNEL;
+    const plainUpdate = (n) => stack.update("bench", "tick", { n });
+    // The same in a second tab of the page's browser profile: the first tab leads and holds the one hub connection, so
+    // this tab's connector receives each event from the leading tab over BroadcastChannel (a structured clone per
+    // event); its raw EventSource, opened in this tab, is its baseline.
+    const tab = await page.openTab(stack.server.url, options);
+    const follower = await plainRuns(tab).finally(() => tab.closeTab());
+
+    // The same with tab sharing off (`shareAcrossTabs: false`, as outside a browser or without Web Locks): the
+    // connector's own stream, without the hand-over from the leading tab's hub engine. A page of its own.
+    const alonePage = await BenchPage.open(browser, stack.server.url, USER.id, { ...options, shareAcrossTabs: false });
+    const alone = await plainRuns(alonePage);
+    // What reading each event's id costs a raw EventSource (the connector reads it for its cursor and its
+    // once-per-channel ledger): a raw handler that also reads lastEventId against the plain one, in the same page.
+    const ids = [];
+    try {
+        for (let rep = 0; rep < plan.reps; rep++) {
+            const withIds = () => rawBurst(alonePage, stack, plan.count, plainUpdate, plainChannel, plan.holdMs, true);
+            ids.push(await alternate(rep, withIds, () => rawBurst(alonePage, stack, plan.count, plainUpdate, plainChannel, plan.holdMs, false)));
+        }
+        if (alonePage.errors.length > 0) throw new Error(`bench page errors: ${alonePage.errors.join("; ")}`);
+    } finally {
+        await alonePage.close();
+    }
+
+    return {
+        throughputAlone: summarize(alone),
+        throughputFollower: summarize(follower),
+        // `connector` here is the raw EventSource that reads each event's id.
+        rawIds: summarize(ids),
+    };
+}
+
+/** The encrypted channel's throughput in `page`: the connector decrypting against a raw EventSource parsing the envelope. */
+async function encryptedRuns(page, stack, plan) {
+    // Encrypted: a private-encrypted channel through the connector (decrypting) against a raw EventSource
+    // on the same topic (parsing the envelope only). Messages are sealed before the clock starts.
+    const encryptedChannel = { kind: "encrypted", name: "secure", topic: topicOf("private-encrypted-secure") };
+    const sealed = [];
+    for (let n = 1; n <= Math.max(plan.encryptedCount, plan.warmup); n++) sealed.push(stack.sealed("private-encrypted-secure", "tick", { n }));
+    const encryptedUpdate = (n) => stack.updateData("private-encrypted-secure", sealed[n - 1]);
+    await burst(page, stack, 0, Math.min(plan.warmup, plan.encryptedCount), encryptedUpdate, encryptedChannel, plan.holdMs);
+    const encrypted = [];
+    for (let rep = 0; rep < plan.reps; rep++) encrypted.push(await burst(page, stack, rep, plan.encryptedCount, encryptedUpdate, encryptedChannel, plan.holdMs));
+
+    return encrypted;
 }
 
 /** One latency run of `samples` messages: publish-to-callback times for both receivers, and their difference. */
@@ -193,8 +237,12 @@ async function latencyRun(page, samples, send) {
                 };
             });
             const sentAt = now();
-            send(n);
-            await withTimeout(both, 10_000, `message ${n} in both receivers`);
+            // In-process on the dev hub; over HTTP on the reference hub, where the POST is part of the latency.
+            let failure = null;
+            Promise.resolve(send(n)).catch((error) => (failure = error));
+            await withTimeout(both, 10_000, `message ${n} in both receivers`).catch((error) => {
+                throw failure ?? error;
+            });
             run.connector.push(arrived.connector - sentAt);
             run.raw.push(arrived.raw - sentAt);
             run.added.push(arrived.connector - arrived.raw);

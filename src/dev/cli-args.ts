@@ -1,3 +1,4 @@
+import type { DemoHub } from "./demo/own-hub";
 import type { DevHubOptions } from "./hub/server";
 import type { AccessTokenInput } from "./jwt/access-token";
 
@@ -5,9 +6,15 @@ import type { AccessTokenInput } from "./jwt/access-token";
 export type CliCommand =
     | { command: "hub"; options: DevHubOptions; verbose: boolean; warnings: string[] }
     | { command: "token"; token: Omit<AccessTokenInput, "now"> }
-    | { command: "demo"; port: number }
+    | { command: "demo"; port: number; hub: DemoHub | null }
     | { command: "help"; text: string }
     | { command: "version" };
+
+/** The issuer the demo signs with against a user's hub unless `--issuer` says otherwise (the dev app's default). */
+export const DEMO_ISSUER = "http://laravel.test";
+
+/** The cookie the demo's hub token travels in unless `--cookie-name` says otherwise. */
+export const DEMO_COOKIE_NAME = "mercure_access_token";
 
 /** The shortest HS256 key Laravel's mercure driver accepts, in bytes (HS384: 48, HS512: 64). */
 export const MIN_HS256_KEY_BYTES = 32;
@@ -17,6 +24,9 @@ export const DEFAULT_TOKEN_RESOURCE = "http://127.0.0.1:3000/.well-known/mercure
 
 /** A `token`'s default lifetime in seconds. */
 export const DEFAULT_TOKEN_TTL = 3600;
+
+/** An RFC 6265 cookie name (a token). */
+const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** A command-line mistake: printed with the usage hint, exit code 2. */
 export class CliUsageError extends Error {
@@ -31,6 +41,8 @@ Usage:
   laravel-echo-mercure token --jwt-key <secret> --issuer <iss> [--publish <topic>] [--subscribe <topic>] [options]
                                                           print an access token for curl and scripts
   laravel-echo-mercure demo [--port <port>]               run the demo (hub + Laravel-compatible server + page)
+  laravel-echo-mercure demo --hub <url> --jwt-key <secret> [options]
+                                                          run the demo against your own Mercure hub (FrankenPHP, Mercure)
   laravel-echo-mercure doctor <app-url> [options]         check a live deployment (doctor --help for its options)
   laravel-echo-mercure --help                             show this text
   laravel-echo-mercure --version                          print the package version
@@ -61,6 +73,18 @@ token options (the token goes to stdout; HS256, typ "at+jwt", as the hub require
   --subscribe <topic>       grant subscribing to <topic>, private updates included; * for every topic (repeatable)
   --ttl <seconds>           lifetime (default ${DEFAULT_TOKEN_TTL})
 
+demo options:
+  --port <port>             port on 127.0.0.1 (default 8000; 0 picks a free one)
+  --hub <url>               your running Mercure 1.0 hub, e.g. http://localhost:3000/.well-known/mercure: the demo's
+                            Laravel stand-in publishes to it, and the page reaches it through the demo's origin
+  --jwt-key <secret>        the hub's HS256 key for publishers and subscribers (with --hub; at least 32 bytes)
+  --issuer <iss>            iss of the tokens: a trusted issuer of the hub (default ${DEMO_ISSUER})
+  --cookie-name <name>      the hub's cookie_name (default ${DEMO_COOKIE_NAME})
+  --audience <aud>          aud of the tokens: the hub's resource_identifier (default: the demo's hub URL,
+                            http://127.0.0.1:<port>/.well-known/mercure)
+  With --hub the demo prints what the hub must be configured with, then publishes a check update: it exits
+  with the reason when the hub is unreachable or refuses the app's token or the browser's cookie.
+
 The hub is served at http://127.0.0.1:<port>/.well-known/mercure. It is a development and test tool,
 not a production hub: state is in memory and it listens on 127.0.0.1 only.
 `;
@@ -80,10 +104,53 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     }
     if (command === "token") return { command: "token", token: parseTokenFlags(rest) };
     if (command === "demo") {
-        const flags = readFlags(rest, new Set(["--port"]), new Set());
-        return { command: "demo", port: flags.port ?? 8000 };
+        const flags = readFlags(rest, new Set(["--port", "--hub", "--jwt-key", "--issuer", "--cookie-name", "--audience"]), new Set());
+        return { command: "demo", port: flags.port ?? 8000, hub: demoHub(flags.values) };
     }
     throw new CliUsageError(`Unknown command "${command}": use "hub", "token" or "demo".`);
+}
+
+/** The `demo --hub` settings, or null without `--hub`; the hub flags are refused without it. */
+function demoHub(values: ReadonlyMap<string, string[]>): DemoHub | null {
+    const last = (flag: string) => values.get(flag)?.at(-1);
+    const rawUrl = last("--hub");
+    if (rawUrl === undefined) {
+        const stray = ["--jwt-key", "--issuer", "--cookie-name", "--audience"].find((flag) => values.has(flag));
+        if (stray !== undefined) throw new CliUsageError(`${stray} applies to the demo only with --hub <url> (your own hub).`);
+        return null;
+    }
+    const url = hubUrl(rawUrl);
+    const jwtKey = last("--jwt-key");
+    if (jwtKey === undefined || jwtKey === "") throw new CliUsageError("Missing --jwt-key <secret>: the HS256 key your hub verifies tokens with (its publisher and subscriber jwt key).");
+    const bytes = Buffer.byteLength(jwtKey, "utf8");
+    if (bytes < MIN_HS256_KEY_BYTES) {
+        throw new CliUsageError(`--jwt-key is ${bytes} bytes long: Laravel's mercure driver, which the demo stands in for, refuses HS256 keys shorter than ${MIN_HS256_KEY_BYTES} bytes.`);
+    }
+    const issuer = last("--issuer") ?? DEMO_ISSUER;
+    if (issuer === "") throw new CliUsageError("--issuer needs a value: one of your hub's trusted issuers.");
+    const cookieName = last("--cookie-name") ?? DEMO_COOKIE_NAME;
+    if (!COOKIE_NAME.test(cookieName)) throw new CliUsageError(`--cookie-name "${cookieName}" is not a valid cookie name.`);
+    if (cookieName.startsWith("__")) {
+        throw new CliUsageError(`--cookie-name "${cookieName}": browsers keep a __ cookie only over https, and the demo page is http://127.0.0.1; set the hub's cookie_name to a name without the prefix.`);
+    }
+    const audience = last("--audience") ?? null;
+    if (audience === "") throw new CliUsageError("--audience needs a value: your hub's resource_identifier.");
+    return { url, jwtKey, issuer, cookieName, audience };
+}
+
+/** The `--hub` URL, checked; a URL without a path gets the well-known hub path. */
+function hubUrl(value: string): string {
+    let url: URL;
+    try {
+        url = new URL(value);
+    } catch {
+        throw new CliUsageError(`--hub "${value}" is not a URL such as http://localhost:3000/.well-known/mercure.`);
+    }
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+        throw new CliUsageError(`--hub "${value}" is not a hub URL such as http://localhost:3000/.well-known/mercure (http: or https:, no query).`);
+    }
+    if (url.pathname === "/") url.pathname = "/.well-known/mercure";
+    return url.href;
 }
 
 /** A warning for a key Laravel would refuse: HS256 needs at least 32 bytes. */
@@ -153,7 +220,7 @@ function parseHubFlags(args: readonly string[]): DevHubOptions {
     if (resource !== undefined) options.resource = resource;
     const cookieName = flags.values.get("--cookie-name")?.at(-1);
     if (cookieName !== undefined) {
-        if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) throw new CliUsageError(`--cookie-name "${cookieName}" is not a valid cookie name.`);
+        if (!COOKIE_NAME.test(cookieName)) throw new CliUsageError(`--cookie-name "${cookieName}" is not a valid cookie name.`);
         options.cookieName = cookieName;
     }
     const dispatchTimeout = flags.values.get("--dispatch-timeout")?.at(-1);

@@ -15,9 +15,9 @@ const WHISPER_EVERY_MS = 1_000;
  * `EventSource` that records every envelope the hub sends before the connector reads it. The connector
  * settles the encrypted channel's events one by one in order of arrival (delivered, or reported on
  * `error()`), and drops the copies a stream reopen delivers twice, so the n-th distinct envelope recorded
- * is the one behind the n-th message or error.
+ * is the one behind the n-th message or error. `hubPath` is where the dev server serves the hub.
  */
-export function demoPage(): string {
+export function demoPage(hubPath = "/.well-known/mercure"): string {
     return `<!doctype html>
 <html lang="en">
 <head>
@@ -131,7 +131,7 @@ export function demoPage(): string {
       detail.append(label, hub ? hub.data : "(nothing recorded)");
       $("encrypted").firstChild.append(detail);
     };
-    const echo = new MercureEcho({ host: "/.well-known/mercure", eventSource: RecordingEventSource });
+    const echo = new MercureEcho({ host: ${JSON.stringify(hubPath)}, eventSource: RecordingEventSource });
     window.echo = echo;
     $("socket").textContent = echo.socketId();
     echo.connector.onConnectionChange((status) => {
@@ -218,7 +218,10 @@ export function demoPage(): string {
     };
     // Echo's interceptors add X-Socket-ID to axios, jQuery, Vue resource and Turbo requests; with fetch, add it
     // yourself. The server's toOthers() reads it, as Laravel's does.
-    const broadcast = (body) => fetch("/dev/broadcast", { method: "POST", headers: { "Content-Type": "application/json", "X-Socket-ID": echo.socketId() }, body: JSON.stringify(body) });
+    // A publish the hub refused answers 502 with the reason: show it.
+    const broadcast = (body) => fetch("/dev/broadcast", { method: "POST", headers: { "Content-Type": "application/json", "X-Socket-ID": echo.socketId() }, body: JSON.stringify(body) })
+      .then(async (response) => { if (!response.ok) add("log", "broadcast failed (" + response.status + "): " + ((await response.json().catch(() => null))?.message ?? ""), "error"); })
+      .catch((error) => add("log", "broadcast failed: " + error, "error"));
     $("post").onsubmit = (event) => {
       event.preventDefault();
       broadcast({ channels: ["feed"], event: "App\\\\Events\\\\PostPublished", payload: { author: "user " + userId, text: $("post-text").value }, toOthers: $("to-others").checked });

@@ -129,12 +129,12 @@ export class BroadcastingApp {
         const publications = buildPublications(input, this.options.topicPrefix, this.encrypter);
         if (publications.length === 0) return [];
         const hubUrl = urlValue(this.options.hubUrl);
-        // [spec] laravel-mercure §1.1: aud = the public URL, made absolute without a request (app.url).
+        // [spec] laravel-mercure §1.1: aud = `claims.aud`, else the public URL made absolute without a request (app.url).
         const base = this.options.appUrl === null ? hubUrl : urlValue(this.options.appUrl);
         const bearer = signPublisherToken(
             {
                 issuer: this.options.issuer,
-                audience: absolutePublicUrl(urlValue(this.options.publicUrl), base),
+                audience: this.options.audience === null ? absolutePublicUrl(urlValue(this.options.publicUrl), base) : urlValue(this.options.audience),
                 now: this.options.now(),
             },
             this.options.jwtKey,

@@ -183,7 +183,8 @@ async function authorizeBatch(context: AuthContext, req: IncomingMessage, channe
             hubPath: configured.path || DEFAULT_HUB_PATH,
             clientEvents: options.clientEvents,
             issuer: options.issuer,
-            audience: publicUrl,
+            // [spec] laravel-mercure §1.1: `claims.aud` overrides the public URL.
+            audience: options.audience === null ? publicUrl : urlValue(options.audience),
             subject: member === null ? "anonymous" : String(member.id),
             expiresIn: options.expiresIn,
             now,

@@ -35,6 +35,11 @@ export interface BroadcastingAppOptions {
      * it against (the publisher token's `aud`). Default: the hub URL.
      */
     appUrl?: UrlOption;
+    /**
+     * JWT `aud` of every token (Laravel's `claims.aud`): the hub's pinned resource identifier when it differs
+     * from the public URL. Default: the absolute public URL.
+     */
+    audience?: UrlOption;
     /** JWT key for subscriber cookies and publisher tokens (the same key for both roles). */
     jwtKey: string;
     /** JWT `iss` (and `client_id`). Default `"http://laravel.test"`. */
@@ -69,6 +74,8 @@ export interface ResolvedOptions {
     publicUrl: UrlOption;
     /** See {@link BroadcastingAppOptions.appUrl}; `null` means "use the hub URL". */
     appUrl: UrlOption | null;
+    /** See {@link BroadcastingAppOptions.audience}; `null` means "the absolute public URL". */
+    audience: UrlOption | null;
     /** See {@link BroadcastingAppOptions.jwtKey}. */
     jwtKey: string;
     /** See {@link BroadcastingAppOptions.issuer}. */
@@ -116,6 +123,7 @@ export function resolveOptions(options: BroadcastingAppOptions): ResolvedOptions
         hubUrl: options.hubUrl,
         publicUrl: options.publicUrl ?? options.hubUrl,
         appUrl: options.appUrl ?? null,
+        audience: options.audience ?? null,
         jwtKey: options.jwtKey,
         issuer: options.issuer ?? DEFAULT_ISSUER,
         cookieName: options.cookieName ?? "mercure_access_token",
