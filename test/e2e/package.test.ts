@@ -158,7 +158,7 @@ describe("the published package", () => {
         expect(node([], snippet('require("laravel-echo-mercure")'))).toBe('["Bearer header.payload.signature"]');
     });
 
-    it("keeps the JWE code, whispers, discovery, diagnostics, the hubToken machinery and the tabs' hub engine out of dist/index.js: chunks reached only through import()", () => {
+    it("keeps the JWE code, whispers, discovery, diagnostics, the hubToken machinery, the tabs' hub engine and the search for failing channels out of dist/index.js: chunks reached only through import()", () => {
         const core = readFileSync("dist/index.js", "utf8");
         const chunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
         const named = (prefix: string) => {
@@ -166,18 +166,18 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "whisper", "diagnose", "discover", "engine", "hub-token"].map(named);
-        const [jwe, whisper, diagnose, discover, engine, hubToken] = entries as [string, string, string, string, string, string];
+        const entries = ["jwe", "whisper", "diagnose", "discover", "engine", "hub-token", "isolation"].map(named);
+        const [jwe, whisper, diagnose, discover, engine, hubToken, isolation] = entries as [string, string, string, string, string, string, string];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
         const shared = chunks.filter((file) => !entries.includes(file));
         const staticImports = (code: string) => [...code.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]!).sort();
         const read = (file: string) => readFileSync(`dist/chunks/${file}`, "utf8");
         const local = (ids: string[]) => ids.filter((id) => id !== "laravel-echo" && id !== "../index.js");
-        // The core's only module edges: laravel-echo statically, the six lazy entries dynamically.
+        // The core's only module edges: laravel-echo statically, the seven lazy entries dynamically.
         expect(staticImports(core)).toEqual(["laravel-echo"]);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, hubToken, jwe, whisper].map((file) => `./chunks/${file}`).sort(),
+            [diagnose, discover, engine, hubToken, isolation, jwe, whisper].map((file) => `./chunks/${file}`).sort(),
         );
         // Header auth (the hubToken option) is loaded only by a connector that sets it.
         for (const hubTokenCode of ["class HubTokenSource", "function withHubToken", "function tokenExpiry"]) expect(core).not.toContain(hubTokenCode);
@@ -186,13 +186,15 @@ describe("the published package", () => {
         for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper"]) expect(core).not.toContain(whisperCode);
         for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);
         for (const engineCode of ["class HubEngine", "class AuthGateway", "class StreamMux"]) expect(core).not.toContain(engineCode);
+        expect(core).not.toContain("function failingAlone");
+        expect(read(isolation)).toContain("function failingAlone");
         // The JWE chunk imports nothing (no dependency, nothing of the core); the other lazy chunks import the core and shared helpers only.
         expect(staticImports(read(jwe))).toEqual([]);
         expect(read(jwe)).not.toMatch(/^import\b|\bimport\s*\(|\brequire\s*\(/m);
         expect(read(jwe)).toContain("subtle.decrypt");
         expect(read(whisper)).toContain("class WhisperPublisher");
         expect(read(engine)).toContain("class HubEngine");
-        for (const chunk of [whisper, diagnose, discover, engine, hubToken, ...shared]) {
+        for (const chunk of [whisper, diagnose, discover, engine, hubToken, isolation, ...shared]) {
             for (const id of local(staticImports(read(chunk)))) expect(shared.map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
         }
         for (const chunk of shared) expect(read(chunk)).not.toContain("class WhisperPublisher");
