@@ -1,7 +1,8 @@
 import { startDevHub } from "../../../src/dev/hub";
 import type { ServedHub } from "../../../src/dev/remote-hub";
 import { DEFAULT_ISSUER } from "../../../src/dev/laravel/options";
-import type { DevServer } from "../../../src/dev/server";
+import type { DevServer, ExternalHub, ExternalHubContext } from "../../../src/dev/server";
+import { referenceHubLogs, startReferenceHub, type ReferenceHub } from "../../support/reference-hub";
 import type { MercureError } from "../../../src/errors";
 import type { FetchLike } from "../../../src/transport/platform";
 import { nodeClient, startStack, type NodeClient } from "./stack";
@@ -133,4 +134,68 @@ export function lastRefusedStream(deployment: Deployment): string {
     const refused = deployment.hub.stats.subscribeConnections.filter((record) => record.status !== 200).at(-1);
     if (refused === undefined) throw new Error("the hub refused no stream");
     return `${deployment.hubUrl}?${refused.query}`;
+}
+
+/** How a Mercure 0.x hub (the reference hub v0.24.2) in front of the app is set up. */
+export interface OutdatedHubSetup {
+    /** Says how, in a test title. */
+    readonly title: string;
+    /** The cookie the hub reads: Laravel's `mercure_access_token`, or 0.x's default `mercureAuthorization`. */
+    readonly cookieName: string;
+    /** Whether it accepts subscribers without a token. */
+    readonly anonymous: boolean;
+    /** What it answers the connector's stream: 400 (it asks for `topic`) or a bare 401 (it wants a token). */
+    readonly answer: 400 | 401;
+}
+
+/** The ways a Laravel app meets a 0.x hub: Laravel's 1.0 token is valid there but grants nothing. */
+export const OUTDATED_HUBS: readonly OutdatedHubSetup[] = [
+    // The token reaches the hub and is valid for it (0.x checks only the signature and exp): 400, `topic` missing.
+    { title: "configured with Laravel's key and cookie name", cookieName: "mercure_access_token", anonymous: false, answer: 400 },
+    // 0.x's default cookie name: no token reaches it, and it wants one: a bare 401 on every request.
+    { title: "reading its default cookie mercureAuthorization", cookieName: "mercureAuthorization", anonymous: false, answer: 401 },
+    // No token reaches it, but it takes anonymous subscribers: 400 again.
+    { title: "reading mercureAuthorization, anonymous subscribers allowed", cookieName: "mercureAuthorization", anonymous: true, answer: 400 },
+];
+
+/** A reference hub v0.24.2 for `startDevServer({ externalHub })`, with the stack's key; `url()` once it runs. */
+export interface OutdatedHub {
+    /** The `externalHub` option: starts the hub (its log printed when a test fails), closed with the stack. */
+    readonly externalHub: (stack: ExternalHubContext) => Promise<ExternalHub>;
+    /** The hub's own URL; throws before the stack started it. */
+    url(): string;
+}
+
+/**
+ * A Mercure 0.x hub (reference hub v0.24.2) set up as `setup` says, the app's origin allowed to publish; with
+ * `crossOrigin`, pages of the app may also read its answers (CORS), as a hub on another origin must allow.
+ */
+export function outdatedHub(setup: OutdatedHubSetup, crossOrigin = false): OutdatedHub {
+    let running: ReferenceHub | null = null;
+    return {
+        externalHub: async (stack) => {
+            const started = await startReferenceHub("v0.24.2", {
+                jwtKey: stack.jwtKey,
+                issuer: stack.issuer,
+                resource: stack.publicUrl,
+                cookieName: setup.cookieName,
+                anonymous: setup.anonymous,
+                corsOrigins: crossOrigin ? [stack.origin] : [],
+                publishOrigins: [stack.origin],
+            });
+            running = started;
+            referenceHubLogs.add(started);
+            return {
+                url: started.url,
+                close: async () => {
+                    referenceHubLogs.delete(started);
+                    await started.close();
+                },
+            };
+        },
+        url: () => {
+            if (running === null) throw new Error("The 0.x hub has not been started.");
+            return running.url;
+        },
+    };
 }
