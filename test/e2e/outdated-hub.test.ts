@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { MercureError } from "../../src/errors";
 import type { DevServer } from "../../src/dev/server";
-import { referenceHubAvailable } from "../support/reference-hub";
+import { startDevHub } from "../../src/dev/hub";
+import { MERCURE_DETAIL_TYPE } from "../../src/dev/hub/grants";
+import { signJwt } from "../../src/dev/jwt/jwt";
+import { referenceHubAvailable, referenceHubLogs, startReferenceHub } from "../support/reference-hub";
 import { OUTDATED_HUBS, outdatedHub, type OutdatedHubSetup } from "./support/deployments";
 import { nodeClient, startStack, type NodeClient } from "./support/stack";
 import { sleep, waitFor } from "./support/wait";
@@ -76,4 +79,89 @@ describe.skipIf(!referenceHubAvailable(V0))(`a Laravel app on a Mercure 0.x hub 
             }
         });
     }
+});
+
+/** One request both hubs answer, and what the answer is compared on. */
+interface ParityRequest {
+    /** What it shows. */
+    readonly title: string;
+    readonly method: "GET" | "POST";
+    /** Below the hub URL: a query, or a path such as `/subscriptions`. */
+    readonly target: string;
+    readonly headers?: Readonly<Record<string, string>>;
+    readonly body?: string;
+}
+
+/** What a hub answered: the status, whether it challenged, and an error body's first line. */
+interface ParityAnswer {
+    readonly status: number;
+    readonly challenge: boolean;
+    readonly body: string;
+}
+
+/** The key of both hubs; the app's origin, which they allow to publish with the cookie. */
+const PARITY_KEY = "outdated-hub-parity-key-of-at-least-32-bytes";
+const APP_ORIGIN = "http://app.test";
+
+/** Send `request` to the hub at `hubUrl`; an accepted stream is read up to its headers and cancelled. */
+async function answerOf(hubUrl: string, request: ParityRequest): Promise<ParityAnswer> {
+    const url = request.target.startsWith("/") ? hubUrl.replace(/\/\.well-known\/mercure$/, "") + request.target : `${hubUrl}?${request.target}`;
+    const abort = new AbortController();
+    const response = await fetch(url, {
+        method: request.method,
+        headers: { ...(request.body !== undefined ? { "Content-Type": "application/x-www-form-urlencoded" } : {}), ...request.headers },
+        ...(request.body !== undefined ? { body: request.body } : {}),
+        signal: abort.signal,
+    });
+    const streaming = response.headers.get("content-type")?.startsWith("text/event-stream") === true;
+    const body = streaming ? "" : (await response.text()).trim().split("\n")[0]!;
+    abort.abort();
+    return { status: response.status, challenge: response.headers.has("www-authenticate"), body: response.status === 400 ? body : "" };
+}
+
+describe.skipIf(!referenceHubAvailable(V0))(`the dev hub's legacyProtocol answers as the reference hub ${V0} does`, () => {
+    it("to Laravel's 1.0 tokens, 0.x tokens, no token, bad tokens, topic and match, publishes and the subscriptions API", async () => {
+        const now = Math.floor(Date.now() / 1000);
+        // What Laravel's mercure driver signs (the audience and issuer are not the hub's: a 0.x hub reads neither).
+        const laravel = signJwt(
+            { iss: "https://laravel.test", aud: "https://elsewhere.test/.well-known/mercure", iat: now, exp: now + 600, authorization_details: [{ type: MERCURE_DETAIL_TYPE, actions: ["subscribe", "publish"], topics: [{ match: "*" }] }] },
+            PARITY_KEY,
+        );
+        // A 0.x token: the `mercure` claim, no typ, no exp.
+        const legacy = signJwt({ mercure: { subscribe: ["*"], publish: ["*"] } }, PARITY_KEY, "HS256", { typ: "JWT" });
+        const wrongKey = signJwt({ exp: now + 600, mercure: { subscribe: ["*"] } }, "another-key-of-at-least-32-bytes-long!!");
+        const expired = signJwt({ exp: now - 60, mercure: { subscribe: ["*"] } }, PARITY_KEY);
+        const cookie = (token: string) => ({ Cookie: `mercure_access_token=${token}` });
+        const requests: ParityRequest[] = [
+            { title: "match=, no token", method: "GET", target: "match=x" },
+            { title: "match=, Laravel's cookie", method: "GET", target: "match=x", headers: cookie(laravel) },
+            { title: "topic=, Laravel's cookie", method: "GET", target: "topic=x", headers: cookie(laravel) },
+            { title: "topic=, a 0.x cookie", method: "GET", target: "topic=x", headers: cookie(legacy) },
+            { title: "topic=, a cookie signed with another key", method: "GET", target: "topic=x", headers: cookie(wrongKey) },
+            { title: "topic=, an expired cookie", method: "GET", target: "topic=x", headers: cookie(expired) },
+            { title: "topic=, a malformed Authorization header", method: "GET", target: "topic=x", headers: { Authorization: "Bearer abc" } },
+            { title: "publish with Laravel's token (no 0.x publish claim)", method: "POST", target: "", headers: { Authorization: `Bearer ${laravel}` }, body: "topic=x&data=y" },
+            { title: "publish with a 0.x token", method: "POST", target: "", headers: { Authorization: `Bearer ${legacy}` }, body: "topic=x&data=y" },
+            { title: "publish with a 0.x cookie from a refused origin", method: "POST", target: "", headers: { ...cookie(legacy), Origin: "http://evil.test" }, body: "topic=x&data=y" },
+            { title: "publish with a 0.x cookie from the app's origin", method: "POST", target: "", headers: { ...cookie(legacy), Origin: APP_ORIGIN }, body: "topic=x&data=y" },
+            { title: "the subscriptions API with Laravel's cookie", method: "GET", target: "/.well-known/mercure/subscriptions", headers: cookie(laravel) },
+            { title: "the protected-resource metadata", method: "GET", target: "/.well-known/oauth-protected-resource/.well-known/mercure" },
+        ];
+        const reference = await startReferenceHub(V0, { jwtKey: PARITY_KEY, issuer: "", resource: "", cookieName: "mercure_access_token", publishOrigins: [APP_ORIGIN], history: false });
+        referenceHubLogs.add(reference);
+        // The dev hub needs an issuer; it is not the one Laravel signs with (a 0.x hub reads no issuer).
+        const dev = await startDevHub({ jwtKey: PARITY_KEY, issuers: ["https://another-issuer.test"], cookieName: "mercure_access_token", publishOrigins: [APP_ORIGIN], legacyProtocol: true, history: false });
+        try {
+            const answers = async (hubUrl: string) => Object.fromEntries(await Promise.all(requests.map(async (request) => [request.title, await answerOf(hubUrl, request)] as const)));
+            const real = await answers(reference.url);
+            // The reference hub's answers, written out: they are what the dev hub imitates.
+            expect(Object.values(real).map((answer) => answer.status)).toEqual([401, 400, 200, 200, 401, 401, 401, 401, 200, 401, 200, 401, 404]);
+            expect(real["match=, Laravel's cookie"]!.body).toBe('Missing "topic" parameter.');
+            expect(Object.values(real).some((answer) => answer.challenge)).toBe(false);
+            expect(await answers(dev.url)).toEqual(real);
+        } finally {
+            referenceHubLogs.delete(reference);
+            await Promise.all([reference.close(), dev.close()]);
+        }
+    });
 });
