@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { MercureError } from "../../src/errors";
 import type { DevServer } from "../../src/dev/server";
+import { runDoctor } from "../../src/dev/doctor";
 import { startDevHub } from "../../src/dev/hub";
+import { DEFAULT_ISSUER } from "../../src/dev/laravel/options";
 import { MERCURE_DETAIL_TYPE } from "../../src/dev/hub/grants";
 import { signJwt } from "../../src/dev/jwt/jwt";
 import { referenceHubAvailable, referenceHubLogs, startReferenceHub } from "../support/reference-hub";
@@ -76,6 +78,42 @@ describe.skipIf(!referenceHubAvailable(V0))(`a Laravel app on a Mercure 0.x hub 
             // Each channel heard one stream_error, then the cause; nothing after.
             for (const channel of CHANNELS) {
                 expect(errors.filter((error) => error.channel === channel).map((error) => error.code)).toEqual(["stream_error", "hub_outdated"]);
+            }
+        });
+    }
+});
+
+describe.skipIf(!referenceHubAvailable(V0))(`doctor on a Mercure 0.x hub (reference hub ${V0})`, () => {
+    for (const setup of OUTDATED_HUBS) {
+        it(`${setup.title}: names the 0.x hub and how to upgrade it, with Laravel's issuer and cookie name`, async () => {
+            const pages: Record<string, string> = {};
+            const stack = await startStack({ pages, externalHub: outdatedHub(setup).externalHub });
+            server = stack;
+            pages["/"] = `<!doctype html><title>app</title><link rel="mercure" href="${stack.hubUrl}">`;
+            const client = await nodeClient(stack, 1);
+            clients.push(client);
+            const errors: MercureError[] = [];
+            client.echo.private("orders.1").error((error: MercureError) => errors.push(error));
+            await waitFor(() => errors.some((error) => error.code === "hub_outdated"), "the connector to name the 0.x hub", 5_000);
+            const value = client.jar.get("mercure_access_token");
+            expect(value).toBeDefined();
+
+            for (const cookie of [null, { name: "mercure_access_token", value: value! }]) {
+                const report = await runDoctor({ appUrl: stack.url + "/", cookie });
+                const check = (name: string) => report.checks.find((candidate) => candidate.name === name)!;
+                expect(report.ok).toBe(false);
+                expect(check("Mercure 1.0")).toMatchObject({ verdict: "fail", detail: expect.stringContaining(`The hub at ${stack.hubUrl} `) });
+                expect(check("Mercure 1.0").detail).toContain("as Mercure 0.x hubs do");
+                expect(check("Mercure 1.0").fix).toBe(
+                    "upgrade the hub to Mercure 1.0 (this connector speaks only the 1.0 protocol); in its 1.0 configuration, trust " +
+                        (cookie === null ? "the issuer Laravel signs as (MERCURE_JWT_ISSUER, else APP_URL)" : `"${DEFAULT_ISSUER}" (Laravel's MERCURE_JWT_ISSUER, else APP_URL)`) +
+                        " with an issuer block (MERCURE_TRUSTED_ISSUERS in the official Caddyfile; 0.x's publisher_jwt and subscriber_jwt work only in compatibility mode), keep Laravel's MERCURE_JWT_SECRET as the publisher and subscriber key, and set cookie_name to " +
+                        (cookie === null ? "Laravel's MERCURE_COOKIE_NAME" : '"mercure_access_token" (Laravel\'s MERCURE_COOKIE_NAME)'),
+                );
+                expect(check("metadata valid").verdict).toBe("warn");
+                // A 0.x hub answers a bare 401 to a refused origin as to a refused token: nothing to tell.
+                expect(check("publish origin (whispers)").verdict).toBe("skip");
+                if (cookie !== null) expect(check("credentials accepted")).toMatchObject({ verdict: "fail", fix: expect.stringContaining("upgrade the hub to Mercure 1.0") });
             }
         });
     }
