@@ -1,8 +1,10 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import { runDoctor } from "../../src/dev/doctor";
+import { DEFAULT_ISSUER } from "../../src/dev/laravel/options";
 import { diagnose } from "../../src/discovery/diagnose";
 import { WhisperPublisher } from "../../src/whisper/publish";
 import type { MercureError } from "../../src/errors";
+import { ALL_HUBS, describeEachHub, type HubTarget } from "../support/hubs";
 import { deploy, joinOrders, lastRefusedStream, pageClient, pageFetch, type Deployment, type DeploymentKind } from "./support/deployments";
 import type { NodeClient } from "./support/stack";
 import { waitFor } from "./support/wait";
@@ -16,8 +18,11 @@ afterEach(async () => {
     await Promise.all(running.splice(0).map((deployment) => deployment.close()));
 });
 
+/** The hub the running suite deploys on. */
+let target: HubTarget = ALL_HUBS[0]!;
+
 async function start(kind: DeploymentKind): Promise<{ deployment: Deployment; client: NodeClient }> {
-    const deployment = await deploy(kind);
+    const deployment = await deploy(kind, target);
     running.push(deployment);
     const client = await pageClient(deployment);
     clients.push(client);
@@ -38,7 +43,15 @@ async function diagnoseStreamFailure(kind: DeploymentKind) {
     });
 }
 
-describe("diagnose() against the dev stack configured wrongly", () => {
+/** Run the suite's tests on `hub`: every deployment below is started on it. */
+function onHub(hub: HubTarget): void {
+    beforeAll(() => {
+        target = hub;
+    });
+}
+
+describeEachHub("diagnose() against a deployment configured wrongly", ALL_HUBS, (hub) => {
+    onHub(hub);
     it("names nothing when the deployment is right and the stream opened", async () => {
         for (const kind of ["healthy", "external_healthy"] as const) {
             const { deployment, client } = await start(kind);
@@ -153,7 +166,8 @@ async function connectorAndDoctor(kind: DeploymentKind) {
     return { deployment, client, errors, cause, doctor };
 }
 
-describe("the connector's error() names the cause, as doctor does", () => {
+describeEachHub("the connector's error() names the cause, as doctor does", ALL_HUBS, (hub) => {
+    onHub(hub);
     it("wrong audience: invalid_token, then status failed and no more retries", async () => {
         const { client, errors, cause, doctor } = await connectorAndDoctor("audience");
         expect(errors[0]!.code).toBe("stream_error");
@@ -172,6 +186,17 @@ describe("the connector's error() names the cause, as doctor does", () => {
         expect(doctor).toContain('the hub reads "mercure_access_token"');
     });
 
+    it("wrong key or issuer: invalid_token naming what to check, status failed; doctor, given the cookie, names Laravel's issuer", async () => {
+        for (const kind of ["key", "issuer"] as const) {
+            const { client, cause, doctor } = await connectorAndDoctor(kind);
+            // The page cannot read its httpOnly cookie: the connector names every setting the hub may refuse.
+            expect(cause).toMatchObject({ code: "invalid_token", channel: "private-orders.1", status: 401 });
+            expect(cause.message).toContain("that the hub trusts Laravel's issuer (MERCURE_JWT_ISSUER, else APP_URL) and that both use the same MERCURE_JWT_SECRET");
+            expect(client.echo.connector.connectionStatus()).toBe("failed");
+            expect(doctor).toContain(`make the hub trust the issuer "${DEFAULT_ISSUER}" and verify tokens with Laravel's MERCURE_JWT_SECRET`);
+        }
+    });
+
     it("pre-1.0 hub: hub_outdated, one error, and no reconnect loop", async () => {
         const { deployment, client, errors, cause, doctor } = await connectorAndDoctor("legacy");
         expect(cause.code).toBe("hub_outdated");
@@ -187,7 +212,7 @@ describe("the connector's error() names the cause, as doctor does", () => {
 
     it("missing publish origin: a whisper gets whisper_failed, then publish_origin_refused naming the page origin, as doctor does", async () => {
         for (const kind of ["healthy", "publish_origin"] as const) {
-            const deployment = await deploy(kind);
+            const deployment = await deploy(kind, target);
             running.push(deployment);
             // What a browser page of the app has and sends: its location (the connector's diagnosis names
             // location.origin) and an Origin header on its POSTs (Node's fetch sends none; see pageClient).
