@@ -1,7 +1,11 @@
 import { afterEach, beforeAll, expect, it, vi } from "vitest";
 import { runDoctor } from "../../src/dev/doctor";
-import { DEFAULT_ISSUER } from "../../src/dev/laravel/options";
+import { discoverHub } from "../../src/discovery/discover";
 import { diagnose } from "../../src/discovery/diagnose";
+import { fetchMetadata, MERCURE_DETAIL_TYPE } from "../../src/discovery/metadata";
+import { DEFAULT_ISSUER, DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
+import { snapshotUrl } from "../../src/topic/presence-pattern";
+import { channelTopic } from "../../src/topic/topics";
 import { WhisperPublisher } from "../../src/whisper/publish";
 import type { MercureError } from "../../src/errors";
 import { ALL_HUBS, describeEachHub, type HubTarget } from "../support/hubs";
@@ -242,6 +246,37 @@ describeEachHub("the connector's error() names the cause, as doctor does", ALL_H
             const failed = report.checks.filter((check) => check.verdict === "fail");
             expect(failed.map((check) => check.name)).toEqual(["publish origin (whispers)"]);
             expect(failed[0]!.fix).toContain(fix);
+        }
+    });
+});
+
+describeEachHub("discovery from what the hub serves", ALL_HUBS, (hub) => {
+    onHub(hub);
+
+    it("finds the hub in the Link header of its subscriptions API, and reads its protected-resource metadata, on one origin or two", async () => {
+        for (const kind of ["healthy", "external_healthy"] as const) {
+            const { deployment, client } = await start(kind);
+            let here = false;
+            client.echo.join("room.1").here(() => (here = true));
+            await waitFor(() => here, "here() on the presence channel", 15_000);
+            const fetch = pageFetch(client, deployment);
+            // The snapshot of the room's members: the hub announces itself there with the cursor of its stream.
+            const snapshot = snapshotUrl(new URL(deployment.hubUrl), channelTopic(DEFAULT_TOPIC_PREFIX, "presence-room.1"));
+            const found = await discoverHub(snapshot, { fetch, credentials: "include" });
+            expect(found.hub.href, kind).toBe(deployment.hubUrl);
+            expect(found.lastEventId, kind).toEqual(expect.any(String));
+
+            const metadata = await fetchMetadata(new URL(deployment.hubUrl), { fetch });
+            expect(metadata.kind, kind).toBe("found");
+            if (metadata.kind !== "found") continue;
+            expect(metadata.url).toBe(`${new URL(deployment.hubUrl).origin}/.well-known/oauth-protected-resource/.well-known/mercure`);
+            expect(metadata.validation).toMatchObject({ problems: [], resourceMatches: true });
+            expect(metadata.validation.metadata).toMatchObject({
+                resource: deployment.hubUrl,
+                mercureCookie: "mercure_access_token",
+                mercureSubscriptions: true,
+                authorizationDetailsTypesSupported: [MERCURE_DETAIL_TYPE],
+            });
         }
     });
 });

@@ -53,6 +53,9 @@ export const OTHER_ISSUER = "https://other-app.test";
 /** The resource identifier a hub of the `audience` deployment expects. */
 export const OTHER_RESOURCE = "http://hub.example/.well-known/mercure";
 
+/** The app's channels beyond the e2e stack's own: a presence channel, whose members the subscriptions API lists. */
+const CHANNELS: DevServerOptions["channels"] = { "room.{id}": (user) => ({ id: user.id, name: user.name }) };
+
 /** The app's page: it announces `hubUrl` as browsers discover it. */
 function page(hubUrl: string): string {
     return `<!doctype html><html><head><title>app</title><link rel="mercure" href="${hubUrl}"></head><body>app</body></html>`;
@@ -74,7 +77,7 @@ export async function deploy(kind: DeploymentKind, target: HubTarget = DEV_HUB):
         let hubUrl = "";
         const cookieName = kind === "cookie_name" ? "laravel_mercure" : "mercure_access_token";
         // The app's public_url is the separate hub's URL, known once that hub listens.
-        const stack = await startStack({ jwtKey: KEY, pages, app: { cookieName, publicUrl: () => hubUrl } });
+        const stack = await startStack({ jwtKey: KEY, pages, channels: CHANNELS, app: { cookieName, publicUrl: () => hubUrl } });
         const hubSettings = { jwtKey: KEY, corsOrigins: kind === "cors" ? [] : [stack.url], publishOrigins: [stack.url] };
         let external: { hub: ServedHub; url: string; close(): Promise<void> };
         try {
@@ -107,7 +110,7 @@ export async function deploy(kind: DeploymentKind, target: HubTarget = DEV_HUB):
             },
         };
     }
-    const stack = await startStack(target.reference === null ? { pages, hub: devHubSettings(kind) } : { pages, externalHub: referenceHubSettings(kind, target.reference) });
+    const stack = await startStack(target.reference === null ? { pages, channels: CHANNELS, hub: devHubSettings(kind) } : { pages, channels: CHANNELS, externalHub: referenceHubSettings(kind, target.reference) });
     pages["/"] = page(stack.hubUrl);
     return { stack, hub: stack.hub, hubUrl: stack.hubUrl, appUrl: stack.url + "/", cookieName: "mercure_access_token", close: () => stack.close() };
 }
