@@ -9,7 +9,10 @@ import { beforeAll, expect, it } from "vitest";
 import { startDevHub } from "../../src/dev/hub";
 import { startDevServer } from "../../src/dev/server";
 import { referenceExternalHub } from "../support/reference-hub";
-import { describeInChromium } from "./support/suite";
+import { deploy, OTHER_RESOURCE, type Deployment, type DeploymentKind } from "../e2e/support/deployments";
+import type { PageHarness } from "./support/harness";
+import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { describeInChromium, DIST_DIR } from "./support/suite";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const PAGE = "/diagnostics.html";
@@ -175,5 +178,52 @@ describeInChromium(
                 status: "failed",
             });
         });
+    },
+);
+
+/** What the connector in Chromium must name for each deployment: the error code and a phrase of its message. */
+const CAUSES: readonly { kind: DeploymentKind; code: string; says: (deployment: Deployment) => string }[] = [
+    { kind: "audience", code: "invalid_token", says: () => `the hub expects the audience "${OTHER_RESOURCE}"` },
+    { kind: "key", code: "invalid_token", says: () => "that the hub trusts Laravel's issuer (MERCURE_JWT_ISSUER, else APP_URL) and that both use the same MERCURE_JWT_SECRET" },
+    { kind: "issuer", code: "invalid_token", says: () => "that the hub trusts Laravel's issuer (MERCURE_JWT_ISSUER, else APP_URL) and that both use the same MERCURE_JWT_SECRET" },
+    // Cross-origin, the hub's challenge is hidden (it exposes only Link); its metadata names the cookie it reads.
+    { kind: "cookie_name", code: "invalid_token", says: () => 'check that the cookie "mercure_access_token" reaches it' },
+    { kind: "cors", code: "cors_refused", says: (deployment) => `add ${deployment.stack.url} to the hub's cors_origins` },
+    { kind: "legacy", code: "hub_outdated", says: () => "upgrade the hub to Mercure 1.0" },
+];
+
+describeInChromium(
+    "the connector in Chromium names what is wrong with a deployment",
+    // Each test starts its own deployment: the suite's server is not used.
+    { server: () => startDevServer({ distDir: DIST_DIR }) },
+    ({ hub: target, open, track }) => {
+        /** Start `kind` on the suite's hub, open the harness page of its app logged in as Ann, and join her orders. */
+        async function joinOrders(kind: DeploymentKind): Promise<{ deployment: Deployment; tab: PageHarness }> {
+            const deployment = await deploy(kind, target, { [HARNESS_PAGE]: harnessPage() });
+            track({ close: () => deployment.close() });
+            const tab = await open(1, HARNESS_PAGE, deployment.stack.url);
+            await tab.create({ host: deployment.hubUrl });
+            await tab.join({ kind: "private", name: "orders.1" });
+            return { deployment, tab };
+        }
+
+        it("subscribes on a healthy deployment, on one origin or two", async () => {
+            for (const kind of ["healthy", "external_healthy"] as const) {
+                const { tab } = await joinOrders(kind);
+                const seen = await tab.waitForSubscribed(["private-orders.1"], { timeout: 15_000 });
+                expect(seen.errors, kind).toEqual([]);
+            }
+        });
+
+        for (const cause of CAUSES) {
+            it(`${cause.kind}: error() names ${cause.code}, and the status ends failed`, async () => {
+                const { deployment, tab } = await joinOrders(cause.kind);
+                const seen = await tab.waitFor("the error naming the cause", (snapshot) => snapshot.errors.some((error) => error.code !== "stream_error"), { timeout: 15_000 });
+                const named = seen.errors.filter((error) => error.code !== "stream_error");
+                expect(named.map((error) => [error.channel, error.code])).toEqual([["private-orders.1", cause.code]]);
+                expect(named[0]!.message).toContain(cause.says(deployment));
+                await tab.waitForStatus("failed");
+            });
+        }
     },
 );

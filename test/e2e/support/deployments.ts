@@ -67,12 +67,13 @@ function separate(kind: DeploymentKind): boolean {
 }
 
 /**
- * Start a deployment of `kind` on `target` (default the dev hub). On the reference hub, a hub on another origin
+ * Start a deployment of `kind` on `target` (default the dev hub), the app serving `appPages` besides its `/`
+ * page. On the reference hub, a hub on another origin
  * is the Go hub behind a second dev server's proxy (that origin is its resource identifier, and the proxy keeps
  * the request counters); a `legacy` deployment runs the reference hub v0.24.2.
  */
-export async function deploy(kind: DeploymentKind, target: HubTarget = DEV_HUB): Promise<Deployment> {
-    const pages: Record<string, string> = {};
+export async function deploy(kind: DeploymentKind, target: HubTarget = DEV_HUB, appPages: Readonly<Record<string, string>> = {}): Promise<Deployment> {
+    const pages: Record<string, string> = { ...appPages };
     if (separate(kind)) {
         let hubUrl = "";
         const cookieName = kind === "cookie_name" ? "laravel_mercure" : "mercure_access_token";
