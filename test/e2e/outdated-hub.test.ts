@@ -47,13 +47,12 @@ describe.skipIf(!referenceHubAvailable(V0))(`a Laravel app on a Mercure 0.x hub 
             const client = await nodeClient(stack, 1);
             clients.push(client);
             const errors: MercureError[] = [];
-            const started = Date.now();
             client.echo.channel("news").error((error: MercureError) => errors.push(error));
             client.echo.private("orders.1").error((error: MercureError) => errors.push(error));
             client.echo.join("room.1").error((error: MercureError) => errors.push(error));
             const outdated = () => errors.filter((error) => error.code === "hub_outdated");
+            // Within 5 s of joining: the deadline of the wait is the assertion.
             await waitFor(() => outdated().length === CHANNELS.length, "hub_outdated on every channel", 5_000);
-            expect(Date.now() - started).toBeLessThanOrEqual(5_000);
 
             expect(outdated().map((error) => error.channel).sort()).toEqual([...CHANNELS].sort());
             for (const error of outdated()) {
