@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runDoctor } from "../../src/dev/doctor";
 import { discoverHub } from "../../src/discovery/discover";
 import { diagnose } from "../../src/discovery/diagnose";
@@ -8,7 +8,10 @@ import { snapshotUrl } from "../../src/topic/presence-pattern";
 import { channelTopic } from "../../src/topic/topics";
 import { WhisperPublisher } from "../../src/whisper/publish";
 import type { MercureError } from "../../src/errors";
-import { ALL_HUBS, describeEachHub, type HubTarget } from "../support/hubs";
+import { startDevHub } from "../../src/dev/hub";
+import { signJwt } from "../../src/dev/jwt/jwt";
+import { ALL_HUBS, describeEachHub, referenceHub, type HubTarget } from "../support/hubs";
+import { referenceHubLogs, startReferenceHub } from "../support/reference-hub";
 import { deploy, joinOrders, lastRefusedStream, pageClient, pageFetch, type Deployment, type DeploymentKind } from "./support/deployments";
 import type { NodeClient } from "./support/stack";
 import { waitFor } from "./support/wait";
@@ -277,6 +280,65 @@ describeEachHub("discovery from what the hub serves", ALL_HUBS, (hub) => {
                 mercureSubscriptions: true,
                 authorizationDetailsTypesSupported: [MERCURE_DETAIL_TYPE],
             });
+        }
+    });
+});
+
+/** What diagnosis reads of an answer: its status, its challenge, its CORS headers, its content type. */
+type ReadAnswer = readonly [status: number, challenge: string | null, allowOrigin: string | null, allowCredentials: string | null, exposed: string | null, type: string];
+
+describe.skipIf(!referenceHub().available)("the dev hub answers what diagnosis reads as the reference hub does", () => {
+    it("to no token, refused tokens, 0.x and malformed requests, refused publishes, the subscriptions API and CORS", async () => {
+        const key = "dev-and-reference-hub-key-of-at-least-32-bytes";
+        const resource = "https://hub.test/.well-known/mercure";
+        const app = "http://app.test";
+        const now = Math.floor(Date.now() / 1000);
+        const token = (claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}, signingKey = key) =>
+            signJwt({ iss: DEFAULT_ISSUER, aud: resource, iat: now, exp: now + 600, authorization_details: [{ type: MERCURE_DETAIL_TYPE, actions: ["subscribe"], topics: [{ match: "x" }] }], ...claims }, signingKey, "HS256", header);
+        const cookie = (value: string) => ({ Cookie: `mercure_access_token=${value}` });
+        const form = { "Content-Type": "application/x-www-form-urlencoded" };
+        const requests: readonly { title: string; method: string; target: string; headers: Record<string, string>; body?: string }[] = [
+            { title: "no token", method: "GET", target: "?match=x", headers: {} },
+            { title: "another key", method: "GET", target: "?match=x", headers: cookie(token({}, {}, "another-key-of-at-least-32-bytes-long!!")) },
+            { title: "expired", method: "GET", target: "?match=x", headers: cookie(token({ exp: now - 10 })) },
+            { title: "another audience", method: "GET", target: "?match=x", headers: cookie(token({ aud: "https://other.test/.well-known/mercure" })) },
+            { title: "another issuer", method: "GET", target: "?match=x", headers: cookie(token({ iss: "https://other.test" })) },
+            { title: "typ JWT", method: "GET", target: "?match=x", headers: cookie(token({}, { typ: "JWT" })) },
+            { title: "accepted", method: "GET", target: "?match=x", headers: cookie(token()) },
+            { title: "topic=", method: "GET", target: "?topic=x", headers: cookie(token()) },
+            { title: "no matcher", method: "GET", target: "", headers: cookie(token()) },
+            { title: "101 matchers", method: "GET", target: "?" + Array.from({ length: 101 }, (_, i) => `match=t${i}`).join("&"), headers: cookie(token()) },
+            { title: "malformed Authorization", method: "GET", target: "?match=x", headers: { Authorization: "Bearer abc def" } },
+            { title: "publish from a refused origin", method: "POST", target: "", headers: { ...cookie(token()), ...form, Origin: "http://evil.test" }, body: "topic=x&data=y" },
+            { title: "publish without a grant", method: "POST", target: "", headers: { Authorization: `Bearer ${token()}`, ...form }, body: "topic=x&data=y" },
+            { title: "doctor's dummy publish", method: "POST", target: "", headers: { Cookie: "mercure_access_token=laravel-echo-mercure-doctor", Origin: app, ...form }, body: "" },
+            { title: "subscriptions API without a grant", method: "GET", target: "/subscriptions", headers: cookie(token()) },
+            { title: "CORS allowed", method: "GET", target: "?match=x", headers: { Origin: app } },
+            { title: "CORS refused", method: "GET", target: "?match=x", headers: { Origin: "http://evil.test" } },
+        ];
+        /** Every answer of the hub at `hubUrl`, by title; origins in challenges written as ORIGIN. */
+        const answers = async (hubUrl: string): Promise<Record<string, ReadAnswer>> => {
+            const read: Record<string, ReadAnswer> = {};
+            for (const request of requests) {
+                const abort = new AbortController();
+                const response = await fetch(hubUrl + request.target, { method: request.method, headers: request.headers, ...(request.body !== undefined ? { body: request.body } : {}), signal: abort.signal });
+                abort.abort();
+                const header = (name: string) => response.headers.get(name)?.replace(/http:\/\/127\.0\.0\.1:\d+/g, "ORIGIN") ?? null;
+                read[request.title] = [response.status, header("www-authenticate"), header("access-control-allow-origin"), header("access-control-allow-credentials"), header("access-control-expose-headers"), (header("content-type") ?? "").split(";")[0]!];
+            }
+            return read;
+        };
+        const settings = { jwtKey: key, resource, cookieName: "mercure_access_token", corsOrigins: [app], publishOrigins: [app], history: false };
+        const reference = await startReferenceHub(referenceHub().reference!, { ...settings, issuer: DEFAULT_ISSUER });
+        referenceHubLogs.add(reference);
+        const dev = await startDevHub({ ...settings, issuers: [DEFAULT_ISSUER] });
+        try {
+            const real = await answers(reference.url);
+            expect(Object.values(real).map(([status]) => status)).toEqual([401, 401, 401, 401, 401, 401, 200, 400, 400, 400, 400, 400, 403, 401, 403, 401, 401]);
+            expect(await answers(dev.url)).toEqual(real);
+        } finally {
+            referenceHubLogs.delete(reference);
+            await Promise.all([reference.close(), dev.close()]);
         }
     });
 });
