@@ -23,6 +23,21 @@ export function upgradeFix(): string {
     return "upgrade the hub to Mercure 1.0 (this connector speaks only the 1.0 protocol)";
 }
 
+/**
+ * How to upgrade a 0.x hub so that Laravel's tokens work on it (what `doctor` prints): the settings of the
+ * official 1.0 Caddyfile that a 0.x configuration has no equivalent of, with Laravel's issuer and cookie name
+ * when known.
+ */
+export function upgradeSteps(issuer: string | null, cookieName: string | null): string {
+    const trusted = issuer === null ? "the issuer Laravel signs as (MERCURE_JWT_ISSUER, else APP_URL)" : `"${issuer}" (Laravel's MERCURE_JWT_ISSUER, else APP_URL)`;
+    const cookie = cookieName === null ? "Laravel's MERCURE_COOKIE_NAME" : `"${cookieName}" (Laravel's MERCURE_COOKIE_NAME)`;
+    return (
+        `${upgradeFix()}; in its 1.0 configuration, trust ${trusted} with an issuer block (MERCURE_TRUSTED_ISSUERS in the official Caddyfile; ` +
+        `0.x's publisher_jwt and subscriber_jwt work only in compatibility mode), keep Laravel's MERCURE_JWT_SECRET as the publisher and subscriber key, ` +
+        `and set cookie_name to ${cookie}`
+    );
+}
+
 /** The subscribe request carries more matchers than the reference hub accepts. */
 export function tooManyMatchersFix(): string {
     return "leave channels you no longer need (each presence channel costs 2 matchers)";

@@ -191,23 +191,36 @@ function badRequest(facts: DiagnosisFacts, body: string): Diagnosis {
 
 function unauthorized(facts: DiagnosisFacts, probe: Extract<ProbeOutcome, { kind: "answered" }>): Diagnosis {
     const challenge = probe.challenge;
-    if (challenge === null && !probe.headersHidden) {
-        // [spec] mercure-hub §10: 0.x hubs answer a plain 401 and never serve the metadata document.
-        if (facts.metadata?.kind === "absent") {
-            return diagnosis(
-                "hub_outdated",
-                `The hub at ${hubHref(facts.hub)} answers HTTP 401 without a WWW-Authenticate challenge and serves no protected-resource metadata, as Mercure 0.x hubs do: ${advice.upgradeFix()}.`,
-                401,
-                false,
-            );
-        }
-        return cookieMissing(facts);
-    }
+    // [spec] mercure-hub §5, §10: 0.x hubs answer a plain 401 and never serve the metadata document, while a 1.0
+    // hub that refuses tokens serves it (the Go hub whenever it validates tokens): its absence names a 0.x hub
+    // even when the browser hides the challenge cross-origin (the reference hub exposes only `Link`).
+    if (challenge === null && facts.metadata?.kind === "absent") return outdatedUnauthorized(facts, facts.metadata.url, probe.headersHidden);
+    if (challenge === null && !probe.headersHidden) return cookieMissing(facts);
     if (challenge === null) return hiddenChallenge(facts);
     // [spec] mercure-hub §2.3: 401 `invalid_token` for a token presented but refused, a bare 401 for none.
     if (challenge.error === "invalid_token") return invalidToken(facts);
     if (challenge.error === null) return cookieMissing(facts);
     return diagnosis("hub_refused", `The hub refused the request with HTTP 401 (${challenge.error}): see the hub's log.`, 401, false);
+}
+
+/** A 401 without a challenge (or with one hidden cross-origin) from a hub that serves no metadata at `metadataUrl`. */
+function outdatedUnauthorized(facts: DiagnosisFacts, metadataUrl: string, headersHidden: boolean): Diagnosis {
+    const hub = hubHref(facts.hub);
+    if (!headersHidden) {
+        return diagnosis(
+            "hub_outdated",
+            `The hub at ${hub} answers HTTP 401 without a WWW-Authenticate challenge and serves no protected-resource metadata, as Mercure 0.x hubs do: ${advice.upgradeFix()}.`,
+            401,
+            false,
+        );
+    }
+    // The challenge is hidden: a 1.0 hub whose metadata URL a proxy does not route to it looks the same.
+    return diagnosis(
+        "hub_outdated",
+        `The hub at ${hub} answers HTTP 401 and serves no protected-resource metadata at ${metadataUrl}, as Mercure 0.x hubs do: ${advice.upgradeFix()}; if it is a 1.0 hub, route that URL to it.`,
+        401,
+        false,
+    );
 }
 
 function invalidToken(facts: DiagnosisFacts): Diagnosis {

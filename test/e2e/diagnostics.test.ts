@@ -1,8 +1,17 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runDoctor } from "../../src/dev/doctor";
+import { discoverHub } from "../../src/discovery/discover";
 import { diagnose } from "../../src/discovery/diagnose";
+import { fetchMetadata, MERCURE_DETAIL_TYPE } from "../../src/discovery/metadata";
+import { DEFAULT_ISSUER, DEFAULT_TOPIC_PREFIX } from "../../src/dev/laravel/options";
+import { snapshotUrl } from "../../src/topic/presence-pattern";
+import { channelTopic } from "../../src/topic/topics";
 import { WhisperPublisher } from "../../src/whisper/publish";
 import type { MercureError } from "../../src/errors";
+import { startDevHub } from "../../src/dev/hub";
+import { signJwt } from "../../src/dev/jwt/jwt";
+import { ALL_HUBS, describeEachHub, referenceHub, type HubTarget } from "../support/hubs";
+import { referenceHubLogs, startReferenceHub } from "../support/reference-hub";
 import { deploy, joinOrders, lastRefusedStream, pageClient, pageFetch, type Deployment, type DeploymentKind } from "./support/deployments";
 import type { NodeClient } from "./support/stack";
 import { waitFor } from "./support/wait";
@@ -16,8 +25,11 @@ afterEach(async () => {
     await Promise.all(running.splice(0).map((deployment) => deployment.close()));
 });
 
+/** The hub the running suite deploys on. */
+let target: HubTarget = ALL_HUBS[0]!;
+
 async function start(kind: DeploymentKind): Promise<{ deployment: Deployment; client: NodeClient }> {
-    const deployment = await deploy(kind);
+    const deployment = await deploy(kind, target);
     running.push(deployment);
     const client = await pageClient(deployment);
     clients.push(client);
@@ -38,7 +50,15 @@ async function diagnoseStreamFailure(kind: DeploymentKind) {
     });
 }
 
-describe("diagnose() against the dev stack configured wrongly", () => {
+/** Run the suite's tests on `hub`: every deployment below is started on it. */
+function onHub(hub: HubTarget): void {
+    beforeAll(() => {
+        target = hub;
+    });
+}
+
+describeEachHub("diagnose() against a deployment configured wrongly", ALL_HUBS, (hub) => {
+    onHub(hub);
     it("names nothing when the deployment is right and the stream opened", async () => {
         for (const kind of ["healthy", "external_healthy"] as const) {
             const { deployment, client } = await start(kind);
@@ -153,7 +173,8 @@ async function connectorAndDoctor(kind: DeploymentKind) {
     return { deployment, client, errors, cause, doctor };
 }
 
-describe("the connector's error() names the cause, as doctor does", () => {
+describeEachHub("the connector's error() names the cause, as doctor does", ALL_HUBS, (hub) => {
+    onHub(hub);
     it("wrong audience: invalid_token, then status failed and no more retries", async () => {
         const { client, errors, cause, doctor } = await connectorAndDoctor("audience");
         expect(errors[0]!.code).toBe("stream_error");
@@ -172,6 +193,17 @@ describe("the connector's error() names the cause, as doctor does", () => {
         expect(doctor).toContain('the hub reads "mercure_access_token"');
     });
 
+    it("wrong key or issuer: invalid_token naming what to check, status failed; doctor, given the cookie, names Laravel's issuer", async () => {
+        for (const kind of ["key", "issuer"] as const) {
+            const { client, cause, doctor } = await connectorAndDoctor(kind);
+            // The page cannot read its httpOnly cookie: the connector names every setting the hub may refuse.
+            expect(cause).toMatchObject({ code: "invalid_token", channel: "private-orders.1", status: 401 });
+            expect(cause.message).toContain("that the hub trusts Laravel's issuer (MERCURE_JWT_ISSUER, else APP_URL) and that both use the same MERCURE_JWT_SECRET");
+            expect(client.echo.connector.connectionStatus()).toBe("failed");
+            expect(doctor).toContain(`make the hub trust the issuer "${DEFAULT_ISSUER}" and verify tokens with Laravel's MERCURE_JWT_SECRET`);
+        }
+    });
+
     it("pre-1.0 hub: hub_outdated, one error, and no reconnect loop", async () => {
         const { deployment, client, errors, cause, doctor } = await connectorAndDoctor("legacy");
         expect(cause.code).toBe("hub_outdated");
@@ -187,7 +219,7 @@ describe("the connector's error() names the cause, as doctor does", () => {
 
     it("missing publish origin: a whisper gets whisper_failed, then publish_origin_refused naming the page origin, as doctor does", async () => {
         for (const kind of ["healthy", "publish_origin"] as const) {
-            const deployment = await deploy(kind);
+            const deployment = await deploy(kind, target);
             running.push(deployment);
             // What a browser page of the app has and sends: its location (the connector's diagnosis names
             // location.origin) and an Origin header on its POSTs (Node's fetch sends none; see pageClient).
@@ -217,6 +249,96 @@ describe("the connector's error() names the cause, as doctor does", () => {
             const failed = report.checks.filter((check) => check.verdict === "fail");
             expect(failed.map((check) => check.name)).toEqual(["publish origin (whispers)"]);
             expect(failed[0]!.fix).toContain(fix);
+        }
+    });
+});
+
+describeEachHub("discovery from what the hub serves", ALL_HUBS, (hub) => {
+    onHub(hub);
+
+    it("finds the hub in the Link header of its subscriptions API, and reads its protected-resource metadata, on one origin or two", async () => {
+        for (const kind of ["healthy", "external_healthy"] as const) {
+            const { deployment, client } = await start(kind);
+            let here = false;
+            client.echo.join("room.1").here(() => (here = true));
+            await waitFor(() => here, "here() on the presence channel", 15_000);
+            const fetch = pageFetch(client, deployment);
+            // The snapshot of the room's members: the hub announces itself there with the cursor of its stream.
+            const snapshot = snapshotUrl(new URL(deployment.hubUrl), channelTopic(DEFAULT_TOPIC_PREFIX, "presence-room.1"));
+            const found = await discoverHub(snapshot, { fetch, credentials: "include" });
+            expect(found.hub.href, kind).toBe(deployment.hubUrl);
+            expect(found.lastEventId, kind).toEqual(expect.any(String));
+
+            const metadata = await fetchMetadata(new URL(deployment.hubUrl), { fetch });
+            expect(metadata.kind, kind).toBe("found");
+            if (metadata.kind !== "found") continue;
+            expect(metadata.url).toBe(`${new URL(deployment.hubUrl).origin}/.well-known/oauth-protected-resource/.well-known/mercure`);
+            expect(metadata.validation).toMatchObject({ problems: [], resourceMatches: true });
+            expect(metadata.validation.metadata).toMatchObject({
+                resource: deployment.hubUrl,
+                mercureCookie: "mercure_access_token",
+                mercureSubscriptions: true,
+                authorizationDetailsTypesSupported: [MERCURE_DETAIL_TYPE],
+            });
+        }
+    });
+});
+
+/** What diagnosis reads of an answer: its status, its challenge, its CORS headers, its content type. */
+type ReadAnswer = readonly [status: number, challenge: string | null, allowOrigin: string | null, allowCredentials: string | null, exposed: string | null, type: string];
+
+describe.skipIf(!referenceHub().available)("the dev hub answers what diagnosis reads as the reference hub does", () => {
+    it("to no token, refused tokens, 0.x and malformed requests, refused publishes, the subscriptions API and CORS", async () => {
+        const key = "dev-and-reference-hub-key-of-at-least-32-bytes";
+        const resource = "https://hub.test/.well-known/mercure";
+        const app = "http://app.test";
+        const now = Math.floor(Date.now() / 1000);
+        const token = (claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}, signingKey = key) =>
+            signJwt({ iss: DEFAULT_ISSUER, aud: resource, iat: now, exp: now + 600, authorization_details: [{ type: MERCURE_DETAIL_TYPE, actions: ["subscribe"], topics: [{ match: "x" }] }], ...claims }, signingKey, "HS256", header);
+        const cookie = (value: string) => ({ Cookie: `mercure_access_token=${value}` });
+        const form = { "Content-Type": "application/x-www-form-urlencoded" };
+        const requests: readonly { title: string; method: string; target: string; headers: Record<string, string>; body?: string }[] = [
+            { title: "no token", method: "GET", target: "?match=x", headers: {} },
+            { title: "another key", method: "GET", target: "?match=x", headers: cookie(token({}, {}, "another-key-of-at-least-32-bytes-long!!")) },
+            { title: "expired", method: "GET", target: "?match=x", headers: cookie(token({ exp: now - 10 })) },
+            { title: "another audience", method: "GET", target: "?match=x", headers: cookie(token({ aud: "https://other.test/.well-known/mercure" })) },
+            { title: "another issuer", method: "GET", target: "?match=x", headers: cookie(token({ iss: "https://other.test" })) },
+            { title: "typ JWT", method: "GET", target: "?match=x", headers: cookie(token({}, { typ: "JWT" })) },
+            { title: "accepted", method: "GET", target: "?match=x", headers: cookie(token()) },
+            { title: "topic=", method: "GET", target: "?topic=x", headers: cookie(token()) },
+            { title: "no matcher", method: "GET", target: "", headers: cookie(token()) },
+            { title: "101 matchers", method: "GET", target: "?" + Array.from({ length: 101 }, (_, i) => `match=t${i}`).join("&"), headers: cookie(token()) },
+            { title: "malformed Authorization", method: "GET", target: "?match=x", headers: { Authorization: "Bearer abc def" } },
+            { title: "publish from a refused origin", method: "POST", target: "", headers: { ...cookie(token()), ...form, Origin: "http://evil.test" }, body: "topic=x&data=y" },
+            { title: "publish without a grant", method: "POST", target: "", headers: { Authorization: `Bearer ${token()}`, ...form }, body: "topic=x&data=y" },
+            { title: "doctor's dummy publish", method: "POST", target: "", headers: { Cookie: "mercure_access_token=laravel-echo-mercure-doctor", Origin: app, ...form }, body: "" },
+            { title: "subscriptions API without a grant", method: "GET", target: "/subscriptions", headers: cookie(token()) },
+            { title: "CORS allowed", method: "GET", target: "?match=x", headers: { Origin: app } },
+            { title: "CORS refused", method: "GET", target: "?match=x", headers: { Origin: "http://evil.test" } },
+        ];
+        /** Every answer of the hub at `hubUrl`, by title; origins in challenges written as ORIGIN. */
+        const answers = async (hubUrl: string): Promise<Record<string, ReadAnswer>> => {
+            const read: Record<string, ReadAnswer> = {};
+            for (const request of requests) {
+                const abort = new AbortController();
+                const response = await fetch(hubUrl + request.target, { method: request.method, headers: request.headers, ...(request.body !== undefined ? { body: request.body } : {}), signal: abort.signal });
+                abort.abort();
+                const header = (name: string) => response.headers.get(name)?.replace(/http:\/\/127\.0\.0\.1:\d+/g, "ORIGIN") ?? null;
+                read[request.title] = [response.status, header("www-authenticate"), header("access-control-allow-origin"), header("access-control-allow-credentials"), header("access-control-expose-headers"), (header("content-type") ?? "").split(";")[0]!];
+            }
+            return read;
+        };
+        const settings = { jwtKey: key, resource, cookieName: "mercure_access_token", corsOrigins: [app], publishOrigins: [app], history: false };
+        const reference = await startReferenceHub(referenceHub().reference!, { ...settings, issuer: DEFAULT_ISSUER });
+        referenceHubLogs.add(reference);
+        const dev = await startDevHub({ ...settings, issuers: [DEFAULT_ISSUER] });
+        try {
+            const real = await answers(reference.url);
+            expect(Object.values(real).map(([status]) => status)).toEqual([401, 401, 401, 401, 401, 401, 200, 400, 400, 400, 400, 400, 403, 401, 403, 401, 401]);
+            expect(await answers(dev.url)).toEqual(real);
+        } finally {
+            referenceHubLogs.delete(reference);
+            await Promise.all([reference.close(), dev.close()]);
         }
     });
 });

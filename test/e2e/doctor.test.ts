@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_ISSUER } from "../../src/dev/laravel/options";
+import { ALL_HUBS, describeEachHub, type HubTarget } from "../support/hubs";
 import { deploy, joinOrders, pageClient, type Deployment, type DeploymentKind } from "./support/deployments";
 import type { NodeClient } from "./support/stack";
 
@@ -43,9 +45,12 @@ function failed(stdout: string): string[] {
         .map(([, name]) => name);
 }
 
+/** The hub the running suite deploys on (set before its tests run). */
+let target: HubTarget = ALL_HUBS[0]!;
+
 /** Start a deployment and obtain the hub cookie its auth endpoint sets for a logged-in user. */
 async function deployWithCookie(kind: DeploymentKind): Promise<{ deployment: Deployment; cookie: string }> {
-    const deployment = await deploy(kind);
+    const deployment = await deploy(kind, target);
     running.push(deployment);
     const client = await pageClient(deployment);
     clients.push(client);
@@ -55,7 +60,11 @@ async function deployWithCookie(kind: DeploymentKind): Promise<{ deployment: Dep
     return { deployment, cookie: `${deployment.cookieName}=${value}` };
 }
 
-describe("laravel-echo-mercure doctor against the dev stack", () => {
+describeEachHub("laravel-echo-mercure doctor against a deployment", ALL_HUBS, (hub) => {
+    beforeAll(() => {
+        target = hub;
+    });
+
     it("passes every check of a healthy deployment, on one origin or two, and exits with 0", async () => {
         for (const kind of ["healthy", "external_healthy"] as const) {
             const { deployment, cookie } = await deployWithCookie(kind);
@@ -111,10 +120,26 @@ describe("laravel-echo-mercure doctor against the dev stack", () => {
             const result = await doctor(args);
             expect(failed(result.stdout)).toEqual(["Mercure 1.0", ...(args.length > 1 ? ["credentials accepted"] : [])]);
             expect(result.stdout).toContain("fix: upgrade the hub to Mercure 1.0");
+            // How: Laravel's issuer (read from the cookie given) and its cookie name.
+            if (args.length > 1) expect(result.stdout).toContain(`trust "${DEFAULT_ISSUER}" (Laravel's MERCURE_JWT_ISSUER, else APP_URL) with an issuer block`);
+            expect(result.stdout).toContain("skip  publish origin (whispers)");
             expect(result.code).toBe(1);
         }
     });
 
+    it("reports a hub that verifies with another key or trusts another issuer, and says to trust Laravel's", async () => {
+        for (const kind of ["key", "issuer"] as const) {
+            const { deployment, cookie } = await deployWithCookie(kind);
+            const result = await doctor([deployment.appUrl, "--cookie", cookie]);
+            expect(failed(result.stdout), kind).toEqual(["credentials accepted"]);
+            expect(result.stdout).toContain("FAIL  credentials accepted        The hub rejected the access token (HTTP 401 invalid_token) although its audience and expiry are right, so the issuer or the key differs");
+            expect(result.stdout).toContain(`fix: make the hub trust the issuer "${DEFAULT_ISSUER}" and verify tokens with Laravel's MERCURE_JWT_SECRET`);
+            expect(result.code).toBe(1);
+        }
+    });
+});
+
+describe("laravel-echo-mercure doctor's command line", () => {
     it("exits with 2 and the usage hint for a bad command line, and documents itself", async () => {
         const bad = await doctor(["--cookie", "nameonly", "http://127.0.0.1:1/"]);
         expect(bad.code).toBe(2);

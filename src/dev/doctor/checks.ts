@@ -94,7 +94,11 @@ function mercure10(o: Observations): CheckResult {
     for (const probe of [o.anonymous, o.credentialed]) {
         if (probe?.kind !== "answered") continue;
         const outdated = diagnose(o, probe);
-        if (outdated?.code === "hub_outdated") return fromDiagnosis(name, outdated);
+        if (outdated?.code === "hub_outdated") {
+            const token = o.token ?? o.cookie?.value ?? null;
+            const issuer = token === null ? null : (readTokenClaims(token)?.issuer ?? null);
+            return { ...fromDiagnosis(name, outdated), fix: advice.upgradeSteps(issuer, o.cookie?.name ?? null) };
+        }
     }
     const anonymous = o.anonymous;
     if (o.metadata.kind === "found") return { name, verdict: "pass", detail: "it serves protected-resource metadata" };
@@ -159,6 +163,10 @@ function publishOrigin(o: Observations): CheckResult {
     // [spec] mercure-hub §3: the origin is checked before the token: 400 invalid_request means refused.
     if (probe.status === 400 && probe.challenge?.error === "invalid_request") {
         return { name, verdict: "fail", detail: `the hub refuses cookie-authenticated publishes (whispers) from ${o.origin} (HTTP 400 invalid_request)`, fix: advice.publishOriginFix(o.origin) };
+    }
+    // [spec] mercure-hub §10: a 0.x hub answers a bare 401 to a refused origin and to a refused token alike.
+    if (probe.status === 401 && probe.challenge === null) {
+        return { name, verdict: "skip", detail: `HTTP 401 without a challenge, which a 0.x hub answers whether it refuses the origin ${o.origin} or the token: cannot tell` };
     }
     if (probe.status === 401 || probe.status === 403) return { name, verdict: "pass", detail: `${o.origin} may publish with the cookie (whispers); the probe's dummy token was then refused` };
     return { name, verdict: "warn", detail: `HTTP ${probe.status} to a cookie-authenticated publish from ${o.origin}: could not tell` };

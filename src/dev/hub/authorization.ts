@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { verifyJwt } from "../jwt/jwt";
-import { parseAuthorizationDetails } from "./grants";
+import { parseAuthorizationDetails, parseLegacyClaim } from "./grants";
 import type { Grant } from "./grants";
 import type { RequestContext } from "./http";
 import type { ResolvedHubOptions } from "./options";
@@ -15,8 +15,8 @@ export type TokenPresentation =
 export interface ValidatedToken {
     /** Mercure grants, in token order. */
     readonly grants: readonly Grant[];
-    /** Expiry as a Unix time in milliseconds. */
-    readonly expiresAt: number;
+    /** Expiry as a Unix time in milliseconds; null for a 0.x token without `exp` (`legacyProtocol`). */
+    readonly expiresAt: number | null;
 }
 
 /** The RFC 6750 error codes the hub answers with. */
@@ -68,6 +68,11 @@ export interface TokenRequirements {
     readonly issuers: readonly string[];
     /** The base relative grant patterns resolve against. */
     readonly base: string;
+    /**
+     * Check it as a Mercure 0.x hub does (`legacyProtocol`): the signature, and `exp` and `nbf` when present;
+     * neither `typ`, `iss` nor `aud`; grants from the 0.x `mercure` claim only.
+     */
+    readonly legacy?: boolean;
 }
 
 /** Why a token is refused, in words for the hub's refusal log (never sent to the client). */
@@ -94,6 +99,7 @@ export function checkToken(token: string, requirements: TokenRequirements, now =
         );
     }
     const { header, claims } = verified.jwt;
+    if (requirements.legacy === true) return checkLegacyClaims(claims, requirements.base, now);
     const typ = header["typ"];
     if (typeof typ !== "string" || !["at+jwt", "application/at+jwt"].includes(typ.toLowerCase())) {
         return refuse(`its header's typ is ${JSON.stringify(typ ?? null)}, not "at+jwt"`);
@@ -126,6 +132,17 @@ export function checkToken(token: string, requirements: TokenRequirements, now =
     return { ok: true, token: { grants, expiresAt: exp * 1000 } };
 }
 
+/** The claims of a verified token, checked as the Go hub v0.24.2 does. */
+function checkLegacyClaims(claims: Readonly<Record<string, unknown>>, base: string, now: number): TokenCheck {
+    const exp = claims["exp"];
+    if (exp !== undefined && (typeof exp !== "number" || exp * 1000 <= now)) return { ok: false, reason: `its exp ${JSON.stringify(exp)} is past or not a number` };
+    const nbf = claims["nbf"];
+    if (nbf !== undefined && (typeof nbf !== "number" || nbf * 1000 > now)) return { ok: false, reason: `its nbf ${JSON.stringify(nbf)} is in the future or not a number` };
+    const grants = parseLegacyClaim(claims, base);
+    if (grants === null) return { ok: false, reason: "its mercure claim lists more than 100 selectors" };
+    return { ok: true, token: { grants, expiresAt: typeof exp === "number" ? exp * 1000 : null } };
+}
+
 /**
  * Authenticate a request as a publisher or a subscriber (each role has its key): a malformed presentation
  * is 400 invalid_request, a missing token 401 (unless `optional`), an invalid one 401 invalid_token even
@@ -134,7 +151,7 @@ export function checkToken(token: string, requirements: TokenRequirements, now =
 export function authenticate(
     req: IncomingMessage,
     context: RequestContext,
-    options: Pick<ResolvedHubOptions, "cookieName" | "cookieAuth" | "publisherJwtKey" | "subscriberJwtKey" | "issuers" | "patternBase" | "onRefusal">,
+    options: Pick<ResolvedHubOptions, "cookieName" | "cookieAuth" | "publisherJwtKey" | "subscriberJwtKey" | "issuers" | "patternBase" | "onRefusal" | "legacyProtocol">,
     role: "publisher" | "subscriber",
     optional = false,
 ): AuthenticationResult {
@@ -154,6 +171,7 @@ export function authenticate(
         resource: context.resource,
         issuers: options.issuers,
         base: options.patternBase,
+        legacy: options.legacyProtocol,
     });
     // [spec] §1.5: an invalid token is never downgraded to anonymous.
     if (!checked.ok) {
@@ -169,13 +187,24 @@ export function challengeHeader(metadataUrl: string, error: BearerError | null):
     return error === null ? `Bearer ${metadata}` : `Bearer error="${error}", ${metadata}`;
 }
 
-/** Answer with an RFC 6750 challenge; reasons for invalid_token are not disclosed. */
+/**
+ * Answer with an RFC 6750 challenge; reasons for invalid_token are not disclosed. A 0.x hub (no metadata URL:
+ * `legacyProtocol`) answers every authorization failure with a bare 401 instead.
+ */
 export function sendChallenge(
     res: ServerResponse,
     context: RequestContext,
     status: 400 | 401 | 403,
     error: BearerError | null,
 ): void {
+    if (context.metadataUrl === null) {
+        // [spec] mercure-hub §10: Go v0.24.2 answers 401 `Unauthorized` for a missing, invalid or malformed token, a
+        // publish outside the grant, the subscriptions API without a grant and a cookie POST from a refused origin.
+        if (res.headersSent) return;
+        res.writeHead(401, { "Content-Type": "text/plain; charset=utf-8" });
+        res.end("Unauthorized\n");
+        return;
+    }
     // [spec] §2.3: 401 bare / invalid_token, 403 insufficient_scope, 400 invalid_request, all with resource_metadata.
     const message =
         error === null
@@ -186,10 +215,6 @@ export function sendChallenge(
                 ? "The access token does not grant this."
                 : "The access token presentation is malformed.";
     if (res.headersSent) return;
-    res.writeHead(status, {
-        "Content-Type": "text/plain; charset=utf-8",
-        // [spec] §10: 0.x hubs answered without a challenge (and served no metadata).
-        ...(context.metadataUrl === null ? {} : { "WWW-Authenticate": challengeHeader(context.metadataUrl, error) }),
-    });
+    res.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "WWW-Authenticate": challengeHeader(context.metadataUrl, error) });
     res.end(message + "\n");
 }

@@ -62,6 +62,33 @@ export function parseAuthorizationDetails(claim: unknown, base: string): Grant[]
     return grants;
 }
 
+/** Most selectors a 0.x `mercure.publish` or `mercure.subscribe` list may hold (the Go hub v0.24.2's limit). */
+const MAX_LEGACY_SELECTORS = 100;
+
+/**
+ * The grants of a Mercure 0.x token: its `mercure` claim (or the namespaced `https://mercure.rocks/` one),
+ * `{ publish: [selectors], subscribe: [selectors], payload }`, read as exact topics (`*`: every topic; 0.x URI
+ * templates are not supported). `authorization_details` grant nothing there; `null` means the token must be
+ * rejected (a list over the limit).
+ */
+export function parseLegacyClaim(claims: Readonly<Record<string, unknown>>, base: string): Grant[] | null {
+    const claim = claims["https://mercure.rocks/"] ?? claims["mercure"];
+    if (!isObject(claim)) return [];
+    const found: Grant[] = [];
+    for (const action of ["publish", "subscribe"] as const) {
+        const selectors = claim[action];
+        if (!Array.isArray(selectors)) continue;
+        if (selectors.length > MAX_LEGACY_SELECTORS) return null;
+        const topics = selectors.filter((selector): selector is string => typeof selector === "string" && selector !== "").map((selector) => compileMatcher("exact", selector, base));
+        found.push({
+            actions: new Set([action]),
+            topics: topics.filter((matcher): matcher is Matcher => matcher !== null),
+            ...(action === "subscribe" && "payload" in claim ? { payload: { value: claim["payload"] } } : {}),
+        });
+    }
+    return found;
+}
+
 /** Parse one `{match, match_type?}` entry; bare strings and unknown match types are invalid. */
 function parseTopicEntry(entry: unknown, base: string): Matcher | null {
     if (!isObject(entry)) return null;

@@ -48,8 +48,24 @@ export function requestContext(req: IncomingMessage, options: ResolvedHubOptions
         hubUrl,
         // [spec] §2.2: the Go 1.0 hub derives the resource identifier from the request.
         resource: options.resource ?? hubUrl,
-        metadataUrl: options.legacyProtocol ? null : origin + metadataPath(options.path),
+        metadataUrl: options.legacyProtocol ? null : (pinnedMetadataUrl(options.resource, options.path) ?? origin + metadataPath(options.path)),
     };
+}
+
+/**
+ * The metadata URL challenges name when the resource identifier is pinned: on the identifier's origin, as the Go
+ * hub v1.0.0-alpha.3 builds it (the document itself is still served on every origin the hub answers on); null
+ * when the identifier is not pinned or not an absolute URL (then the request's origin is used).
+ */
+function pinnedMetadataUrl(resource: string | null, hubPath: string): string | null {
+    if (resource === null) return null;
+    try {
+        const url = new URL(resource);
+        // [spec] mercure-hub §2.3, §5: Go puts `<identifier origin>/.well-known/oauth-protected-resource/.well-known/mercure` there.
+        return url.host === "" ? null : url.origin + metadataPath(hubPath);
+    } catch {
+        return null;
+    }
 }
 
 function requestHost(req: IncomingMessage): string {

@@ -74,8 +74,10 @@ export interface MercureHubOptions {
     /**
      * Answer like a Mercure 0.x hub, to test how clients and diagnostics react to one: a subscribe request
      * needs the `topic` parameter (400 `Missing "topic" parameter.` without it; `match…` parameters are
-     * ignored), challenges carry no `WWW-Authenticate`, and no metadata document is served. Tokens are still
-     * checked as 1.0 tokens. Default false.
+     * ignored), every authorization failure is a bare 401 (no `WWW-Authenticate`; 403 and 400 `invalid_request`
+     * become 401 too), and no metadata document is served. Tokens are checked as the Go hub v0.24.2 checks them:
+     * the signature, `exp` and `nbf` when present, neither `typ`, `iss` nor `aud`; they grant what their 0.x
+     * `mercure` claim lists (exact topics or `*`), so a 1.0 token grants nothing. Default false.
      */
     legacyProtocol?: boolean;
 }

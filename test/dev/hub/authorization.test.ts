@@ -172,6 +172,13 @@ describe("token validation", () => {
         expect((await subscribe(hub, [["match", T]], bearer(ok))).status).toBe(200);
         expect((await fetch(subscribeUrl(hub, [["match", T]]), { headers: bearer(token(hub, [])) })).status).toBe(401);
     });
+
+    it("names the metadata on the pinned resource identifier's origin in its challenges, as the Go hub does, and serves it on its own", async () => {
+        const hub = await startHub({ resource: "https://hub.example/.well-known/mercure" });
+        const refused = await subscribe(hub, [["match", T]]);
+        expect(refused.headers.get("www-authenticate")).toBe('Bearer resource_metadata="https://hub.example/.well-known/oauth-protected-resource/.well-known/mercure"');
+        expect(((await (await fetch(metadataUrl(hub))).json()) as Record<string, unknown>)["resource"]).toBe("https://hub.example/.well-known/mercure");
+    });
 });
 
 describe("private updates", () => {

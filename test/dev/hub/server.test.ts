@@ -47,7 +47,8 @@ describe("protected resource metadata", () => {
         const document = (await (await fetch(`${hub.origin}/.well-known/oauth-protected-resource/hub`)).json()) as Record<string, unknown>;
         expect(document).toMatchObject({ resource: "https://hub.test/hub", mercure_cookie: "jwt", mercure_subscriptions: false });
         const challenge = await fetch(subscribeUrl(hub, [["match", T]]));
-        expect(challenge.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${hub.origin}/.well-known/oauth-protected-resource/hub"`);
+        // On the pinned resource identifier's origin, as the Go hub names it.
+        expect(challenge.headers.get("www-authenticate")).toBe('Bearer resource_metadata="https://hub.test/.well-known/oauth-protected-resource/hub"');
     });
 });
 

@@ -186,8 +186,16 @@ describe("classify()", () => {
         const neither = hidden({ metadata: metadata() });
         expect(neither).toMatchObject({ code: "invalid_token", retry: false });
         expect(neither?.message).toContain('(its reason is hidden cross-origin): check that the cookie "mercure_access_token" reaches it');
-        // A hidden challenge is no evidence of a 0.x hub.
-        expect(hidden({ metadata: { kind: "absent", url: "x", status: 404 } })?.code).toBe("invalid_token");
+        // A hidden challenge and no metadata: a 0.x hub (a 1.0 hub that refuses tokens serves its metadata).
+        expect(hidden({ metadata: { kind: "absent", url: "https://example.com/.well-known/oauth-protected-resource/.well-known/mercure", status: 404 } })).toEqual({
+            code: "hub_outdated",
+            message:
+                "The hub at https://example.com/.well-known/mercure answers HTTP 401 and serves no protected-resource metadata at https://example.com/.well-known/oauth-protected-resource/.well-known/mercure, as Mercure 0.x hubs do: upgrade the hub to Mercure 1.0 (this connector speaks only the 1.0 protocol); if it is a 1.0 hub, route that URL to it.",
+            status: 401,
+            retry: false,
+        });
+        // Metadata that could not be fetched (a CORS refusal, a 5xx) proves nothing.
+        expect(hidden({ metadata: { kind: "unavailable", url: "x", reason: "Failed to fetch" } })?.code).toBe("invalid_token");
     });
 
     it("names insufficient scope, a URL that is no hub, and other refusals", () => {
