@@ -5,6 +5,9 @@ export default defineConfig({
         reporters: ["default", "./test/support/summary-reporter.ts"],
         // Builds the reference Mercure hubs (Go) once per run; see test/support/reference-hub.ts.
         globalSetup: ["./test/support/global-setup.ts"],
+        // Two files at a time on the 2-core machine: the end-to-end files mostly wait on the network and timers, so
+        // they run beside the browser files (one at a time, see below) instead of after them.
+        maxWorkers: 2,
         projects: [
             {
                 test: {
