@@ -5,7 +5,7 @@ import { grantsSelector, parseAuthorizationDetails, type Grant } from "./hub/gra
 import { splitTarget } from "./hub/http";
 import { MATCHER_PARAMETERS } from "./hub/matchers";
 import { metadataPath } from "./hub/metadata";
-import type { HubStats, OpenStream, SubscribeConnectionRecord, UngrantedSubscription } from "./hub/runtime";
+import { createHubStats, resetHubStats, type HubStats, type OpenStream, type SubscribeConnectionRecord } from "./hub/runtime";
 
 /**
  * What a dev server needs of the hub it carries, whether the embedded {@link MercureHub} or a
@@ -65,19 +65,7 @@ export class RemoteHub implements ServedHub {
             throw new Error(`The hub URL ${options.url} must be an http: or https: URL.`);
         }
         this.path = this.upstream.pathname;
-        const streams = this.streams;
-        this.counters = {
-            subscribeConnections: [] as SubscribeConnectionRecord[],
-            publishes: 0,
-            expiredStreams: 0,
-            ungrantedSubscriptions: [] as UngrantedSubscription[],
-            get openConnections() {
-                return streams.size;
-            },
-            get openStreams() {
-                return [...streams.values()].map(({ id, selectors }) => ({ id, selectors }));
-            },
-        };
+        this.counters = createHubStats(() => [...this.streams.values()].map(({ id, selectors }) => ({ id, selectors })));
     }
 
     get stats(): HubStats {
@@ -141,10 +129,7 @@ export class RemoteHub implements ServedHub {
     }
 
     resetStats(): void {
-        this.counters.subscribeConnections.length = 0;
-        this.counters.publishes = 0;
-        this.counters.expiredStreams = 0;
-        this.counters.ungrantedSubscriptions.length = 0;
+        resetHubStats(this.counters);
     }
 
     close(): void {

@@ -7,7 +7,7 @@ import { handleMetadata, metadataPath } from "./metadata";
 import { resolveHubOptions } from "./options";
 import type { MercureHubOptions, ResolvedHubOptions } from "./options";
 import { handlePublish } from "./publish";
-import type { HubRuntime, HubStats, SubscribeConnectionRecord, UngrantedSubscription } from "./runtime";
+import { createHubStats, resetHubStats, type HubRuntime, type HubStats } from "./runtime";
 import { handleSubscribe } from "./subscribe";
 import type { Subscriber } from "./subscriber";
 import { handleSubscriptionsApi, subscriptionUpdates } from "./subscriptions";
@@ -44,22 +44,12 @@ export class MercureHub {
     constructor(options: MercureHubOptions) {
         this.options = resolveHubOptions(options);
         this.history = new History(this.options.history, this.options.historySize);
-        const subscribers = this.subscribers;
-        this.counters = {
-            subscribeConnections: [] as SubscribeConnectionRecord[],
-            publishes: 0,
-            expiredStreams: 0,
-            ungrantedSubscriptions: [] as UngrantedSubscription[],
-            get openConnections() {
-                return subscribers.size;
-            },
-            get openStreams() {
-                return [...subscribers].map((subscriber) => ({
-                    id: subscriber.id,
-                    selectors: subscriber.subscriptions.map((subscription) => subscription.matcher.value),
-                }));
-            },
-        };
+        this.counters = createHubStats(() =>
+            [...this.subscribers].map((subscriber) => ({
+                id: subscriber.id,
+                selectors: subscriber.subscriptions.map((subscription) => subscription.matcher.value),
+            })),
+        );
         this.runtime = {
             options: this.options,
             history: this.history,
@@ -150,10 +140,7 @@ export class MercureHub {
 
     /** Reset the counters in place. */
     resetStats(): void {
-        this.counters.subscribeConnections.length = 0;
-        this.counters.publishes = 0;
-        this.counters.expiredStreams = 0;
-        this.counters.ungrantedSubscriptions.length = 0;
+        resetHubStats(this.counters);
     }
 
     /** End all streams and their timers; history is kept, so the same instance can still replay later. */

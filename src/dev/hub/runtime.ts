@@ -56,6 +56,33 @@ export interface HubStats {
     readonly ungrantedSubscriptions: UngrantedSubscription[];
 }
 
+/**
+ * Fresh test counters whose `openConnections` and `openStreams` read `openStreams()` live (a hub's own streams,
+ * or those a proxy forwards).
+ */
+export function createHubStats(openStreams: () => readonly OpenStream[]): HubStats {
+    return {
+        subscribeConnections: [],
+        publishes: 0,
+        expiredStreams: 0,
+        ungrantedSubscriptions: [],
+        get openConnections() {
+            return openStreams().length;
+        },
+        get openStreams() {
+            return openStreams();
+        },
+    };
+}
+
+/** Reset `stats` in place (the arrays stay the same objects). */
+export function resetHubStats(stats: HubStats): void {
+    stats.subscribeConnections.length = 0;
+    stats.publishes = 0;
+    stats.expiredStreams = 0;
+    stats.ungrantedSubscriptions.length = 0;
+}
+
 /** The hub state the request handlers share. @internal */
 export interface HubRuntime {
     /** Resolved options. */
