@@ -1,7 +1,6 @@
 import { Connector, type ConnectionStatus } from "laravel-echo";
 import type { AuthResult } from "../auth/auth-client";
 import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
-import { lazyChunk } from "../lazy-chunk";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
@@ -27,15 +26,10 @@ import type { Platform, StreamMessage } from "../transport/platform";
 import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
 import { resolveDebug } from "./debug-log";
+import { BatchIsolation } from "./batch-isolation";
 import { StreamDiagnosis } from "./stream-diagnosis";
 import { RefreshScheduler } from "./refresh-scheduler";
 import { cloneHeaderOptions, MAX_CHANNELS, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
-
-/** Loads the search for channels whose auth fails alone (issue 30) on first need: a lazy chunk. */
-const loadIsolation = lazyChunk(() => import("../auth/isolation"));
-
-/** The backoff of retrying such channels alone: 5 s doubling up to 5 minutes. */
-const ISOLATED_RETRY = { min: 5_000, max: 300_000 };
 
 /**
  * Laravel Echo connector for Laravel's `mercure` broadcaster: every channel over one Mercure `EventSource`.
@@ -165,8 +159,14 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** The one pending reconnect, with its backoff. */
     private readonly reconnect = new ReconnectTimer();
 
-    /** The next try of the channels whose auth fails alone (issue 30), with its backoff. */
-    private readonly isolatedRetry = new ReconnectTimer(ISOLATED_RETRY);
+    /** Channels whose auth fails alone (issue 30): found, reported, left out of the batch and retried alone. */
+    private readonly isolation = new BatchIsolation({
+        auth: this.auth,
+        signal: () => this.aborter.signal,
+        current: (generation) => generation === this.generation,
+        report: (names, error) => this.settle(() => this.reportEach(names, error)),
+        refresh: () => this.scheduleRefresh(),
+    });
 
     /** The renewal of the cookie and of the stream, before the hub may end it. */
     private readonly cookieRefresh = new CookieRefreshTimer();
@@ -353,39 +353,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.whispers.authStarted();
         const result = await this.auth.request(batch.names, batch.platform, this.aborter.signal);
         if (generation !== this.generation) return;
-        if (this.auth.shouldIsolate(batch.names, result) && (await this.isolate(batch.names, batch.platform, generation))) return;
+        if (this.auth.shouldIsolate(batch.names, result) && (await this.isolation.isolate(batch.names, batch.platform, generation))) return;
         this.settle(() => this.applyAuthResult(batch.names, result, batch.platform, requestedAt));
-    }
-
-    /**
-     * A batch failed twice with 5xx (issue 30): find the channels whose auth fails alone, report them, authorize the
-     * others without them at once, and retry those alone with backoff. False when no channel stands out.
-     */
-    private async isolate(names: string[], platform: Platform, generation: number): Promise<boolean> {
-        const { failingAlone, isolatedError } = await loadIsolation();
-        const failing = await failingAlone(names, (part) => this.auth.request(part, platform, this.aborter.signal));
-        if (generation !== this.generation || failing === null || failing.size === 0 || failing.size === names.length) return false;
-        this.settle(() => {
-            for (const [name, status] of failing) this.auth.isolated.set(name, status);
-            this.reportEach([...failing.keys()], (name) => isolatedError(name, platform.authEndpoint, failing.get(name)!));
-            this.retryIsolated(platform, generation);
-        });
-        this.refresher.request();
-        return true;
-    }
-
-    /** Try the isolated channels alone after a backoff; once their auth passes, they rejoin the batch. */
-    private retryIsolated(platform: Platform, generation: number): void {
-        this.isolatedRetry.schedule(() => {
-            const names = [...this.auth.isolated.keys()];
-            void this.auth.request(names, platform, this.aborter.signal).then((result) => {
-                if (generation !== this.generation) return;
-                if (result.kind !== "ok") return this.retryIsolated(platform, generation);
-                this.auth.isolated.clear();
-                this.isolatedRetry.reset();
-                this.scheduleRefresh();
-            });
-        });
     }
 
     /**
@@ -636,7 +605,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.streams.closeAll();
         this.cookieRefresh.reset();
         this.reconnect.reset();
-        this.isolatedRetry.reset();
+        this.isolation.reset();
         this.auth.reset();
         this.reopenRequested = false;
         this.everConnected = false;
