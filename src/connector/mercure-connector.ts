@@ -505,7 +505,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                         this.scheduleRetry();
                     }
                 }
-                if (failure === "closed" && !reconnectRefused) void this.diagnoseStream(stream, malformed);
+                // Issue 30: a stream interrupted before it ever opened is diagnosed too, so a hub that is down is named;
+                // one that had opened is left to reconnect by itself.
+                const neverOpened = failure === "interrupted" && !stream.hasOpened();
+                if ((failure === "closed" && !reconnectRefused) || neverOpened) void this.diagnoseStream(stream, malformed);
             }),
     };
 

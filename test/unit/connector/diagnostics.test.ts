@@ -88,11 +88,25 @@ describe("a stream that fails for good is diagnosed", () => {
         expect(h.connector.connectionStatus()).toBe("reconnecting");
     });
 
-    it("does not probe for an interrupted stream the EventSource reconnects by itself", async () => {
+    it("does not probe for an interrupted stream that had opened: the EventSource reconnects by itself", async () => {
         const { h, hub } = await failingHub(() => ({ status: 503 }));
+        h.stream().emitOpen();
+        await settle();
         h.stream().emitError(false);
         await settle();
         expect(hub.calls).toHaveLength(0);
+    });
+
+    it("names a hub that cannot be reached when the first stream is interrupted before it opened, and goes on retrying (issue 30)", async () => {
+        const { h, hub, codes } = await failingHub(() => {
+            throw new TypeError("fetch failed");
+        });
+        h.stream().emitError(false);
+        await settle();
+        expect(hub.calls).toHaveLength(1);
+        expect(codes()).toEqual(["stream_error", "hub_unreachable"]);
+        expect(h.errors[1]!.error.message).toContain(`The hub at ${HUB} could not be reached (fetch failed)`);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
     });
 
     it("names the audience the hub expects, and stops retrying with status failed", async () => {

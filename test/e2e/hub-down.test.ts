@@ -1,0 +1,42 @@
+import { EventSource } from "eventsource";
+import { createServer } from "node:net";
+import { afterEach, expect, it } from "vitest";
+import { MercureEcho } from "../../src/connector/mercure-echo";
+import { cookieJarFetch } from "../../src/dev/cookie-jar";
+import type { DevServer } from "../../src/dev/server";
+import type { MercureError } from "../../src/errors";
+import { startStack } from "./support/stack";
+import { waitFor } from "./support/wait";
+
+// Issue 30: Laravel answers, the hub is not running: the channels hear hub_unreachable naming the hub, and the
+// connector goes on retrying (status reconnecting), instead of a bare "interrupted" repeated.
+
+let server: DevServer | null = null;
+let echo: MercureEcho | null = null;
+afterEach(async () => {
+    echo?.disconnect();
+    await server?.close();
+});
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    return port;
+}
+
+it("names a hub that is not running on every channel within seconds, and keeps retrying", async () => {
+    server = await startStack();
+    const fetch = cookieJarFetch();
+    expect((await fetch(`${server.url}/dev/login?user=1`, { method: "POST" })).status).toBe(200);
+    const hub = `http://127.0.0.1:${await closedPort()}/.well-known/mercure`;
+    echo = new MercureEcho({ host: hub, authEndpoint: server.authEndpoint, eventSource: EventSource, fetch });
+    const errors: Record<string, MercureError[]> = { news: [], "private-orders.1": [] };
+    echo.channel("news").error((error) => errors["news"]!.push(error));
+    echo.private("orders.1").error((error) => errors["private-orders.1"]!.push(error));
+    await waitFor(() => Object.values(errors).every((list) => list.some((error) => error.code === "hub_unreachable")), "hub_unreachable on both channels", 5_000);
+    for (const list of Object.values(errors)) expect(list.find((error) => error.code === "hub_unreachable")!.message).toContain(`The hub at ${hub} could not be reached`);
+    expect(echo.connectionStatus()).toBe("reconnecting");
+});
