@@ -90,10 +90,15 @@ export function cookieFix(problem: CookieProblem): string {
     }
 }
 
-/** No known reason why the cookie did not reach the hub. */
-export function cookieGenericFix(hubCookie: string | null, hubPath: string): string {
+/**
+ * No known reason why the cookie did not reach the hub; `inPage`: a browser page sent the request (outside one, in
+ * Node.js, the cookie travels only if the client's `fetch` keeps it and its EventSource uses that `fetch`).
+ */
+export function cookieGenericFix(hubCookie: string | null, hubPath: string, inPage: boolean): string {
     return (
         (hubCookie === null ? "check that Laravel's MERCURE_COOKIE_NAME is the hub's cookie_name" : `check that Laravel's MERCURE_COOKIE_NAME is "${hubCookie}", the hub's cookie_name`) +
-        `, and that the SameSite=Strict cookie with path ${hubPath} is sent to the hub (same site as the page)`
+        (inPage
+            ? `, and that the SameSite=Strict cookie with path ${hubPath} is sent to the hub (same site as the page)`
+            : `, and, outside a browser, that the fetch you pass keeps the cookie the auth request set and that the EventSource sends it (the eventsource package, given that fetch)`)
     );
 }

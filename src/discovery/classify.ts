@@ -267,7 +267,7 @@ function invalidToken(facts: DiagnosisFacts): Diagnosis {
 function cookieMissing(facts: DiagnosisFacts): Diagnosis {
     const hubCookie = facts.metadata?.kind === "found" ? (facts.metadata.validation.metadata?.mercureCookie ?? null) : null;
     const [problem] = cookieProblems({ hub: facts.hub, pageOrigin: facts.pageOrigin, hubCookie, appCookie: facts.appCookie });
-    const fix = problem === undefined ? advice.cookieGenericFix(hubCookie, facts.hub.pathname) : advice.cookieFix(problem);
+    const fix = problem === undefined ? advice.cookieGenericFix(hubCookie, facts.hub.pathname, facts.pageOrigin !== null) : advice.cookieFix(problem);
     return diagnosis("cookie_missing", `No access token reached the hub (HTTP 401 without error): ${fix}.`, 401, false);
 }
 

@@ -179,6 +179,12 @@ describe("classify()", () => {
         );
     });
 
+    it("gives Node.js advice outside a page (no page origin): the fetch that keeps the cookie, not SameSite (issue 30)", () => {
+        const message = classify(facts({ pageOrigin: null, probe: answered(401, { challenge: challenge(null) }), metadata: metadata() }))?.message ?? "";
+        expect(message).toContain("outside a browser, that the fetch you pass keeps the cookie the auth request set and that the EventSource sends it");
+        expect(message).not.toMatch(/SameSite|same site as the page/);
+    });
+
     it("still names what it can when a browser hid the challenge of a cross-origin 401", () => {
         const hidden = (overrides: Partial<DiagnosisFacts>) => classify(facts({ pageOrigin: "https://app.example.com", probe: answered(401, { cors: "allowed", headersHidden: true }), ...overrides }));
         expect(hidden({ metadata: metadata({ resource: "https://hub.internal/.well-known/mercure" }) })?.message).toContain('the hub expects the audience "https://hub.internal/.well-known/mercure"');
