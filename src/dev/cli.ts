@@ -78,7 +78,7 @@ async function startDemoCommand(port: number, ownHub: DemoHub | null): Promise<D
     }
     process.stdout.write(
         `laravel-echo-mercure demo running at ${server.url}/\n` +
-            `  open it in two windows (?user=1, ?user=2) and broadcast from either; Ctrl+C to stop\n` +
+            `  open it as ?user=1 and ?user=2 in two browsers (or a normal and a private window: one browser holds one login) and broadcast from either; Ctrl+C to stop\n` +
             `  hub ${server.hubUrl}${ownHub === null ? "" : ` → ${ownHub.url}`} · auth ${server.authEndpoint}\n`,
     );
     return server;

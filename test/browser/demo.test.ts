@@ -11,6 +11,25 @@ import { waitUntil } from "./support/wait";
 const MARKER = "demo secret that must never reach the hub in clear";
 
 describeInChromium("the demo page in Chromium", { server: (hub) => startDemo(hub.configure({ port: 0 })) }, (suite) => {
+    it("says so when another window of the same browser logged in as another user, and how to be two users at once (issue 30)", async () => {
+        const [browser, demo] = [suite.browser(), suite.dev()];
+        const context = await browser.newContext();
+        try {
+            const ann = await context.newPage();
+            await ann.goto(`${demo.url}/?user=1`);
+            await waitUntil("the demo to connect", () => ann.evaluate(() => document.getElementById("status")?.textContent === "connected"));
+            expect(await ann.isHidden("#replaced")).toBe(true);
+            const ben = await context.newPage();
+            await ben.goto(`${demo.url}/?user=2`);
+            await waitUntil("Ann's page to say another login replaced her", () => ann.isVisible("#replaced"), { timeout: 10_000 });
+            expect(await ann.textContent("#replaced")).toContain("logged in as user 2, which replaced user 1 here");
+            expect(await ann.textContent("#replaced")).toContain("private window or another browser");
+            expect(await ben.isHidden("#replaced")).toBe(true);
+        } finally {
+            await context.close();
+        }
+    });
+
     it("shows each message of the encrypted channel decrypted, next to the ciphertext envelope the hub carried for it", async () => {
         const [browser, demo] = [suite.browser(), suite.dev()];
         const context = await browser.newContext();

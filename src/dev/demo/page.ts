@@ -44,6 +44,7 @@ export function demoPage(hubPath = "/.well-known/mercure"): string {
   #encrypted { max-height: 420px; }
   .carried { color: #57606a; font-size: 11px; overflow-wrap: anywhere; white-space: normal; }
   .carried b { color: #1f2328; font-weight: 600; }
+  .replaced { background: #fff8c5; border: 1px solid #d4a72c; padding: 8px 12px; margin: 8px 16px; }
   code { background: #eaeef2; padding: 0 4px; border-radius: 4px; }
   ul.online { margin: 0 0 8px; padding: 0; list-style: none; display: flex; flex-wrap: wrap; gap: 6px; min-height: 28px; }
   ul.online li { border: 1px solid #1a7f37; color: #1a7f37; border-radius: 14px; padding: 2px 10px; }
@@ -60,6 +61,7 @@ export function demoPage(hubPath = "/.well-known/mercure"): string {
   <span>socket <code id="socket"></code></span>
   <span class="status" id="status" data-status="disconnected">disconnected</span>
 </header>
+<p id="replaced" class="replaced" hidden></p>
 <main>
   <section>
     <h2>Public channel <code>feed</code> · <code>listen("PostPublished")</code></h2>
@@ -78,13 +80,13 @@ export function demoPage(hubPath = "/.well-known/mercure"): string {
     <h2>Presence channel <code>presence-lobby</code> · who is online</h2>
     <ul class="online" id="online"></ul>
     <ol id="presence"></ol>
-    <form id="lobby"><button id="lobby-button">Leave the lobby</button> <small>(open <code>?user=2</code> in another window, or a second tab)</small></form>
+    <form id="lobby"><button id="lobby-button">Leave the lobby</button> <small>(open <code>?user=2</code> in a private window or another browser: the windows of one browser share one login)</small></form>
   </section>
   <section>
     <h2>Private channel <code>${DEMO_WHISPER_CHANNEL}</code> · whispers: someone is typing…</h2>
     <p class="typing" id="typing" aria-live="polite"></p>
     <form id="chat"><input id="chat-text" placeholder="Type here: the others see it" autocomplete="off"><button>Clear</button></form>
-    <small>Client events go from browser to browser through the hub (<code>whisper("typing")</code>, <code>listenForWhisper("typing")</code>); Laravel never sees them. Open <code>?user=2</code> in another window and type in one of them.</small>
+    <small>Client events go from browser to browser through the hub (<code>whisper("typing")</code>, <code>listenForWhisper("typing")</code>); Laravel never sees them. Open <code>?user=2</code> in a private window or another browser and type in one of them.</small>
   </section>
   <section>
     <h2>Errors and status changes</h2>
@@ -100,6 +102,16 @@ export function demoPage(hubPath = "/.well-known/mercure"): string {
   const userId = new URLSearchParams(location.search).get("user") || "1";
   $("user").value = userId;
   $("user").onchange = () => { location.search = "?user=" + $("user").value; };
+
+  // One browser holds one session cookie for all its windows: a login in another window replaces this page's user.
+  async function checkUser() {
+    const body = await (await fetch("/dev/user", { credentials: "include" })).json();
+    const other = body.user === null || String(body.user.id) !== userId;
+    $("replaced").hidden = !other;
+    if (other) $("replaced").textContent = "Another window of this browser logged in as " + (body.user === null ? "nobody" : "user " + body.user.id) + ", which replaced user " + userId + " here (one browser, one session cookie). To be two users at once, open ?user=2 in a private window or another browser; reload to log in as user " + userId + " again.";
+  }
+  setInterval(() => { checkUser().catch(() => {}); }, 2000);
+  document.addEventListener("visibilitychange", () => { checkUser().catch(() => {}); });
 
   async function main() {
     await fetch("/dev/login?user=" + encodeURIComponent(userId), { method: "POST", credentials: "include" });

@@ -5,7 +5,7 @@ import { ChannelRegistry } from "./channels";
 import { cookieUserResolver, handleBroadcast, handleLogin, handleLogout } from "./dev-routes";
 import { ChannelEncrypter } from "./encrypter";
 import { LaravelDevError } from "./errors";
-import { sendError } from "./http";
+import { sendError, sendJson } from "./http";
 import {
     absolutePublicUrl,
     resolveOptions,
@@ -32,6 +32,7 @@ const ROUTES = new Map<string, readonly string[]>([
     ["/dev/logout", ["POST"]],
     ["/dev/broadcast", ["POST"]],
     ["/dev/hub-token", ["GET"]],
+    ["/dev/user", ["GET"]],
 ]);
 
 /**
@@ -106,6 +107,10 @@ export class BroadcastingApp {
                     break;
                 case "/dev/broadcast":
                     await handleBroadcast((input) => this.broadcast(input), req, res);
+                    break;
+                case "/dev/user":
+                    // Who this browser's session belongs to now: a login in another window of it replaces the user.
+                    sendJson(res, 200, { user: this.resolveUser(req) });
                     break;
                 case "/dev/hub-token":
                     await handleHubToken({ options: this.options, registry: this.registry, encrypter: this.encrypter, resolveUser: this.resolveUser }, req, res, url);
