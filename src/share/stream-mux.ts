@@ -288,10 +288,14 @@ export class StreamMux {
         return this.#streams.held() + this.#whispers.size + this.#catchUps.size;
     }
 
-    /** The real stream reconnects: every open virtual main stream reports a transient error, and opens again with it. */
-    #interrupt(): void {
+    /**
+     * The real stream reconnects: every open virtual main stream reports a transient error, and opens again with it.
+     * `attempt`: the real stream's connection attempt failed, which the ones still connecting report too (as a native
+     * EventSource does on each failed attempt, so that a client names a hub that is down).
+     */
+    #interrupt(attempt = false): void {
         for (const [id, main] of this.#mains) {
-            if (!main.open) continue;
+            if (!main.open && !attempt) continue;
             main.open = false;
             this.host.send({ t: "state", s: id, state: 0 });
         }
@@ -341,7 +345,7 @@ export class StreamMux {
         subscription: (stream, event) => this.#forward(stream, "mercure", event),
         error: (stream, _event, closed) => {
             const failure = this.#streams.failed(stream, closed);
-            if (failure === "interrupted") this.#interrupt();
+            if (failure === "interrupted") this.#interrupt(true);
             // [spec] laravel-mercure §8: a refused replacement: the streams waiting for it re-auth; the current one serves on.
             else if (failure === "replacement_refused") this.#refuse((main) => !main.open);
             else if (failure === "closed") {

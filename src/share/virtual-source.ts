@@ -228,15 +228,18 @@ class VirtualSource implements EventSourceLike {
             this.onopen?.(new Event("open"));
             return;
         }
-        if (state === 0) return this.interrupt();
+        if (state === 0) return this.interrupt(true);
         this.readyState = 2;
         this.#gone(this);
         this.onerror?.(new Event("error"));
     }
 
-    /** The real stream reconnects or the engine changes hands: an open stream reports a transient error. */
-    interrupt(): void {
-        if (this.readyState !== 1) return;
+    /**
+     * The real stream reconnects or the engine changes hands: an open stream reports a transient error; `attempt`
+     * (the engine's word that the real stream failed to connect): a connecting one too, as a native EventSource does.
+     */
+    interrupt(attempt = false): void {
+        if (this.readyState === 2 || (this.readyState === 0 && !attempt)) return;
         this.readyState = 0;
         this.onerror?.(new Event("error"));
     }

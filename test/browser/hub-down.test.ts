@@ -1,0 +1,47 @@
+import { createServer } from "node:net";
+import { expect, it } from "vitest";
+import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { describeInChromium, DIST_DIR } from "./support/suite";
+import { DEV_HUB_ONLY } from "../support/hubs";
+
+// Issue 30: Laravel answers, the hub is not running. Every channel hears hub_unreachable naming the hub within
+// seconds, with tab sharing on and off, and the connector says it is retrying. (The hub is absent, so one hub kind.)
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    return port;
+}
+
+describeInChromium(
+    "a hub that is not running, in Chromium",
+    {
+        hubs: DEV_HUB_ONLY,
+        server: {
+            app: { users: [{ id: 1, name: "Ann" }] },
+            channels: { "orders.{id}": (user) => user.id === 1 },
+            pages: { [HARNESS_PAGE]: harnessPage() },
+            distDir: DIST_DIR,
+        },
+    },
+    ({ dev, open }) => {
+        for (const shareAcrossTabs of [true, false]) {
+            it(`names the hub on every channel within 5 s and keeps retrying (shareAcrossTabs: ${String(shareAcrossTabs)})`, async () => {
+                const hub = `http://127.0.0.1:${await closedPort()}/.well-known/mercure`;
+                const page = await open(1);
+                await page.create({ host: hub, authEndpoint: `${dev().url}/broadcasting/auth`, shareAcrossTabs });
+                await page.join({ kind: "public", name: "news", events: [".headline"] }, { kind: "private", name: "orders.1", events: [".shipped"] });
+                const seen = await page.waitFor(
+                    "hub_unreachable on both channels",
+                    (s) => ["news", "private-orders.1"].every((channel) => s.errors.some((error) => error.channel === channel && error.code === "hub_unreachable")),
+                    { timeout: 5_000 },
+                );
+                for (const error of seen.errors.filter((entry) => entry.code === "hub_unreachable")) expect(error.message).toContain(`The hub at ${hub} could not be reached`);
+                expect(seen.statuses.at(-1)).toBe("reconnecting");
+            });
+        }
+    },
+);
