@@ -1,20 +1,11 @@
-import { createServer } from "node:net";
 import { expect, it } from "vitest";
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
 import { describeInChromium, DIST_DIR } from "./support/suite";
 import { DEV_HUB_ONLY } from "../support/hubs";
+import { closedPort } from "../support/ports";
 
 // Issue 30: Laravel answers, the hub is not running. Every channel hears hub_unreachable naming the hub within
 // seconds, with tab sharing on and off, and the connector says it is retrying. (The hub is absent, so one hub kind.)
-
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    return port;
-}
 
 describeInChromium(
     "a hub that is not running, in Chromium",

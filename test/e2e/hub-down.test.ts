@@ -1,5 +1,4 @@
 import { EventSource } from "eventsource";
-import { createServer } from "node:net";
 import { afterEach, expect, it } from "vitest";
 import { MercureEcho } from "../../src/connector/mercure-echo";
 import { cookieJarFetch } from "../../src/dev/cookie-jar";
@@ -7,6 +6,7 @@ import type { DevServer } from "../../src/dev/server";
 import type { MercureError } from "../../src/errors";
 import { startStack } from "./support/stack";
 import { waitFor } from "./support/wait";
+import { closedPort } from "../support/ports";
 
 // Issue 30: Laravel answers, the hub is not running: the channels hear hub_unreachable naming the hub, and the
 // connector goes on retrying (status reconnecting), instead of a bare "interrupted" repeated.
@@ -17,15 +17,6 @@ afterEach(async () => {
     echo?.disconnect();
     await server?.close();
 });
-
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    return port;
-}
 
 it("names a hub that is not running on every channel within seconds, and keeps retrying", async () => {
     server = await startStack();
