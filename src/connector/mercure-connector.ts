@@ -505,10 +505,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                         this.scheduleRetry();
                     }
                 }
-                // Issue 30: a stream interrupted before it ever opened is diagnosed too, so a hub that is down is named;
-                // one that had opened is left to reconnect by itself.
-                const neverOpened = failure === "interrupted" && !stream.hasOpened();
-                if ((failure === "closed" && !reconnectRefused) || neverOpened) void this.diagnoseStream(stream, malformed);
+                // Issue 30: a stream that failed to connect (before it ever opened, or its native reconnect failed too)
+                // is diagnosed as well, so a hub that is down is named; a first interruption reconnects by itself.
+                const unreachable = failure === "interrupted" && stream.failedToConnect();
+                if ((failure === "closed" && !reconnectRefused) || unreachable) void this.diagnoseStream(stream, malformed);
             }),
     };
 

@@ -32,6 +32,9 @@ export class HubStream {
     /** Set when the stream first opens: a later refusal came on a native reconnect, with the cookie it opened with. */
     #opened = false;
 
+    /** Errors since the stream last opened (or since it was created): a second one is a failed native reconnect. */
+    #errors = 0;
+
     /** The underlying EventSource. */
     readonly #source: EventSourceLike;
 
@@ -59,12 +62,14 @@ export class HubStream {
         this.#source = new EventSourceImpl(url, { withCredentials: true });
         this.#source.onopen = () => {
             this.#opened = true;
+            this.#errors = 0;
             if (!this.#retired) handlers.open(this);
         };
         this.#source.onmessage = (event: MessageEvent) => {
             if (!this.#retired) handlers.message(this, event);
         };
         this.#source.onerror = (event: Event) => {
+            this.#errors++;
             if (!this.#retired) handlers.error(this, event, this.isClosed());
         };
         // [spec] laravel-mercure §4.2: subscription events never reach onmessage.
@@ -88,6 +93,14 @@ export class HubStream {
      */
     hasOpened(): boolean {
         return this.#opened;
+    }
+
+    /**
+     * Whether the stream failed to (re)connect: an error before it ever opened, or a second one since it last opened
+     * (its native reconnect failed too).
+     */
+    failedToConnect(): boolean {
+        return this.#errors > (this.#opened ? 1 : 0);
     }
 
     /**

@@ -11,6 +11,8 @@ describeInChromium(
     "a hub that is not running, in Chromium",
     {
         hubs: DEV_HUB_ONLY,
+        // A test that stopped the stack and failed must not leave it down.
+        restartAfterEach: true,
         server: {
             app: { users: [{ id: 1, name: "Ann" }] },
             channels: { "orders.{id}": (user) => user.id === 1 },
@@ -20,6 +22,20 @@ describeInChromium(
     },
     ({ dev, open }) => {
         for (const shareAcrossTabs of [true, false]) {
+            it(`names a hub that went down after the stream opened, and connects again when it is back (shareAcrossTabs: ${String(shareAcrossTabs)})`, async () => {
+                const page = await open(1);
+                await page.create({ shareAcrossTabs });
+                await page.join({ kind: "private", name: "orders.1", events: [".shipped"] });
+                await page.waitForSubscribed(["private-orders.1"]);
+                await dev().stop();
+                const seen = await page.waitFor("hub_unreachable", (s) => s.errors.some((error) => error.code === "hub_unreachable"), { timeout: 10_000 });
+                expect(seen.errors.find((error) => error.code === "hub_unreachable")!.message).toContain(`The hub at ${dev().hubUrl} could not be reached`);
+                expect(seen.statuses.at(-1)).toBe("reconnecting");
+                await dev().restart();
+                await page.waitFor("connected again", (s) => s.status === "connected", { timeout: 20_000 });
+            });
+
+
             it(`names the hub on every channel within 5 s and keeps retrying (shareAcrossTabs: ${String(shareAcrossTabs)})`, async () => {
                 const hub = `http://127.0.0.1:${await closedPort()}/.well-known/mercure`;
                 const page = await open(1);

@@ -31,3 +31,20 @@ it("names a hub that is not running on every channel within seconds, and keeps r
     for (const list of Object.values(errors)) expect(list.find((error) => error.code === "hub_unreachable")!.message).toContain(`The hub at ${hub} could not be reached`);
     expect(echo.connectionStatus()).toBe("reconnecting");
 });
+
+it("names a hub that went down after the stream opened once its reconnect fails too, and connects again when it is back", async () => {
+    server = await startStack();
+    const fetch = cookieJarFetch();
+    expect((await fetch(`${server.url}/dev/login?user=1`, { method: "POST" })).status).toBe(200);
+    echo = new MercureEcho({ host: server.hubUrl, eventSource: EventSource, fetch });
+    const errors: MercureError[] = [];
+    let subscribed = false;
+    echo.private("orders.1").error((error) => errors.push(error)).subscribed(() => (subscribed = true));
+    await waitFor(() => subscribed, "the channel to be subscribed", 15_000);
+    await server.stop();
+    await waitFor(() => errors.some((error) => error.code === "hub_unreachable"), "hub_unreachable", 10_000);
+    expect(errors.find((error) => error.code === "hub_unreachable")!.message).toContain(`The hub at ${server.hubUrl} could not be reached`);
+    expect(echo.connectionStatus()).toBe("reconnecting");
+    await server.restart();
+    await waitFor(() => echo!.connectionStatus() === "connected", "connected again", 15_000);
+});

@@ -97,6 +97,22 @@ describe("a stream that fails for good is diagnosed", () => {
         expect(hub.calls).toHaveLength(0);
     });
 
+    it("names a hub that went down once an open stream's native reconnect failed too, and goes on retrying (issue 30)", async () => {
+        const { h, hub, codes } = await failingHub(() => {
+            throw new TypeError("fetch failed");
+        });
+        h.stream().emitOpen();
+        await settle();
+        h.stream().emitError(false);
+        await settle();
+        expect(hub.calls).toHaveLength(0);
+        h.stream().emitError(false);
+        await settle();
+        expect(hub.calls).toHaveLength(1);
+        expect(codes()).toEqual(["stream_error", "stream_error", "hub_unreachable"]);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+    });
+
     it("names a hub that cannot be reached when the first stream is interrupted before it opened, and goes on retrying (issue 30)", async () => {
         const { h, hub, codes } = await failingHub(() => {
             throw new TypeError("fetch failed");
