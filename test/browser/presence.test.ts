@@ -154,7 +154,8 @@ describeInChromium("presence channels in Chromium (built bundle)", stackOptions(
         expect(await ann.members("room.1")).toEqual(["Ann", "Bob"]);
         expect(await bob.members("room.1")).toEqual(["Ann", "Bob"]);
         // The re-seed happened through a real snapshot each (checked above), and nothing failed.
-        expect([...annSeen.errors, ...bobSeen.errors].filter((error) => error.code !== "stream_error")).toEqual([]);
+        // hub_unreachable is a true report if the hub stayed down past a native reconnect (issue 30's probe).
+        expect([...annSeen.errors, ...bobSeen.errors].filter((error) => error.code !== "stream_error" && error.code !== "hub_unreachable")).toEqual([]);
     });
 
     it("says nothing after a hub restart about a user who comes back only after the others re-seeded", async () => {
@@ -202,7 +203,7 @@ describeInChromium("presence channels in Chromium (built bundle)", stackOptions(
         await quiesce([ann], 1);
         expect(presenceOf(await ann.snapshot(), ROOM)).toEqual(["here Ann", "joining Bob", "leaving Bob"]);
         expect(await ann.members("room.1")).toEqual(["Ann"]);
-        expect(left.errors.filter((error) => error.code !== "stream_error")).toEqual([]);
+        expect(left.errors.filter((error) => error.code !== "stream_error" && error.code !== "hub_unreachable")).toEqual([]);
     });
 });
 
