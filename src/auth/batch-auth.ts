@@ -1,14 +1,18 @@
 import { MAX_CHANNELS, resolveAuthTimeout } from "../connector/options";
 import { authDenied, authFailed, channelLimit, authRejected, authRejectedNewcomer } from "../error-messages";
-import type { MercureError } from "../errors";
+import { MercureError } from "../errors";
 import type { Platform } from "../transport/platform";
 import { requestAuthorization, type AuthResult } from "./auth-client";
+import { credentialHeaders, type CredentialOptions } from "./credentials";
 import type { AuthResponse } from "./auth-response";
 import { interpretBatch, type BatchOutcome } from "./batch-outcome";
 
-/** The connector options the batch auth request reads. */
-export interface BatchAuthOptions {
-    /** The `auth` option: extra headers (Echo writes the CSRF and bearer headers here). */
+/** The connector options the batch auth request reads (the credentials: see {@link credentialHeaders}). */
+export interface BatchAuthOptions extends CredentialOptions {
+    /**
+     * The `auth` option: extra headers (Echo writes the CSRF and bearer headers here). Typed as strings for what reads
+     * it besides the auth request (tab sharing), which a connector with a function among its credentials never uses.
+     */
     readonly auth: { readonly headers: Record<string, string> };
     /** The `authTimeout` option. */
     readonly authTimeout?: unknown;
@@ -59,11 +63,26 @@ export class BatchAuth {
      * transient auth failure when it cannot be had.
      */
     async request(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
+        const result = await this.#send(names, platform, signal);
+        // A 419 is Laravel's CSRF token mismatch (a regenerated session): read the token again and retry the batch once.
+        return result.kind === "rejected" && result.status === 419 ? this.#send(names, platform, signal) : result;
+    }
+
+    /** One auth request with the credentials read now (see {@link BatchAuth.request}). */
+    async #send(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
+        let headers: Record<string, string>;
+        try {
+            headers = await credentialHeaders(this.#options);
+        } catch (cause) {
+            // The function's own error stays the cause, never in the message: it may quote the credential.
+            return { kind: "error", status: null, cause: new MercureError("auth_failed", "a `csrfToken`, `bearerToken` or `auth.headers` function failed", { cause }) };
+        }
+        if (signal.aborted) return { kind: "aborted" };
         const [result, tokenFailure] = await Promise.all([
             platform.authorize?.(names, signal) ??
                 requestAuthorization({
                     endpoint: platform.authEndpoint,
-                    headers: this.#options.auth.headers,
+                    headers,
                     channelNames: names,
                     fetch: platform.fetch,
                     signal,

@@ -2,6 +2,7 @@ import { Connector, type ConnectionStatus } from "laravel-echo";
 import type { AuthResult } from "../auth/auth-client";
 import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
+import { splitCredentials } from "../auth/credentials";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
@@ -189,9 +190,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.resolveEarly();
     }
 
-    /** Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated. */
+    /** Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated; credential functions are kept for each request. */
     protected override setOptions(options: MercureConnectorOptions): void {
-        super.setOptions(cloneHeaderOptions(options) as never);
+        const [forEcho, functions] = splitCredentials(cloneHeaderOptions(options));
+        super.setOptions(forEcho as never);
+        Object.assign(this.options, functions);
     }
 
     /** Resume after `disconnect()`; construction opens nothing (the first joined channel does). */

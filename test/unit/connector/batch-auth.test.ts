@@ -132,7 +132,7 @@ describe("the batch auth request", () => {
 
     it("names the CSRF token and the session on a 419, and the missing login on a 401", async () => {
         for (const [status, message] of [
-            [419, /HTTP 419: CSRF token mismatch or expired session; the request sends window\.Laravel\.csrfToken, the `csrfToken` option or <meta name="csrf-token">/],
+            [419, /HTTP 419: the CSRF token did not match the session, read again and retried once: the session expired or was regenerated; reload the page, or give `csrfToken` as a function/],
             [401, /HTTP 401: no user is logged in\)/],
         ] as const) {
             const h = createHarness();
