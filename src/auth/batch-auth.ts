@@ -45,6 +45,9 @@ export class BatchAuth {
     /** Channels left out of the batch because their auth fails on its own (issue 30), with the status each got. */
     readonly isolated = new Map<string, number>();
 
+    /** The server refused the page's CSRF token once (419): from then on the `XSRF-TOKEN` cookie is read first. */
+    #csrfRefused = false;
+
     /** 5xx answers in a row to batches of several channels. */
     #serverFailures = 0;
 
@@ -64,15 +67,17 @@ export class BatchAuth {
      */
     async request(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
         const result = await this.#send(names, platform, signal);
+        if (result.kind !== "rejected" || result.status !== 419) return result;
         // A 419 is Laravel's CSRF token mismatch (a regenerated session): read the token again and retry the batch once.
-        return result.kind === "rejected" && result.status === 419 ? this.#send(names, platform, signal) : result;
+        this.#csrfRefused = true;
+        return this.#send(names, platform, signal);
     }
 
     /** One auth request with the credentials read now (see {@link BatchAuth.request}). */
     async #send(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
         let headers: Record<string, string>;
         try {
-            headers = await credentialHeaders(this.#options);
+            headers = await credentialHeaders(this.#options, this.#csrfRefused);
         } catch (cause) {
             // The function's own error stays the cause, never in the message: it may quote the credential.
             return { kind: "error", status: null, cause: new MercureError("auth_failed", "a `csrfToken`, `bearerToken` or `auth.headers` function failed", { cause }) };

@@ -44,18 +44,25 @@ export function splitCredentials<T extends Record<string, unknown>>(options: T):
  * The headers of one auth request, every credential read now: the page's CSRF token (`window.Laravel.csrfToken`, the
  * `csrfToken` option, `<meta name="csrf-token">`, in Echo's order) as `X-CSRF-TOKEN`, else Laravel's `XSRF-TOKEN`
  * cookie as `X-XSRF-TOKEN` (URL-decoded, as axios sends it); the `bearerToken` as `Authorization: Bearer`; then every
- * `auth.headers` value, a function called. The CSRF and bearer headers are written into `auth.headers` as Echo writes
- * them at construction, so that what reads that record (tab sharing) sees the current ones. Rejects when a function throws.
+ * `auth.headers` value, a function called. After the server `refused` the page's token (419), the cookie comes before
+ * the global and the meta tag: they are what the page was loaded with, while Laravel sets the cookie on every response,
+ * so it holds a regenerated session's token. The CSRF and bearer headers are written into `auth.headers` as Echo
+ * writes them at construction, so that what reads that record (tab sharing) sees the current ones. Rejects when a
+ * function throws.
  */
-export async function credentialHeaders(options: CredentialOptions): Promise<Record<string, string>> {
+export async function credentialHeaders(options: CredentialOptions, refused = false): Promise<Record<string, string>> {
     const headers = options.auth.headers;
     const { csrfToken } = options;
     const meta = () => page.document?.querySelector?.('meta[name="csrf-token"]')?.getAttribute("content");
+    const cookie = /(?:^|;\s*)XSRF-TOKEN=([^;]*)/.exec(page.document?.cookie ?? "")?.[1];
     // Echo's order (the page's global first), except that a function given as the option is asked first.
     const token = await first(typeof csrfToken === "function" ? [csrfToken, page.Laravel?.csrfToken, meta] : [page.Laravel?.csrfToken, csrfToken, meta]);
-    const cookie = /(?:^|;\s*)XSRF-TOKEN=([^;]*)/.exec(page.document?.cookie ?? "")?.[1];
-    if (token !== null) headers["X-CSRF-TOKEN"] = token;
-    else if (cookie !== undefined && !("X-CSRF-TOKEN" in headers)) headers["X-XSRF-TOKEN"] = safeDecode(cookie);
+    // The cookie: when the page gives no token (and auth.headers none), or after a 419 unless a function gives it.
+    const fromCookie = cookie !== undefined && (token === null ? !("X-CSRF-TOKEN" in headers) : refused && typeof csrfToken !== "function");
+    if (fromCookie) {
+        delete headers["X-CSRF-TOKEN"]; // Laravel reads X-CSRF-TOKEN before X-XSRF-TOKEN.
+        headers["X-XSRF-TOKEN"] = safeDecode(cookie);
+    } else if (token !== null) headers["X-CSRF-TOKEN"] = token;
     const bearer = typeof options.bearerToken === "function" ? await first([options.bearerToken]) : null;
     if (bearer !== null) headers["Authorization"] = "Bearer " + bearer;
     const resolved: Record<string, string> = {};

@@ -144,3 +144,19 @@ describe("a 419 (CSRF token mismatch)", () => {
         withDebug.connector.disconnect();
     });
 });
+
+describe("a 419 for a page whose session was regenerated after it loaded", () => {
+    it("is retried with the XSRF-TOKEN cookie, which Laravel renews on every response, instead of the stale meta tag, and keeps to the cookie", async () => {
+        setMeta("loaded-with");
+        document.cookie = "XSRF-TOKEN=regenerated%2B; path=/";
+        const h = createHarness();
+        h.auth.handler = (names, request) => (request.headers["X-XSRF-TOKEN"] === "regenerated+" && request.headers["X-CSRF-TOKEN"] === undefined ? grant(names) : { status: 419 });
+        h.track(h.connector.privateChannel("inbox"));
+        await h.flush();
+        h.connector.channel("news");
+        await h.flush();
+        expect(h.auth.requests.map((request) => request.headers["X-CSRF-TOKEN"] ?? "xsrf " + request.headers["X-XSRF-TOKEN"])).toEqual(["loaded-with", "xsrf regenerated+", "xsrf regenerated+"]);
+        expect(h.errors).toEqual([]);
+        h.connector.disconnect();
+    });
+});
