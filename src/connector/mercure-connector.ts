@@ -537,7 +537,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Where routed broadcasts go: the joined channels' listeners, and a failed decryption to their `error()` callbacks. */
     private readonly deliveries: RouteTarget = {
-        deliver: (name, event, payload) => this.registry.get(name)?.deliver(event, payload),
+        deliver: (name, event, payload) => {
+            const matched = this.registry.get(name)?.deliver(event, payload);
+            this.log?.("deliver", { channel: name, event, matched }); // The name and whether a listener matched, never the payload.
+        },
         failed: (name, error) => {
             this.log?.("decrypt failed", { channel: name, code: error.code });
             this.settle(() => this.reportEach([name], () => error));
