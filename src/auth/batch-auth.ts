@@ -3,7 +3,8 @@ import { authDenied, authFailed, channelLimit, authRejected, authRejectedNewcome
 import { MercureError } from "../errors";
 import type { Platform } from "../transport/platform";
 import { requestAuthorization, type AuthResult } from "./auth-client";
-import { credentialHeaders, type CredentialOptions } from "./credentials";
+import { dynamicCredentials, type CredentialOptions } from "./credential-options";
+import { loadCredentials } from "./load-credentials";
 import type { AuthResponse } from "./auth-response";
 import { interpretBatch, type BatchOutcome } from "./batch-outcome";
 
@@ -75,14 +76,16 @@ export class BatchAuth {
 
     /** One auth request with the credentials read now (see {@link BatchAuth.request}). */
     async #send(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
-        let headers: Record<string, string>;
-        try {
-            headers = await credentialHeaders(this.#options, this.#csrfRefused);
-        } catch (cause) {
-            // The function's own error stays the cause, never in the message: it may quote the credential.
-            return { kind: "error", status: null, cause: new MercureError("auth_failed", "a `csrfToken`, `bearerToken` or `auth.headers` function failed", { cause }) };
+        let headers = this.#options.auth.headers;
+        if (dynamicCredentials(this.#options, this.#csrfRefused)) {
+            try {
+                headers = await (await loadCredentials()).credentialHeaders(this.#options, this.#csrfRefused);
+            } catch (cause) {
+                // The function's own error stays the cause, never in the message: it may quote the credential.
+                return { kind: "error", status: null, cause: new MercureError("auth_failed", "a credential function failed, or its code did not load", { cause }) };
+            }
+            if (signal.aborted) return { kind: "aborted" };
         }
-        if (signal.aborted) return { kind: "aborted" };
         const [result, tokenFailure] = await Promise.all([
             platform.authorize?.(names, signal) ??
                 requestAuthorization({

@@ -1,44 +1,15 @@
-/**
- * A credential option (`csrfToken`, `bearerToken`): a string, or a function giving one (synchronously or as a
- * promise) that is called before every auth request, so that a login, a rotated JWT or a regenerated session is sent
- * as it is now; null (or a function giving null or an empty string) for none.
+import type { CredentialOptions } from "./credential-options";
+
+/*
+ * The credentials of an auth request read at the request (a lazily loaded chunk, see `./load-credentials`): reached
+ * only when `dynamicCredentials()` says so (a credential function, a 419, an `XSRF-TOKEN` cookie without a page token).
  */
-export type CredentialOption = string | null | (() => string | null | undefined | Promise<string | null | undefined>);
-
-/** A value of `auth.headers`: a string, or a function giving one (synchronously or as a promise), called before every auth request. */
-export type HeaderOption = string | (() => string | Promise<string>);
-
-/** The connector options the auth request's credentials are read from, at each request. */
-export interface CredentialOptions {
-    /** The `auth` option: extra headers; the connector keeps the page's CSRF token and the `bearerToken` here. */
-    readonly auth: { readonly headers: Record<string, HeaderOption> };
-    /** The `csrfToken` option. */
-    readonly csrfToken?: unknown;
-    /** The `bearerToken` option. */
-    readonly bearerToken?: unknown;
-}
 
 /** The page's globals the CSRF token is read from (absent outside a browser). */
 const page = globalThis as {
     Laravel?: { csrfToken?: unknown };
     document?: { querySelector?(selector: string): { getAttribute(name: string): string | null } | null; cookie?: string };
 };
-
-/**
- * Split `options` for Echo's `setOptions()`, which writes `csrfToken` and `bearerToken` into `auth.headers` once, as
- * strings (a function would be sent as its source text): the options Echo gets (function credentials as null), and
- * what to put back afterwards (the functions, and `shareAcrossTabs: false` when any credential is a function: tabs
- * share by the value of their credentials, which a function gives only at a request).
- */
-export function splitCredentials<T extends Record<string, unknown>>(options: T): [forEcho: T, functions: Record<string, unknown>] {
-    const { csrfToken, bearerToken } = options;
-    const functions: Record<string, unknown> = {};
-    if (typeof csrfToken === "function") functions["csrfToken"] = csrfToken;
-    if (typeof bearerToken === "function") functions["bearerToken"] = bearerToken;
-    const headers = (options["auth"] as { headers?: Record<string, unknown> } | undefined)?.headers ?? {};
-    if (functions["csrfToken"] ?? functions["bearerToken"] ?? Object.values(headers).find((value) => typeof value === "function")) functions["shareAcrossTabs"] = false;
-    return [{ ...options, ...("csrfToken" in functions ? { csrfToken: null } : {}), ...("bearerToken" in functions ? { bearerToken: null } : {}) }, functions];
-}
 
 /**
  * The headers of one auth request, every credential read now: the page's CSRF token (`window.Laravel.csrfToken`, the
@@ -57,14 +28,19 @@ export async function credentialHeaders(options: CredentialOptions, refused = fa
     const cookie = /(?:^|;\s*)XSRF-TOKEN=([^;]*)/.exec(page.document?.cookie ?? "")?.[1];
     // Echo's order (the page's global first), except that a function given as the option is asked first.
     const token = await first(typeof csrfToken === "function" ? [csrfToken, page.Laravel?.csrfToken, meta] : [page.Laravel?.csrfToken, csrfToken, meta]);
+    if (typeof headers["X-CSRF-TOKEN"] === "function" && token === null) delete headers["X-CSRF-TOKEN"]; // Echo wrote the function.
     // The cookie: when the page gives no token (and auth.headers none), or after a 419 unless a function gives it.
     const fromCookie = cookie !== undefined && (token === null ? !("X-CSRF-TOKEN" in headers) : refused && typeof csrfToken !== "function");
     if (fromCookie) {
         delete headers["X-CSRF-TOKEN"]; // Laravel reads X-CSRF-TOKEN before X-XSRF-TOKEN.
         headers["X-XSRF-TOKEN"] = safeDecode(cookie);
     } else if (token !== null) headers["X-CSRF-TOKEN"] = token;
-    const bearer = typeof options.bearerToken === "function" ? await first([options.bearerToken]) : null;
-    if (bearer !== null) headers["Authorization"] = "Bearer " + bearer;
+    // Echo wrote a function credential at construction as text (or the function itself): replaced by its value, or removed.
+    if (typeof options.bearerToken === "function") {
+        const bearer = await first([options.bearerToken]);
+        if (bearer === null) delete headers["Authorization"];
+        else headers["Authorization"] = "Bearer " + bearer;
+    }
     const resolved: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) resolved[name] = typeof value === "function" ? String(await value()) : value;
     return resolved;

@@ -160,7 +160,7 @@ export class MercureChannel extends Channel {
         const heard = this.listeners.has(event) || this.anyListeners.length > 0;
         if (!heard && this.listeners.size > 0 && !(this.unheard ??= new Set()).has(event)) {
             this.unheard.add(event);
-            console.warn(`laravel-echo-mercure: channel "${this.name}" got event "${event}" but no listener matches it: listen(".${event}") takes a name as broadcast (broadcastAs() needs the dot), and a name without the dot gets the namespace option (${this.rawNamespace || "none"}).`);
+            console.warn(`laravel-echo-mercure: no listener on "${this.name}" for "${event}"; a broadcastAs() name needs a dot: listen(".${event}"), or see the namespace option`);
         }
         for (const callback of this.listeners.get(event) ?? []) {
             // The hot path of every broadcast: no closure and no label unless the callback throws.

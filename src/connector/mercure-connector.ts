@@ -2,7 +2,7 @@ import { Connector, type ConnectionStatus } from "laravel-echo";
 import type { AuthResult } from "../auth/auth-client";
 import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
-import { splitCredentials } from "../auth/credentials";
+import { hasFunction } from "../auth/credential-options";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
@@ -190,11 +190,13 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.resolveEarly();
     }
 
-    /** Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated; credential functions are kept for each request. */
+    /**
+     * Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated. A credential given as a
+     * function is read at each request (auth/credentials.ts overwrites what Echo writes for it) and keeps the tab alone.
+     */
     protected override setOptions(options: MercureConnectorOptions): void {
-        const [forEcho, functions] = splitCredentials(cloneHeaderOptions(options));
-        super.setOptions(forEcho as never);
-        Object.assign(this.options, functions);
+        super.setOptions(cloneHeaderOptions(options) as never);
+        if (hasFunction(this.options)) this.options["shareAcrossTabs"] = false;
     }
 
     /** Resume after `disconnect()`; construction opens nothing (the first joined channel does). */

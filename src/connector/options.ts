@@ -1,6 +1,6 @@
 import { DEFAULT_HUB_TIMEOUTS, type HubTimeouts } from "../auth/cookie-refresh";
 import { isRecord } from "../json";
-import type { CredentialOption, HeaderOption } from "../auth/credentials";
+import type { CredentialOption, HeaderOption } from "../auth/credential-options";
 import type { HubTokenOption } from "../auth/hub-token";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 import type { DebugLogger } from "./debug-log";

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { splitCredentials } from "../../../src/auth/credentials";
 import { grant } from "../../fakes/fake-auth-server";
-import { createHarness, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { createHarness, settleLoads, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 /*
  * Issue 33, "Credentials that change while the page lives": `bearerToken`, `csrfToken` and each `auth.headers` value
@@ -35,10 +34,10 @@ describe("credential functions", () => {
             auth: { headers: { "X-Tenant": () => `tenant-of-${user}`, "X-Static": "kept" } },
         });
         h.connector.channel("news");
-        await h.flush();
+        await settleLoads();
         user = "bob";
         h.connector.privateChannel("inbox");
-        await h.flush();
+        await settleLoads();
         const sent = h.auth.requests.map((request) => [request.headers["Authorization"], request.headers["X-CSRF-TOKEN"], request.headers["X-Tenant"], request.headers["X-Static"]]);
         expect(sent).toEqual([
             ["Bearer jwt-of-ann", "csrf-of-ann", "tenant-of-ann", "kept"],
@@ -50,24 +49,34 @@ describe("credential functions", () => {
     it("keep strings working as Echo writes them", async () => {
         const h = createHarness({ bearerToken: "abc", csrfToken: "def" });
         h.connector.channel("news");
-        await h.flush();
+        await settleLoads();
         expect(h.auth.requests[0]!.headers).toMatchObject({ Authorization: "Bearer abc", "X-CSRF-TOKEN": "def" });
         h.connector.disconnect();
     });
 
     it("make the connector run alone instead of sharing tabs by a value it cannot know before a request", () => {
-        expect(splitCredentials({ bearerToken: () => "x" })).toEqual([{ bearerToken: null }, { bearerToken: expect.any(Function), shareAcrossTabs: false }]);
-        expect(splitCredentials({ auth: { headers: { "X-Tenant": () => "t" } } })[1]).toEqual({ shareAcrossTabs: false });
-        expect(splitCredentials({ bearerToken: "x", csrfToken: null })).toEqual([{ bearerToken: "x", csrfToken: null }, {}]);
+        const share = (options: Parameters<typeof createHarness>[0]) => createHarness(options).connector.options["shareAcrossTabs"];
+        expect(share({ bearerToken: () => "x" })).toBe(false);
+        expect(share({ csrfToken: async () => "x" })).toBe(false);
+        expect(share({ auth: { headers: { "X-Tenant": () => "t" } } })).toBe(false);
+        expect(share({ bearerToken: "x", auth: { headers: { "X-Tenant": "t" } } })).toBeUndefined();
     });
 
-    it("that throw fail the batch transiently, the message naming the option and never what it threw", async () => {
+    it("that give nothing send no header, not Echo's text of the function", async () => {
+        const h = createHarness({ bearerToken: () => null, csrfToken: () => undefined });
+        h.connector.channel("news");
+        await settleLoads();
+        expect(Object.keys(h.auth.requests[0]!.headers)).toEqual(["Content-Type", "Accept"]);
+        h.connector.disconnect();
+    });
+
+    it("that throw fail the batch transiently, the message never quoting what they threw", async () => {
         const h = createHarness({ bearerToken: () => Promise.reject(new Error("token secret-123 expired")) });
         h.track(h.connector.channel("news"));
-        await h.flush();
+        await settleLoads();
         expect(h.auth.requests).toHaveLength(0);
         expect(h.errors.map((entry) => entry.error.code)).toEqual(["auth_failed"]);
-        expect(h.errors[0]!.error.message).toContain("`bearerToken`");
+        expect(h.errors[0]!.error.message).toContain("a credential function failed");
         expect(h.errors[0]!.error.message).not.toContain("secret-123");
         expect(h.connector.connectionStatus()).toBe("reconnecting");
         h.connector.disconnect();
@@ -75,15 +84,18 @@ describe("credential functions", () => {
 });
 
 describe("the page's CSRF token, read at each request", () => {
-    it("follows <meta name=\"csrf-token\"> when it changes", async () => {
+    it("re-reads <meta name=\"csrf-token\"> after a 419 (as Echo wrote it until then)", async () => {
         setMeta("first");
         const h = createHarness();
-        h.connector.channel("news");
-        await h.flush();
-        setMeta("second");
-        h.connector.channel("other");
-        await h.flush();
+        h.auth.handler = (names, request) => {
+            if (request.headers["X-CSRF-TOKEN"] === "second") return grant(names);
+            setMeta("second"); // A page that renews its meta tag itself (a Livewire or Turbo navigation, say).
+            return { status: 419 };
+        };
+        h.track(h.connector.channel("news"));
+        await settleLoads();
         expect(h.auth.requests.map((request) => request.headers["X-CSRF-TOKEN"])).toEqual(["first", "second"]);
+        expect(h.errors).toEqual([]);
         h.connector.disconnect();
     });
 
@@ -91,7 +103,7 @@ describe("the page's CSRF token, read at each request", () => {
         document.cookie = "XSRF-TOKEN=eyJpdiI6IkFCQyJ9%3D%3D; path=/";
         const h = createHarness();
         h.connector.channel("news");
-        await h.flush();
+        await settleLoads();
         expect(h.auth.requests[0]!.headers["X-XSRF-TOKEN"]).toBe("eyJpdiI6IkFCQyJ9==");
         expect(h.auth.requests[0]!.headers["X-CSRF-TOKEN"]).toBeUndefined();
         h.connector.disconnect();
@@ -108,7 +120,7 @@ describe("a 419 (CSRF token mismatch)", () => {
             return { status: 419, body: { message: "CSRF token mismatch." } };
         };
         h.track(h.connector.privateChannel("inbox"));
-        await h.flush();
+        await settleLoads();
         expect(h.auth.requests.map((request) => request.headers["X-CSRF-TOKEN"])).toEqual(["stale", "fresh"]);
         expect(h.errors).toEqual([]);
         expect(h.EventSource.instances).toHaveLength(1);
@@ -123,7 +135,7 @@ describe("a 419 (CSRF token mismatch)", () => {
             harness.auth.handler = () => ({ status: 419, body: { message: "CSRF token mismatch." } });
             harness.track(harness.connector.privateChannel("inbox"));
             harness.track(harness.connector.channel("news"));
-            await harness.flush();
+            await settleLoads();
         }
         expect(h.auth.requests).toHaveLength(2);
         expect(h.errors.map((entry) => [entry.channel, entry.error.code])).toEqual([
@@ -152,9 +164,9 @@ describe("a 419 for a page whose session was regenerated after it loaded", () =>
         const h = createHarness();
         h.auth.handler = (names, request) => (request.headers["X-XSRF-TOKEN"] === "regenerated+" && request.headers["X-CSRF-TOKEN"] === undefined ? grant(names) : { status: 419 });
         h.track(h.connector.privateChannel("inbox"));
-        await h.flush();
+        await settleLoads();
         h.connector.channel("news");
-        await h.flush();
+        await settleLoads();
         expect(h.auth.requests.map((request) => request.headers["X-CSRF-TOKEN"] ?? "xsrf " + request.headers["X-XSRF-TOKEN"])).toEqual(["loaded-with", "xsrf regenerated+", "xsrf regenerated+"]);
         expect(h.errors).toEqual([]);
         h.connector.disconnect();

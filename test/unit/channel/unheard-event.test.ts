@@ -22,7 +22,7 @@ afterEach(() => {
 const warnings = () => warned.mock.calls.map((call: unknown[]) => String(call[0]));
 
 describe("an event no listener matches", () => {
-    it("is warned about once per channel and name, naming the leading dot and the namespace, never the payload", () => {
+    it("is warned about once per channel and name, naming the leading dot and the namespace option, never the payload", () => {
         const orders = new MercureChannel("orders", { namespace: "App.Events" } as never);
         const other = new MercureChannel("other", { namespace: "App.Events" } as never);
         const got: unknown[] = [];
@@ -34,8 +34,8 @@ describe("an event no listener matches", () => {
         expect(other.deliver("order.shipped", {})).toBe(false);
         expect(got).toEqual([]);
         expect(warnings()).toEqual([
-            'laravel-echo-mercure: channel "orders" got event "order.shipped" but no listener matches it: listen(".order.shipped") takes a name as broadcast (broadcastAs() needs the dot), and a name without the dot gets the namespace option (App\\Events).',
-            expect.stringContaining('channel "other" got event "order.shipped"'),
+            'laravel-echo-mercure: no listener on "orders" for "order.shipped"; a broadcastAs() name needs a dot: listen(".order.shipped"), or see the namespace option',
+            expect.stringContaining('no listener on "other" for "order.shipped"'),
         ]);
         expect(warnings().join()).not.toContain("s3cr3t");
     });

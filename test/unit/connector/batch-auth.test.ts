@@ -139,7 +139,7 @@ describe("the batch auth request", () => {
             h.auth.handler = () => ({ status, body: { message: "nope" }, headers: { "content-type": "application/json" } });
             const errors: MercureError[] = [];
             h.connector.privateChannel("orders.1").error((error: MercureError) => errors.push(error));
-            await h.flush();
+            await settleLoads(); // A 419 is retried once, with the credentials chunk reading the token again.
             expect(errors.map((error) => [error.code, error.status])).toEqual([["auth_rejected", status]]);
             expect(errors[0]!.message).toMatch(message);
         }
