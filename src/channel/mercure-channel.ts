@@ -1,6 +1,10 @@
 import { Channel, EventFormatter } from "laravel-echo";
 import { whisperOnPublicChannel } from "../error-messages";
 import { describeCause, MercureError } from "../errors";
+import { lazyChunk } from "../lazy-chunk";
+
+/** The warning for an event no listener matched, loaded at its first use (see `./unheard-event`). */
+const loadUnheardEvent = lazyChunk(() => import("./unheard-event"));
 
 /** The prefix of client events (whispers) on the wire and in listener keys (laravel-mercure §4.6). */
 const CLIENT_EVENT_PREFIX = "client-";
@@ -160,7 +164,8 @@ export class MercureChannel extends Channel {
         const heard = this.listeners.has(event) || this.anyListeners.length > 0;
         if (!heard && this.listeners.size > 0 && !(this.unheard ??= new Set()).has(event)) {
             this.unheard.add(event);
-            console.warn(`laravel-echo-mercure: no listener on "${this.name}" for "${event}"; a broadcastAs() name needs a dot: listen(".${event}"), or see the namespace option`);
+            // The text is a lazy chunk; a failed load only loses the warning.
+            loadUnheardEvent().then((module) => module.warnUnheard(this.name, event), () => undefined);
         }
         for (const callback of this.listeners.get(event) ?? []) {
             // The hot path of every broadcast: no closure and no label unless the callback throws.

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MercureChannel } from "../../../src/channel/mercure-channel";
-import { createHarness, envelope, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { createHarness, envelope, settleLoads, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 /*
  * Issue 33, "My listener never fires": an event that arrives on a channel with listeners, but none for its name, is
@@ -22,7 +22,7 @@ afterEach(() => {
 const warnings = () => warned.mock.calls.map((call: unknown[]) => String(call[0]));
 
 describe("an event no listener matches", () => {
-    it("is warned about once per channel and name, naming the leading dot and the namespace option, never the payload", () => {
+    it("is warned about once per channel and name, naming the leading dot and the namespace option, never the payload", async () => {
         const orders = new MercureChannel("orders", { namespace: "App.Events" } as never);
         const other = new MercureChannel("other", { namespace: "App.Events" } as never);
         const got: unknown[] = [];
@@ -33,6 +33,7 @@ describe("an event no listener matches", () => {
         expect(orders.deliver("order.shipped", { secret: "s3cr3t" })).toBe(false);
         expect(other.deliver("order.shipped", {})).toBe(false);
         expect(got).toEqual([]);
+        await settleLoads(); // The warning's text is a lazy chunk.
         expect(warnings()).toEqual([
             'laravel-echo-mercure: no listener on "orders" for "order.shipped"; a broadcastAs() name needs a dot: listen(".order.shipped"), or see the namespace option',
             expect.stringContaining('no listener on "other" for "order.shipped"'),
@@ -40,13 +41,14 @@ describe("an event no listener matches", () => {
         expect(warnings().join()).not.toContain("s3cr3t");
     });
 
-    it("is not warned about on a channel without listeners, with a listenToAll() callback, or when a listener matches", () => {
+    it("is not warned about on a channel without listeners, with a listenToAll() callback, or when a listener matches", async () => {
         const bare = new MercureChannel("bare", { namespace: "App.Events" } as never);
         const all = new MercureChannel("all", { namespace: "App.Events" } as never).listen(".a", () => undefined).listenToAll(() => undefined);
         const matched = new MercureChannel("matched", { namespace: false } as never).listen("OrderShipped", () => undefined);
         expect(bare.deliver("x", {})).toBe(false);
         expect(all.deliver("x", {})).toBe(true);
         expect(matched.deliver("OrderShipped", {})).toBe(true);
+        await settleLoads();
         expect(warnings()).toEqual([]);
     });
 });
@@ -60,7 +62,7 @@ describe("the debug log", () => {
         h.stream().emitOpen();
         h.stream().emitMessage(envelope(["news"], "App\\Events\\OrderShipped", { secret: "s3cr3t" }), "1");
         h.stream().emitMessage(envelope(["news"], "order.shipped", { secret: "s3cr3t" }), "2");
-        await h.flush();
+        await settleLoads();
         expect(logged.filter(([step]) => step === "deliver").map(([, detail]) => detail)).toEqual([
             { channel: "news", event: "App\\Events\\OrderShipped", matched: true },
             { channel: "news", event: "order.shipped", matched: false },
