@@ -28,7 +28,7 @@ function rejection(status: number, detail: string | undefined): string {
         detail !== undefined
             ? `: ${detail}; is the user logged in, or do the broadcasting routes sit behind middleware that redirects?`
             : status === 419
-              ? `: CSRF token mismatch or expired session; the request sends window.Laravel.csrfToken, the \`csrfToken\` option or <meta name="csrf-token">`
+              ? ": the CSRF token did not match the session, read again and retried once: the session expired or was regenerated; reload the page, or give `csrfToken` as a function returning the current token"
               : status === 401
                 ? ": no user is logged in"
                 : ""

@@ -1,14 +1,19 @@
 import { MAX_CHANNELS, resolveAuthTimeout } from "../connector/options";
 import { authDenied, authFailed, channelLimit, authRejected, authRejectedNewcomer } from "../error-messages";
-import type { MercureError } from "../errors";
+import { MercureError } from "../errors";
 import type { Platform } from "../transport/platform";
 import { requestAuthorization, type AuthResult } from "./auth-client";
+import { dynamicCredentials, type CredentialOptions } from "./credential-options";
+import { loadCredentials } from "./load-credentials";
 import type { AuthResponse } from "./auth-response";
 import { interpretBatch, type BatchOutcome } from "./batch-outcome";
 
-/** The connector options the batch auth request reads. */
-export interface BatchAuthOptions {
-    /** The `auth` option: extra headers (Echo writes the CSRF and bearer headers here). */
+/** The connector options the batch auth request reads (the credentials: see {@link credentialHeaders}). */
+export interface BatchAuthOptions extends CredentialOptions {
+    /**
+     * The `auth` option: extra headers (Echo writes the CSRF and bearer headers here). Typed as strings for what reads
+     * it besides the auth request (tab sharing), which a connector with a function among its credentials never uses.
+     */
     readonly auth: { readonly headers: Record<string, string> };
     /** The `authTimeout` option. */
     readonly authTimeout?: unknown;
@@ -41,6 +46,9 @@ export class BatchAuth {
     /** Channels left out of the batch because their auth fails on its own (issue 30), with the status each got. */
     readonly isolated = new Map<string, number>();
 
+    /** The server refused the page's CSRF token once (419): from then on the `XSRF-TOKEN` cookie is read first. */
+    #csrfRefused = false;
+
     /** 5xx answers in a row to batches of several channels. */
     #serverFailures = 0;
 
@@ -59,11 +67,30 @@ export class BatchAuth {
      * transient auth failure when it cannot be had.
      */
     async request(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
+        const result = await this.#send(names, platform, signal);
+        if (result.kind !== "rejected" || result.status !== 419) return result;
+        // A 419 is Laravel's CSRF token mismatch (a regenerated session): read the token again and retry the batch once.
+        this.#csrfRefused = true;
+        return this.#send(names, platform, signal);
+    }
+
+    /** One auth request with the credentials read now (see {@link BatchAuth.request}). */
+    async #send(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
+        let headers = this.#options.auth.headers;
+        if (dynamicCredentials(this.#options, this.#csrfRefused)) {
+            try {
+                headers = await (await loadCredentials()).credentialHeaders(this.#options, this.#csrfRefused);
+            } catch (cause) {
+                // The function's own error stays the cause, never in the message: it may quote the credential.
+                return { kind: "error", status: null, cause: new MercureError("auth_failed", "a credential function failed, or its code did not load", { cause }) };
+            }
+            if (signal.aborted) return { kind: "aborted" };
+        }
         const [result, tokenFailure] = await Promise.all([
             platform.authorize?.(names, signal) ??
                 requestAuthorization({
                     endpoint: platform.authEndpoint,
-                    headers: this.#options.auth.headers,
+                    headers,
                     channelNames: names,
                     fetch: platform.fetch,
                     signal,

@@ -37,7 +37,8 @@ export function interpretBatch(
         }
         case "rejected": {
             // [spec] laravel-mercure §2.8: older servers deny all-or-nothing; the newly joined are the suspects.
-            const newcomers = names.filter((name) => previous?.has(name) !== true);
+            // A 419 (CSRF token mismatch, retried once already) is the session's, never a newcomer's: no channel is left for it.
+            const newcomers = result.status === 419 ? [] : names.filter((name) => previous?.has(name) !== true);
             const { status, detail } = result;
             const rest = detail === undefined ? {} : { detail };
             return newcomers.length > 0 ? { kind: "newcomers_rejected", status, newcomers, ...rest } : { kind: "rejected", status, ...rest };

@@ -27,13 +27,19 @@ export function earliestHubClose(expiresIn: number | null, hub: HubTimeouts): nu
 }
 
 /**
+ * The shortest time between an auth and the renewal that follows it, on every path (the timer, the wall-clock check,
+ * a stream that opens after the credential reads as expired), so that a tiny or misread lifetime (a tiny `expires_in`,
+ * a token whose `exp` is behind the page's clock) cannot make the connector renew in a loop (issue 29).
+ */
+export const MIN_RENEWAL_DELAY = 5_000;
+
+/**
  * When to renew the cookie and replace the stream, in milliseconds after the auth: 10 % (at least 1 s)
- * before {@link earliestHubClose}, leaving time for the auth request and the open; never sooner than 5 s;
- * `Infinity` when the hub never ends the stream.
+ * before {@link earliestHubClose}, leaving time for the auth request and the open; never sooner than
+ * {@link MIN_RENEWAL_DELAY}; `Infinity` when the hub never ends the stream.
  */
 export function renewalDelay(expiresIn: number | null, hub: HubTimeouts): number {
-    /** The shortest delay before a renewal, so that a tiny `expires_in` cannot make the connector loop. */
-    const minDelay = 5_000;
+    const minDelay = MIN_RENEWAL_DELAY;
     /** The smallest head start a renewal takes on the hub's earliest close, for the auth request and the open. */
     const minMargin = 1_000;
     const earliest = earliestHubClose(expiresIn, hub);
@@ -103,11 +109,15 @@ export class CookieRefreshTimer {
     }
 
     /**
-     * Whether the cookie of the last auth has expired by the wall clock.
+     * Whether the cookie of the last auth has expired by the wall clock, counted only from {@link MIN_RENEWAL_DELAY}
+     * after its auth: a lifetime shorter than that cannot be renewed sooner (the renewal is armed at the floor), and
+     * reading it as expired at once would renew at every open, as fast as the hub answers (issue 29).
      */
     isExpired(): boolean {
         const cookie = this.#cookie;
-        return cookie !== null && cookie.expiresIn !== null && Date.now() - cookie.requestedAt >= cookie.expiresIn * 1_000;
+        if (cookie === null || cookie.expiresIn === null) return false;
+        const age = Date.now() - cookie.requestedAt;
+        return age >= MIN_RENEWAL_DELAY && age >= cookie.expiresIn * 1_000;
     }
 
     /**

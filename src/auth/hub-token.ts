@@ -26,15 +26,35 @@ const REUSE_SHARE = 1 / 3;
  * does that); null when the token is not a JWT or has no numeric `exp`.
  */
 export function tokenExpiry(token: string): number | null {
+    return tokenTimes(token)?.exp ?? null;
+}
+
+/** A JWT's `exp` and `iat` (seconds, the issuer's clock; `iat` null when absent), or null without a numeric `exp`. */
+function tokenTimes(token: string): { exp: number; iat: number | null } | null {
     const payload = token.split(".")[1];
     if (payload === undefined) return null;
     try {
         const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(payload.length / 4) * 4, "="));
-        const exp: unknown = (JSON.parse(json) as { exp?: unknown }).exp;
-        return typeof exp === "number" && Number.isFinite(exp) ? exp : null;
+        const { exp, iat } = JSON.parse(json) as { exp?: unknown; iat?: unknown };
+        const time = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+        return time(exp) ? { exp, iat: time(iat) ? iat : null } : null;
     } catch {
         return null;
     }
+}
+
+/**
+ * How long a token received at `receivedAt` (the page's clock, ms) lives, in ms, on the page's own clock; null when
+ * unknown. `exp` and `iat` are both read on the issuer's clock, so `exp − iat` holds whatever the page's clock says
+ * (one a few minutes fast reads a fresh token's `exp` as past: issue 29). Without `iat`, `exp` is compared with the
+ * page's clock, and a token that reads as already expired there has an unknown life: the hub judges it (a 401 asks
+ * for a new one, with backoff).
+ */
+export function tokenLifetime(token: string, receivedAt: number): number | null {
+    const times = tokenTimes(token);
+    if (times === null) return null;
+    const life = times.iat !== null && times.exp > times.iat ? (times.exp - times.iat) * 1_000 : times.exp * 1_000 - receivedAt;
+    return life > 0 ? life : null;
 }
 
 /**
@@ -46,7 +66,10 @@ export function tokenExpiry(token: string): number | null {
  * {@link HubTokenSource.lifetime}, so the replacement stream asks for a new token before the old one expires.
  */
 export class HubTokenSource {
-    /** The last token obtained, when (wall clock, ms), when it expires, and whether the hub refused it (401); null before the first. */
+    /**
+     * The last token obtained, when (the page's clock, ms), when it expires on the page's clock (received + its
+     * lifetime, see {@link tokenLifetime}; null when unknown), and whether the hub refused it (401); null before the first.
+     */
     private token: { value: string; obtainedAt: number; expiresAt: number | null; refused: boolean } | null = null;
 
     /** The call of the `hubToken` function in flight, shared by every asker. */
@@ -114,8 +137,9 @@ export class HubTokenSource {
         if (typeof value !== "string" || !/^[A-Za-z0-9\-._~+/]+=*$/.test(value)) {
             throw new MercureError("invalid_option", "`hubToken` must give a bare subscriber JWT (no `Bearer `, no spaces).");
         }
-        const exp = tokenExpiry(value);
-        this.token = { value, obtainedAt: Date.now(), expiresAt: exp === null ? null : exp * 1_000, refused: false };
+        const obtainedAt = Date.now();
+        const life = tokenLifetime(value, obtainedAt);
+        this.token = { value, obtainedAt, expiresAt: life === null ? null : obtainedAt + life, refused: false };
         return value;
     }
 }

@@ -1,6 +1,10 @@
 import { Channel, EventFormatter } from "laravel-echo";
 import { whisperOnPublicChannel } from "../error-messages";
 import { describeCause, MercureError } from "../errors";
+import { lazyChunk } from "../lazy-chunk";
+
+/** The warning for an event no listener matched, loaded at its first use (see `./unheard-event`). */
+const loadUnheardEvent = lazyChunk(() => import("./unheard-event"));
 
 /** The prefix of client events (whispers) on the wire and in listener keys (laravel-mercure §4.6). */
 const CLIENT_EVENT_PREFIX = "client-";
@@ -77,6 +81,9 @@ export class MercureChannel extends Channel {
     /** Whether the current connection carries this channel (reset when the connection is lost). */
     private isSubscribed = false;
 
+    /** Event names that arrived with no listener while others had listeners, each warned about once (bounded by the names the app broadcasts). */
+    private unheard?: Set<string>;
+
     /**
      * Create a channel; the connector does this, through `channel()` / `privateChannel()`.
      */
@@ -147,11 +154,19 @@ export class MercureChannel extends Channel {
     }
 
     /**
-     * Hand a broadcast to the listeners of `event` (a raw envelope event name) and to `listenToAll()` ones.
+     * Hand a broadcast to the listeners of `event` (a raw envelope event name) and to `listenToAll()` ones; returns
+     * whether any listened. When none did though the channel has listeners, warns once per event name with the likely
+     * fix ("my listener never fires"), never with the payload.
      *
      * @internal
      */
-    deliver(event: string, payload: unknown): void {
+    deliver(event: string, payload: unknown): boolean {
+        const heard = this.listeners.has(event) || this.anyListeners.length > 0;
+        if (!heard && this.listeners.size > 0 && !(this.unheard ??= new Set()).has(event)) {
+            this.unheard.add(event);
+            // The text is a lazy chunk; a failed load only loses the warning.
+            loadUnheardEvent().then((module) => module.warnUnheard(this.name, event), () => undefined);
+        }
         for (const callback of this.listeners.get(event) ?? []) {
             // The hot path of every broadcast: no closure and no label unless the callback throws.
             try {
@@ -160,13 +175,14 @@ export class MercureChannel extends Channel {
                 this.callbackFailed(`listen("${event}")`, cause);
             }
         }
-        if (this.anyListeners.length === 0) return;
+        if (this.anyListeners.length === 0) return heard;
         // The raw event name in the form `listen()` takes, as Echo's Pusher channel does for listenToAll.
         const namespace = this.rawNamespace;
         const name = namespace !== "" && event.startsWith(namespace + "\\") ? event.slice(namespace.length + 1) : "." + event;
         for (const callback of [...this.anyListeners]) {
             this.invoke("listenToAll()", () => callback(name, payload));
         }
+        return heard;
     }
 
     /**

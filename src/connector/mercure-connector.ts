@@ -2,6 +2,7 @@ import { Connector, type ConnectionStatus } from "laravel-echo";
 import type { AuthResult } from "../auth/auth-client";
 import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
+import { hasFunction } from "../auth/credential-options";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
@@ -189,9 +190,13 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.resolveEarly();
     }
 
-    /** Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated. */
+    /**
+     * Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated. A credential given as a
+     * function is read at each request (auth/credentials.ts overwrites what Echo writes for it) and keeps the tab alone.
+     */
     protected override setOptions(options: MercureConnectorOptions): void {
         super.setOptions(cloneHeaderOptions(options) as never);
+        if (hasFunction(this.options)) this.options["shareAcrossTabs"] = false;
     }
 
     /** Resume after `disconnect()`; construction opens nothing (the first joined channel does). */
@@ -534,7 +539,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Where routed broadcasts go: the joined channels' listeners, and a failed decryption to their `error()` callbacks. */
     private readonly deliveries: RouteTarget = {
-        deliver: (name, event, payload) => this.registry.get(name)?.deliver(event, payload),
+        deliver: (name, event, payload) => {
+            const matched = this.registry.get(name)?.deliver(event, payload);
+            this.log?.("deliver", { channel: name, event, matched }); // The name and whether a listener matched, never the payload.
+        },
         failed: (name, error) => {
             this.log?.("decrypt failed", { channel: name, code: error.code });
             this.settle(() => this.reportEach([name], () => error));

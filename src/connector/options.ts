@@ -1,5 +1,6 @@
 import { DEFAULT_HUB_TIMEOUTS, type HubTimeouts } from "../auth/cookie-refresh";
 import { isRecord } from "../json";
+import type { CredentialOption, HeaderOption } from "../auth/credential-options";
 import type { HubTokenOption } from "../auth/hub-token";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 import type { DebugLogger } from "./debug-log";
@@ -37,12 +38,16 @@ export interface MercureConnectorOptions {
     heartbeatTimeout?: number;
     /** Batch auth URL. Default `/broadcasting/auth` (resolved against the hub origin outside a browser). */
     authEndpoint?: string;
-    /** Extra headers for the auth request. */
-    auth?: { headers?: Record<string, string> };
-    /** CSRF token sent as `X-CSRF-TOKEN`; default from `window.Laravel.csrfToken` or `<meta name="csrf-token">`. */
-    csrfToken?: string | null;
-    /** Sent as `Authorization: Bearer <token>` on the auth request. */
-    bearerToken?: string | null;
+    /** Extra headers for the auth request: each value a string, or a function giving one, called before every auth request. */
+    auth?: { headers?: Record<string, HeaderOption> };
+    /**
+     * CSRF token sent as `X-CSRF-TOKEN`, or a function giving it (called before every auth request); read at each
+     * request from `window.Laravel.csrfToken` or `<meta name="csrf-token">` when not given, else from Laravel's
+     * `XSRF-TOKEN` cookie (sent as `X-XSRF-TOKEN`). After a 419 it is read again and the request retried once.
+     */
+    csrfToken?: CredentialOption;
+    /** Sent as `Authorization: Bearer <token>` on the auth request; a function giving it is called before every auth request. */
+    bearerToken?: CredentialOption;
     /** Event namespace. Default `App.Events`; `false` for none. */
     namespace?: string | false;
     /** Deadline of one auth request in milliseconds. Default 15000. */
@@ -98,7 +103,7 @@ export const MAX_CHANNELS = 100;
  * `auth.headers`, never mutates the caller's objects or Echo's shared defaults.
  */
 export function cloneHeaderOptions<T extends Record<string, unknown>>(options: T): T {
-    const auth = options["auth"] as { headers?: Record<string, string> } | undefined;
+    const auth = options["auth"] as { headers?: Record<string, HeaderOption> } | undefined;
     const userAuthentication = options["userAuthentication"] as
         | { endpoint?: string; headers?: Record<string, string> }
         | undefined;

@@ -126,6 +126,34 @@ for (const target of ALL_HUBS) describe.skipIf(!shouldRunBrowserTests(chromium) 
         expect(page.pageErrors.filter((message) => message !== POLYFILL_CANCEL_REJECTION)).toEqual([]);
     }, 120_000);
 
+    it("connects once when the page's clock runs ten minutes ahead of the server's, so every token's exp is behind it (issue 29)", async () => {
+        if (browser === undefined) throw new Error("setup failed");
+        // 5-minute tokens minted on the server's clock: the page reads each one as expired five minutes ago. The hub's
+        // 1 s keep-alive keeps the polyfill (3 s heartbeat timeout) from reconnecting on its own.
+        server = await stack(target, { heartbeatMs: 1_000 }, 300);
+        ann = await PageHarness.open(browser, server.url, 1, POLYFILL_PAGE);
+        await ann.page.addInitScript(() => {
+            const now = Date.now.bind(Date);
+            Date.now = () => now() + 600_000;
+        });
+        await ann.page.reload();
+        const page = ann;
+        await page.page.evaluate(() => {
+            const w = window as unknown as { harness: { create(options: unknown): string }; polyfillOptions(): unknown };
+            w.harness.create(w.polyfillOptions());
+        });
+        await page.join({ kind: "private", name: "orders.1", events: [".tick"] });
+        await page.waitForSubscribed(["private-orders.1"], { timeout: 15_000 });
+        // Before the fix: an auth request, a hubToken call and a stream per open, as fast as the hub answered.
+        await sleep(5_000);
+        expect(server.app.stats.authRequests.map((request) => request.status)).toEqual([200]);
+        expect(await page.page.evaluate(() => (window as unknown as { hubTokenCalls: number }).hubTokenCalls)).toBe(1);
+        expect(server.hub.stats.subscribeConnections).toHaveLength(1);
+        const snapshot = await page.snapshot();
+        expect(snapshot.status).toBe("connected");
+        expect(snapshot.errors).toEqual([]);
+    }, 60_000);
+
     it("stays quiet across an idle stream longer than its heartbeat timeout while the hub's keep-alive comes more often", async () => {
         if (browser === undefined) throw new Error("setup failed");
         // Polyfill heartbeat 3 s, hub keep-alive 1 s, 5-minute tokens: nothing but keep-alives for 6 s.

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { handleAuthRequest, handleHubToken } from "./auth-endpoint";
 import { buildPublications, publish, type BroadcastInput } from "./broadcaster";
 import { ChannelRegistry } from "./channels";
+import { CsrfTokens } from "./csrf";
 import { cookieUserResolver, handleBroadcast, handleLogin, handleLogout } from "./dev-routes";
 import { ChannelEncrypter } from "./encrypter";
 import { LaravelDevError } from "./errors";
@@ -32,6 +33,8 @@ const ROUTES = new Map<string, readonly string[]>([
     ["/dev/logout", ["POST"]],
     ["/dev/broadcast", ["POST"]],
     ["/dev/hub-token", ["GET"]],
+    ["/dev/csrf", ["GET"]],
+    ["/dev/csrf/regenerate", ["POST"]],
     ["/dev/user", ["GET"]],
 ]);
 
@@ -55,11 +58,18 @@ export class BroadcastingApp {
     /** Identifies the user of a request. */
     private readonly resolveUser: (req: IncomingMessage) => DevUser | null;
 
+    /** The sessions' CSRF tokens; checked on the auth request only with the `csrf` option. */
+    private readonly csrf = new CsrfTokens();
+
+    /** The `csrf` option. */
+    private readonly checkCsrf: boolean;
+
     /** Create the app; throws a `invalid_option` {@link LaravelDevError} on unusable options. */
     constructor(options: BroadcastingAppOptions) {
         this.options = resolveOptions(options);
         this.encrypter = this.options.encryptionKey === null ? null : new ChannelEncrypter(this.options.encryptionKey);
         this.resolveUser = options.resolveUser ?? cookieUserResolver(this.options.users);
+        this.checkCsrf = options.csrf === true;
     }
 
     /** Register a channel authorization callback, as `Broadcast::channel('orders.{id}', fn)`. */
@@ -69,7 +79,8 @@ export class BroadcastingApp {
     }
 
     /**
-     * Handle `/broadcasting/auth` and the dev routes (`/dev/login`, `/dev/logout`, `/dev/broadcast`, `/dev/hub-token`);
+     * Handle `/broadcasting/auth` and the dev routes (`/dev/login`, `/dev/logout`, `/dev/broadcast`, `/dev/hub-token`,
+     * `/dev/csrf`, `/dev/csrf/regenerate`);
      * resolves `false`, writing nothing, for any other path.
      */
     async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
@@ -85,6 +96,12 @@ export class BroadcastingApp {
             }
             switch (url.pathname) {
                 case "/broadcasting/auth": {
+                    // Laravel's VerifyCsrfToken: a POST without the session's token is refused with 419 before any route.
+                    if (this.checkCsrf && method === "POST" && !this.csrf.verify(req)) {
+                        sendError(res, 419, "CSRF token mismatch.");
+                        this.stats.authRequests.push({ channelNames: undefined, status: 419 });
+                        break;
+                    }
                     const outcome = await handleAuthRequest(
                         {
                             options: this.options,
@@ -100,8 +117,15 @@ export class BroadcastingApp {
                     break;
                 }
                 case "/dev/login":
-                    handleLogin(this.options.users, res, url);
+                    // A login regenerates the session and with it the CSRF token (Laravel's `session()->regenerate()`).
+                    handleLogin(this.options.users, res, url, this.checkCsrf ? this.csrf.regenerate(req).cookies : []);
                     break;
+                case "/dev/csrf":
+                case "/dev/csrf/regenerate": {
+                    const grant = url.pathname === "/dev/csrf" ? this.csrf.current(req) : this.csrf.regenerate(req);
+                    sendJson(res, 200, { token: grant.token }, { "Set-Cookie": grant.cookies });
+                    break;
+                }
                 case "/dev/logout":
                     handleLogout(res);
                     break;

@@ -17,14 +17,17 @@ export function cookieUserResolver(users: readonly DevUser[]): (req: IncomingMes
     return (req) => findUser(users, parseCookieHeader(req.headers.cookie).get(DEV_USER_COOKIE));
 }
 
-/** `POST /dev/login?user=<id>` (never GET: a link or an image on any page could log the developer in): set the `dev_user` cookie, or 404 for an unknown user. */
-export function handleLogin(users: readonly DevUser[], res: ServerResponse, url: URL): void {
+/**
+ * `POST /dev/login?user=<id>` (never GET: a link or an image on any page could log the developer in): set the `dev_user`
+ * cookie (and `cookies`: the regenerated session's CSRF cookies), or 404 for an unknown user.
+ */
+export function handleLogin(users: readonly DevUser[], res: ServerResponse, url: URL, cookies: string[] = []): void {
     const user = findUser(users, url.searchParams.get("user"));
     if (user === null) {
         sendError(res, 404, "No dev user has that id; pass ?user=<id> of one of the users option's entries.");
         return;
     }
-    sendJson(res, 200, { user }, { "Set-Cookie": devUserCookie(String(user.id)) });
+    sendJson(res, 200, { user }, { "Set-Cookie": [devUserCookie(String(user.id)), ...cookies] });
 }
 
 /** `POST /dev/logout`: clear the `dev_user` cookie. */

@@ -64,6 +64,11 @@ export interface BroadcastingAppOptions {
     users?: DevUser[];
     /** Clock in milliseconds, injectable for tests. Default `Date.now`. */
     now?: () => number;
+    /**
+     * Check Laravel's CSRF token on `POST /broadcasting/auth` (419 without the session's token, see `csrf.ts`); the
+     * token is then set as the `XSRF-TOKEN` cookie by the login and by `GET /dev/csrf`. Default `false`.
+     */
+    csrf?: boolean;
 }
 
 /** The options with every default applied and every value checked. */

@@ -1,0 +1,74 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { MercureChannel } from "../../../src/channel/mercure-channel";
+import { createHarness, envelope, settleLoads, useScopedFakeTimers } from "../../fakes/connector-harness";
+
+/*
+ * Issue 33, "My listener never fires": an event that arrives on a channel with listeners, but none for its name, is
+ * warned about once per channel and name, with the likely fix and without the payload; with `debug` on, each delivered
+ * event's name is logged with whether a listener matched.
+ */
+
+let warned: ReturnType<typeof vi.spyOn>;
+beforeEach(() => {
+    useScopedFakeTimers();
+    warned = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+});
+afterEach(() => {
+    warned.mockRestore();
+    vi.useRealTimers();
+});
+
+/** The warnings so far, as text. */
+const warnings = () => warned.mock.calls.map((call: unknown[]) => String(call[0]));
+
+describe("an event no listener matches", () => {
+    it("is warned about once per channel and name, naming the leading dot and the namespace option, never the payload", async () => {
+        const orders = new MercureChannel("orders", { namespace: "App.Events" } as never);
+        const other = new MercureChannel("other", { namespace: "App.Events" } as never);
+        const got: unknown[] = [];
+        // The classic mistake: a broadcastAs() name listened to without the leading dot.
+        orders.listen("order.shipped", (payload) => got.push(payload));
+        other.listen(".something", () => undefined);
+        expect(orders.deliver("order.shipped", { secret: "s3cr3t" })).toBe(false);
+        expect(orders.deliver("order.shipped", { secret: "s3cr3t" })).toBe(false);
+        expect(other.deliver("order.shipped", {})).toBe(false);
+        expect(got).toEqual([]);
+        await settleLoads(); // The warning's text is a lazy chunk.
+        expect(warnings()).toEqual([
+            'laravel-echo-mercure: no listener on "orders" for "order.shipped"; a broadcastAs() name needs a dot: listen(".order.shipped"), or see the namespace option',
+            expect.stringContaining('no listener on "other" for "order.shipped"'),
+        ]);
+        expect(warnings().join()).not.toContain("s3cr3t");
+    });
+
+    it("is not warned about on a channel without listeners, with a listenToAll() callback, or when a listener matches", async () => {
+        const bare = new MercureChannel("bare", { namespace: "App.Events" } as never);
+        const all = new MercureChannel("all", { namespace: "App.Events" } as never).listen(".a", () => undefined).listenToAll(() => undefined);
+        const matched = new MercureChannel("matched", { namespace: false } as never).listen("OrderShipped", () => undefined);
+        expect(bare.deliver("x", {})).toBe(false);
+        expect(all.deliver("x", {})).toBe(true);
+        expect(matched.deliver("OrderShipped", {})).toBe(true);
+        await settleLoads();
+        expect(warnings()).toEqual([]);
+    });
+});
+
+describe("the debug log", () => {
+    it("names each delivered event and whether a listener matched, without its payload", async () => {
+        const logged: Array<[string, object | undefined]> = [];
+        const h = createHarness({ debug: (step: string, detail?: object) => logged.push([step, detail]) });
+        h.connector.channel("news").listen("OrderShipped", () => undefined);
+        await h.flush();
+        h.stream().emitOpen();
+        h.stream().emitMessage(envelope(["news"], "App\\Events\\OrderShipped", { secret: "s3cr3t" }), "1");
+        h.stream().emitMessage(envelope(["news"], "order.shipped", { secret: "s3cr3t" }), "2");
+        await settleLoads();
+        expect(logged.filter(([step]) => step === "deliver").map(([, detail]) => detail)).toEqual([
+            { channel: "news", event: "App\\Events\\OrderShipped", matched: true },
+            { channel: "news", event: "order.shipped", matched: false },
+        ]);
+        expect(JSON.stringify(logged)).not.toContain("s3cr3t");
+        expect(warnings()).toEqual([expect.stringContaining('listen(".order.shipped")')]);
+        h.connector.disconnect();
+    });
+});
