@@ -220,6 +220,20 @@ describe("EncryptedChannels", () => {
         expect(crypto.imports).toHaveBeenCalledTimes(1);
     });
 
+    it("starts decrypting within enqueue() once the key and the chunk are there: no promise hop before jose", async () => {
+        const crypto = instrumented();
+        const channels = new EncryptedChannels({ load: crypto.load });
+        const r = recorder();
+        channels.setKeys([[ROOM, JWKS[ROOM]]], noFailures);
+        channels.enqueue(ROOM, event(ROOM_K, "first"), r.deliver("1"), r.fail("1"));
+        await channels.settled();
+        for (const name of ["second", "third"]) channels.enqueue(ROOM, event(ROOM_K, name), r.deliver(name), r.fail(name));
+        expect(crypto.decrypted).toHaveLength(3); // both already handed to the chunk, before enqueue() returned
+        await channels.settled();
+        expect(r.log).toEqual(['1:first:{"n":"first"}:null', 'second:second:{"n":"second"}:null', 'third:third:{"n":"third"}:null']);
+        expect(crypto.imports).toHaveBeenCalledTimes(1);
+    });
+
     it("imports a key once while the channel's JWK is unchanged", async () => {
         const crypto = instrumented();
         const channels = new EncryptedChannels({ load: crypto.load });
