@@ -56,8 +56,6 @@ interface Job {
     readonly settle: (outcome: Outcome) => void;
     /** The job queued after it. */
     next: Job | undefined;
-    /** Called once it has settled: `settled()` waiting on it. */
-    waiters: Array<() => void> | undefined;
 }
 
 /**
@@ -83,6 +81,9 @@ export class EncryptedChannels {
 
     /** The JWE chunk once it has loaded: later events decrypt without waiting on its promise. */
     private module: CryptoModule | undefined;
+
+    /** `settled()` calls waiting for the queue to empty. */
+    private idle: Array<() => void> = [];
 
     /** Bumped by `clear()`: jobs queued before it deliver nothing. */
     private generation = 0;
@@ -166,7 +167,6 @@ export class EncryptedChannels {
                 deliver(event, payload, socket);
             },
             next: undefined,
-            waiters: undefined,
         };
         if (this.tail === undefined) this.head = job;
         else this.tail.next = job;
@@ -195,18 +195,17 @@ export class EncryptedChannels {
     }
 
     /**
-     * Resolve once every event queued so far has been settled (for tests and orderly shutdown).
+     * Resolve once every event queued so far has been settled, and those queued meanwhile (for tests and orderly shutdown).
      */
     settled(): Promise<void> {
-        const last = this.tail;
-        if (last === undefined) return Promise.resolve();
-        return new Promise((resolve) => (last.waiters ??= []).push(resolve));
+        return this.tail === undefined ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
     }
 
     /** Settle every job at the head of the queue whose outcome is known, in order. */
     private flush(): void {
         for (let job = this.head; job?.outcome !== undefined; job = this.head) {
             this.head = job.next;
+            // Cleared with the head, so that a callback that queues an event starts the queue afresh.
             if (this.head === undefined) this.tail = undefined;
             try {
                 job.settle(job.outcome);
@@ -214,8 +213,8 @@ export class EncryptedChannels {
                 // A throwing callback must not stall the queue; the channel normally catches these itself.
                 console.error(`laravel-echo-mercure: a callback for an encrypted event on channel "${job.channel}" threw.`, error);
             }
-            job.waiters?.forEach((resolve) => resolve());
         }
+        if (this.head === undefined) this.idle.splice(0).forEach((resolve) => resolve());
     }
 
     /** Import a JWK as the channel's key: checks WebCrypto first, so the JWE chunk is never loaded without it. */

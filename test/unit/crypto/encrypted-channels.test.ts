@@ -185,6 +185,18 @@ describe("EncryptedChannels", () => {
         expect(consoleError).toHaveBeenCalledTimes(1);
     });
 
+    it("settles an event that a callback queues from inside the queue (a listener that echoes an encrypted event)", async () => {
+        const channels = new EncryptedChannels();
+        const r = recorder();
+        channels.setKeys([[ROOM, JWKS[ROOM]]], noFailures);
+        channels.enqueue(ROOM, event(ROOM_K, "first"), (...args) => {
+            r.deliver("1")(...args);
+            channels.enqueue(ROOM, event(ROOM_K, "echo"), r.deliver("2"), r.fail("2"));
+        }, r.fail("1"));
+        await channels.settled();
+        expect(r.log).toEqual(['1:first:{"n":"first"}:null', '2:echo:{"n":"echo"}:null']);
+    });
+
     it("keeps the order of arrival when an earlier decryption is slow, across channels", async () => {
         const crypto = instrumented();
         const channels = new EncryptedChannels({ load: crypto.load });
