@@ -1,6 +1,7 @@
 // Builds every published file from src/ (see "exports" in package.json):
 //   dist/index.js                         the connector (ESM), laravel-echo left external (a peer dependency)
-//   dist/chunks/*.js                      lazily loaded code (the JWE code of encrypted channels, whispers), ESM
+//   dist/chunks/*.js                      lazily loaded code (the JWE code of encrypted channels, whispers), ESM,
+//                                         jose left external (a dependency)
 //   dist/index.cjs + dist/chunks/*.cjs    the connector (CJS), laravel-echo's base classes inside (see below)
 //   dist/index.d.ts + dist/index.d.cts    bundled types for ESM and CJS consumers
 //   dist/laravel-echo-mercure.iife.js     self-contained browser build, laravel-echo inside: window.EchoMercure,
@@ -22,11 +23,12 @@ import { builtinModules } from "node:module";
 import { dirname, resolve } from "node:path";
 import { dts } from "rollup-plugin-dts";
 
-// The JWE code of encrypted channels (src/crypto/jwe.ts, on WebCrypto alone) is reached only through
-// src/crypto/load.ts's dynamic import(): rollup makes it a separate chunk, so dist/index.js does not hold
-// it, and an app's bundler keeps that chunk out of the app's initial bundle too. The package has no
-// runtime dependency; laravel-echo is a peer.
-const esmExternal = (id) => id === "laravel-echo";
+// `jose` (a dependency) is reached only from src/crypto/jwe.ts, which src/crypto/load.ts imports with a
+// dynamic import(): rollup makes that a separate chunk, so dist/index.js holds neither our JWE code nor
+// jose. The ESM build leaves jose external: the app's bundler resolves it (deduplicated with the app's
+// own copy, if any) and, since the chunk that imports it is itself only reached through import(), keeps
+// it out of the app's initial bundle too. laravel-echo is a peer.
+const esmExternal = (id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/");
 const chunkFileNames = (extension) => `chunks/[name]-[hash].${extension}`;
 const ts = () => typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: true });
 const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "laravel-echo";
@@ -95,7 +97,8 @@ export default [
         // Node.js and bundlers load as ESM, so `require("laravel-echo")` yields nothing usable. The CJS
         // build therefore carries laravel-echo's base classes inside; stock Echo accepts any connector
         // constructor, so a CJS app's own Echo still works with it.
-        // The lazy JWE code is a separate chunk here too: Node.js loads it only when an encrypted channel
+        // The lazy JWE code is a separate chunk here too, with jose inside it (jose 6 ships ESM only, and
+        // this build already carries its dependencies): Node.js loads it only when an encrypted channel
         // needs it. A bundler that follows `require` inlines that chunk; bundlers use the ESM build.
         input: "src/index.ts",
         preserveEntrySignatures,
@@ -106,7 +109,7 @@ export default [
     {
         input: "src/iife.ts",
         plugins: [nodeResolve({ browser: true }), ts()],
-        // One file for a <script> tag: the lazy JWE code is inlined (an IIFE cannot load chunks).
+        // One file for a <script> tag: the lazy JWE code and jose are inlined (an IIFE cannot load chunks).
         // Nothing bundles it further, so it ships minified; its source map leads back to src/ (and to
         // laravel-echo), and the licence comments (/*! ... */) are kept.
         output: {

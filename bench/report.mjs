@@ -1,5 +1,6 @@
 // BENCHMARKS.md from one run's results (see run.mjs for how each figure is measured).
 import { median, quantile } from "./lib/stats.mjs";
+import { encryptionSection, encryptionSummaryRows } from "./report-encryption.mjs";
 
 /** A whole number with thousands separators. */
 const int = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a");
@@ -90,6 +91,7 @@ export function renderReport(r) {
         `| Throughput, raw \`EventSource\` reading each event's \`lastEventId\` (msg/s, Chromium) | ${int(delivery.rawIds.connector)} | raw \`EventSource\` ${int(delivery.rawIds.raw)} | ${dec(delivery.rawIds.ratio)} | what resuming costs any receiver |`,
         `| Main thread per message at saturation, public channel (µs, Chromium) | ${dec(delivery.throughput.cpu.connector, 1)} | raw \`EventSource\` ${dec(delivery.throughput.cpu.raw, 1)} | ${dec(delivery.throughput.cpu.ratio)} | raw / connector |`,
         `| Throughput, encrypted channel (msg/s, Chromium) | ${int(delivery.encryptedThroughput.connector)} | raw \`EventSource\`, no decryption, ${int(delivery.encryptedThroughput.raw)} | ${dec(delivery.encryptedThroughput.ratio)} | shows the cost of decryption |`,
+        ...encryptionSummaryRows(r),
         `| Latency p50, publish → callback (ms) | ${dec(delivery.latency.connector.p50)} | raw \`EventSource\` ${dec(delivery.latency.raw.p50)} | ${dec(delivery.latency.connector.p50 / delivery.latency.raw.p50)} | |`,
         `| Latency p99 (ms) | ${dec(delivery.latency.connector.p99)} | raw \`EventSource\` ${dec(delivery.latency.raw.p99)} | ${dec(delivery.latency.connector.p99 / delivery.latency.raw.p99)} | |`,
         `| Latency added per message, p50 / p99 (ms) | ${dec(delivery.latency.added.p50)} / ${dec(delivery.latency.added.p99)} | 0 | | |`,
@@ -140,7 +142,7 @@ export function renderReport(r) {
         "counts exactly one open stream), the order alternating between repetitions. *Main thread* is the page's task",
         "time per message (the DevTools Protocol's `TaskDuration` over the burst, minus the hold): the stream's parsing, the",
         "event dispatch and every script, the figure that explains the rate. The encrypted messages are sealed before the",
-        `clock starts; the connector decrypts each (WebCrypto, our own JWE code), the raw \`EventSource\` only parses the envelope. ${r.plan.delivery.reps} repetitions.`,
+        `clock starts; the connector decrypts each (jose on WebCrypto, in the lazy crypto chunk), the raw \`EventSource\` only parses the envelope. ${r.plan.delivery.reps} repetitions.`,
         "",
         "| Channel | Connector (msg/s) | Raw `EventSource` (msg/s) | Ratio | Main thread per message, connector / raw (µs) | Ratio (raw / connector) | Runs (connector / raw msg/s) |",
         "|---|---|---|---|---|---|---|",
@@ -206,6 +208,8 @@ export function renderReport(r) {
         `| added by the connector | ${dec(delivery.latency.added.p50)} | ${dec(delivery.latency.added.p99)} |`,
         "",
     );
+
+    push(...encryptionSection(r));
 
     push(
         "## Join burst (Chromium)",

@@ -6,7 +6,8 @@
 // output is not committed).
 //
 //   sizes        bench/size.mjs: min+gzip of the core entry, the crypto chunk, the IIFE, a whole app, pusher-js
-//   delivery     scenarios/delivery.mjs: throughput (plain and encrypted) and latency against a raw EventSource
+//   delivery     scenarios/delivery.mjs: throughput (plain and encrypted) and latency (plain and encrypted) against a raw EventSource
+//   decrypt      scenarios/decrypt.mjs: the crypto chunk's per-message decryption cost against WebCrypto alone
 //   join         scenarios/join.mjs: join bursts of N channels, subscribe URL lengths
 //   first join   scenarios/first-join.mjs: a page's first join, sharing off and on, in the creation's tick and later
 //   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
@@ -21,6 +22,7 @@ import { launchChromium } from "./lib/chromium.mjs";
 import { prepareReferenceHub, REFERENCE_HUB, startBenchStack } from "./lib/stack.mjs";
 import { renderReport } from "./report.mjs";
 import { measureContinuity } from "./scenarios/continuity.mjs";
+import { measureDecryptCost } from "./scenarios/decrypt.mjs";
 import { measureDelivery } from "./scenarios/delivery.mjs";
 import { measureFirstJoins } from "./scenarios/first-join.mjs";
 import { COOKIE_LIMIT, measureCookieSizes, measureJoinBursts, measurePresenceUrls, presenceChannelsUnder, REQUEST_LINE_LIMIT } from "./scenarios/join.mjs";
@@ -35,6 +37,7 @@ const PLAN = {
     delivery: quick
         ? { warmup: 500, reps: 3, count: 3_000, encryptedCount: 1_000, holdMs: 300, latencyReps: 2, latencySamples: 100 }
         : { warmup: 1_000, reps: 15, count: 3_000, encryptedCount: 2_000, holdMs: 300, latencyReps: 2, latencySamples: 250 },
+    decrypt: { count: 2_000, reps: quick ? 3 : 7 },
     join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 5, settleMs: 300, windowMs: 4_000 },
     firstJoin: { reps: quick ? 2 : 7, laterMs: 200 },
     cookieSizes: [1, 10, 20, 50, 100],
@@ -86,10 +89,12 @@ const env = {
 const sizes = await section("sizes", () => measureSizes());
 const budget = readBudget();
 const history = JSON.parse(readFileSync(join(ROOT, "bench", "size-history.json"), "utf8"));
+/** Issue 32's before/after comparison of the JWE code (recorded once: the earlier code is gone). */
+const encryptionBefore = JSON.parse(readFileSync(join(ROOT, "bench", "encryption-before.json"), "utf8"));
 
 const browser = await launchChromium();
 env.chromium = browser.version();
-const results = { env, plan: PLAN, requestLineLimit: REQUEST_LINE_LIMIT, cookieLimit: COOKIE_LIMIT, sizes, budget, history };
+const results = { env, plan: PLAN, requestLineLimit: REQUEST_LINE_LIMIT, cookieLimit: COOKIE_LIMIT, sizes, budget, history, encryptionBefore };
 try {
     await measureDevHub(browser, results);
     results.reference = await section("reference", () => measureReferenceHub(browser));
@@ -137,6 +142,7 @@ async function measureDevHub(browser, results) {
     const stack = await startBenchStack({ history: true });
     try {
         results.delivery = await section("delivery", () => measureDelivery(browser, stack, PLAN.delivery));
+        results.decrypt = await section("decrypt", () => measureDecryptCost(browser, PLAN.decrypt));
         results.cookies = await section("cookies", async () => [
             await measureCookieSizes(stack, "private", PLAN.cookieSizes),
             await measureCookieSizes(stack, "presence", PLAN.cookieSizes),

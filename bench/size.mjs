@@ -200,9 +200,9 @@ export async function measureSizes() {
     }
     const rows = [
         row("`dist/index.js`, the core entry (`import { MercureConnector }`, laravel-echo external)", core, "what the budget limits"),
-        row("lazy crypto chunk (`dist/chunks/jwe-*.js`, our JWE code on WebCrypto, no dependency)", chunk, "loaded on the first encrypted channel"),
-        row("lazy crypto chunk as an app's bundler emits it (nothing to add: it imports nothing)", chunkWithJose.entry, "what an app's bundler emits for it"),
-        row("`dist/laravel-echo-mercure.iife.js` (laravel-echo and the JWE code inlined, shipped minified)", iife, "gzip of the shipped file"),
+        row("lazy crypto chunk (`dist/chunks/jwe-*.js`, our code around jose, jose left external)", chunk, "loaded on the first encrypted channel"),
+        row("lazy crypto chunk as an app's bundler emits it (with jose)", chunkWithJose.entry, "what an app's bundler emits for it"),
+        row("`dist/laravel-echo-mercure.iife.js` (laravel-echo, the JWE code and jose inlined, shipped minified)", iife, "gzip of the shipped file"),
         row("whole app: `new Echo({ broadcaster: MercureConnector })`, laravel-echo bundled (entry chunk)", app.entry, "rollup + node-resolve, then min+gzip"),
         row(`laravel-echo ${echoVersion} alone in the same app shape (\`broadcaster: "reverb"\`)`, echoAlone.entry, "what Echo itself costs"),
     ];

@@ -150,7 +150,10 @@ export async function measureDelivery(browser, stack, plan, options = {}) {
         await page.run(() => window.bench.closeRaws());
         await page.run(() => window.bench.leaveAll(["bench", "side.latency1", "side.latency3"]));
 
-        const encrypted = plan.variants !== false ? { encryptedThroughput: summarize(await encryptedRuns(page, stack, plan)) } : null;
+        const encrypted =
+            plan.variants !== false
+                ? { encryptedThroughput: summarize(await encryptedRuns(page, stack, plan)), encryptedLatency: await encryptedLatency(page, stack, plan) }
+                : null;
         if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
         const p = (key, q) => quantile(latency[key], q);
         return {
@@ -207,11 +210,30 @@ async function sharingVariants(browser, stack, page, plan, plainRuns, options) {
     };
 }
 
+/** The encrypted channel of the throughput and latency runs. */
+const ENCRYPTED_CHANNEL = { kind: "encrypted", name: "secure", topic: topicOf("private-encrypted-secure") };
+
+/**
+ * The encrypted channel alone, in a page of its own (the bench's encryption part, `bench/encryption.mjs`): its
+ * throughput and latency as {@link measureDelivery} measures them, on the build `stack` serves.
+ */
+export async function measureEncryptedDelivery(browser, stack, plan) {
+    const page = await BenchPage.open(browser, stack.server.url, USER.id);
+    try {
+        const throughput = summarize(await encryptedRuns(page, stack, plan));
+        const latency = await encryptedLatency(page, stack, plan);
+        if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
+        return { encryptedThroughput: throughput, encryptedLatency: latency };
+    } finally {
+        await page.close();
+    }
+}
+
 /** The encrypted channel's throughput in `page`: the connector decrypting against a raw EventSource parsing the envelope. */
 async function encryptedRuns(page, stack, plan) {
     // Encrypted: a private-encrypted channel through the connector (decrypting) against a raw EventSource
     // on the same topic (parsing the envelope only). Messages are sealed before the clock starts.
-    const encryptedChannel = { kind: "encrypted", name: "secure", topic: topicOf("private-encrypted-secure") };
+    const encryptedChannel = ENCRYPTED_CHANNEL;
     const sealed = [];
     for (let n = 1; n <= Math.max(plan.encryptedCount, plan.warmup); n++) sealed.push(stack.sealed("private-encrypted-secure", "tick", { n }));
     const encryptedUpdate = (n) => stack.updateData("private-encrypted-secure", sealed[n - 1]);
@@ -222,8 +244,47 @@ async function encryptedRuns(page, stack, plan) {
     return encrypted;
 }
 
-/** One latency run of `samples` messages: publish-to-callback times for both receivers, and their difference. */
-async function latencyRun(page, samples, send) {
+/**
+ * The encrypted channel's latency in `page`, measured like the public channel's: the connector's callback (after
+ * decryption) against a raw EventSource on the same topic that only parses the envelope, one message at a time,
+ * half the samples with the connector's stream first. Each message is sealed before it is published.
+ */
+async function encryptedLatency(page, stack, plan) {
+    const { name, topic } = ENCRYPTED_CHANNEL;
+    const side = [];
+    await page.run(([n]) => window.bench.listen("encrypted", n, ".tick"), [name]);
+    await page.run(([t]) => window.bench.openRaw([t], true), [topic]);
+    const latency = { connector: [], raw: [], added: [] };
+    try {
+        for (let rep = 0; rep < plan.latencyReps; rep++) {
+            if (rep % 2 === 1) {
+                side.push(`side.encrypted${rep}`);
+                await page.run(([n]) => window.bench.listen("private", n, ".none"), [side.at(-1)]);
+            }
+            const sealed = Array.from({ length: plan.latencySamples }, (_, i) => stack.sealed("private-encrypted-secure", "tick", { n: i + 1 }));
+            // The raw receiver cannot read n inside the ciphertext: messages go one at a time, so its arrival is the current one.
+            const run = await latencyRun(page, plan.latencySamples, (n) => stack.publishData("private-encrypted-secure", sealed[n - 1]), true);
+            for (const key of Object.keys(latency)) latency[key].push(...run[key]);
+        }
+    } finally {
+        await page.run(() => window.bench.closeRaws());
+        await page.run(([names]) => window.bench.leaveAll(names), [[name, ...side]]);
+    }
+    const p = (key, q) => quantile(latency[key], q);
+    return {
+        connector: { p50: p("connector", 0.5), p99: p("connector", 0.99) },
+        raw: { p50: p("raw", 0.5), p99: p("raw", 0.99) },
+        added: { p50: p("added", 0.5), p99: p("added", 0.99) },
+        samples: latency.connector.length,
+    };
+}
+
+/**
+ * One latency run of `samples` messages: publish-to-callback times for both receivers, and their difference.
+ * `rawUnnumbered`: the raw receiver cannot see the message number (an encrypted payload), so any arrival it
+ * reports is taken as the current message (messages go one at a time).
+ */
+async function latencyRun(page, samples, send, rawUnnumbered = false) {
     const run = { connector: [], raw: [], added: [] };
     await page.run(() => window.bench.arm(Number.POSITIVE_INFINITY, true, false));
     try {
@@ -231,7 +292,7 @@ async function latencyRun(page, samples, send) {
             const arrived = {};
             const both = new Promise((resolve) => {
                 page.onArrival = (which, number, at) => {
-                    if (number !== n) return;
+                    if (number !== n && !(rawUnnumbered && which === "raw" && number == null)) return;
                     arrived[which] = at;
                     if (arrived.connector !== undefined && arrived.raw !== undefined) resolve();
                 };

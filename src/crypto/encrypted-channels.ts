@@ -39,10 +39,24 @@ interface ChannelKey {
     readonly membership: object;
     /** Set when the import failed although WebCrypto exists (say, the chunk did not download): the next auth response retries. */
     failed: boolean;
+    /** The imported key once `key` has resolved: later events decrypt without waiting on its promise. */
+    ready: CryptoKey | undefined;
 }
 
 /** What decrypting one JWE came to, decided before its turn in the queue. */
 type Outcome = { ok: true; envelope: DecryptedEnvelope } | { ok: false; error: MercureError };
+
+/** One queued event: settled once its outcome is known and every job before it has settled. */
+interface Job {
+    /** Its channel (named when a callback throws). */
+    readonly channel: string;
+    /** What decrypting it came to; `undefined` while it decrypts. */
+    outcome: Outcome | undefined;
+    /** Deliver or fail it (or neither, when silenced since). */
+    readonly settle: (outcome: Outcome) => void;
+    /** The job queued after it. */
+    next: Job | undefined;
+}
 
 /**
  * The encrypted channels of one connector: their keys and one decryption queue (laravel-mercure §6.4).
@@ -61,8 +75,15 @@ export class EncryptedChannels {
     /** Channel name → its key; only channels listed by an auth response and not dropped since. */
     private readonly keys = new Map<string, ChannelKey>();
 
-    /** The last job in the queue; every new job settles after it. */
-    private tail: Promise<void> = Promise.resolve();
+    /** The oldest job not yet settled (the queue's head), and the newest job (its tail). */
+    private head: Job | undefined;
+    private tail: Job | undefined;
+
+    /** The JWE chunk once it has loaded: later events decrypt without waiting on its promise. */
+    private module: CryptoModule | undefined;
+
+    /** `settled()` calls waiting for the queue to empty. */
+    private idle: Array<() => void> = [];
 
     /** Bumped by `clear()`: jobs queued before it deliver nothing. */
     private generation = 0;
@@ -99,9 +120,12 @@ export class EncryptedChannels {
             // [spec] laravel-mercure §6.4: keys are reused while the JWK is unchanged.
             if (current?.fingerprint === fingerprint && !current.failed) continue;
             const key = this.importKey(channel, jwk, fail);
-            const entry: ChannelKey = { fingerprint, key, membership: current?.membership ?? {}, failed: false };
-            // Reported per event, when one needs it. Without WebCrypto there is nothing to retry.
-            entry.key.catch(() => (entry.failed = hasWebCrypto()));
+            const entry: ChannelKey = { fingerprint, key, membership: current?.membership ?? {}, failed: false, ready: undefined };
+            // Failures are reported per event, when one needs it. Without WebCrypto there is nothing to retry.
+            entry.key.then(
+                (ready) => (entry.ready = ready),
+                () => (entry.failed = hasWebCrypto()),
+            );
             this.keys.set(channel, entry);
         }
     }
@@ -130,22 +154,28 @@ export class EncryptedChannels {
     enqueue(channel: string, jwe: string, deliver: DeliverDecrypted, fail: DecryptFailure): void {
         const generation = this.generation;
         const entry = this.keys.get(channel);
-        const outcome = this.open(channel, jwe, entry);
-        this.tail = this.tail
-            .then(async () => {
-                const result = await outcome;
-                // Every async step checks it is still current: a leave or disconnect silences the job.
+        const job: Job = {
+            channel,
+            outcome: undefined,
+            settle: (result) => {
+                // Checked at its turn: a leave or disconnect since it arrived silences the job.
                 if (generation !== this.generation || this.keys.get(channel)?.membership !== entry?.membership) return;
                 if (!result.ok) return fail(result.error);
                 const { event, payload, socket } = result.envelope;
                 // [spec] §6.4: toOthers() applies to the socket inside the plaintext.
                 if (socket !== null && socket === this.socketId()) return;
                 deliver(event, payload, socket);
-            })
-            .catch((error: unknown) => {
-                // A throwing callback must not stall the queue; the channel normally catches these itself.
-                console.error(`laravel-echo-mercure: a callback for an encrypted event on channel "${channel}" threw.`, error);
-            });
+            },
+            next: undefined,
+        };
+        if (this.tail === undefined) this.head = job;
+        else this.tail.next = job;
+        this.tail = job;
+        // Settled as soon as its outcome is known and every job before it has settled: no promise chained through each job.
+        void this.open(channel, jwe, entry).then((outcome) => {
+            job.outcome = outcome;
+            this.flush();
+        });
     }
 
     /**
@@ -165,10 +195,26 @@ export class EncryptedChannels {
     }
 
     /**
-     * Resolve once every event queued so far has been settled (for tests and orderly shutdown).
+     * Resolve once every event queued so far has been settled, and those queued meanwhile (for tests and orderly shutdown).
      */
     settled(): Promise<void> {
-        return this.tail;
+        return this.tail === undefined ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
+    }
+
+    /** Settle every job at the head of the queue whose outcome is known, in order. */
+    private flush(): void {
+        for (let job = this.head; job?.outcome !== undefined; job = this.head) {
+            this.head = job.next;
+            // Cleared with the head, so that a callback that queues an event starts the queue afresh.
+            if (this.head === undefined) this.tail = undefined;
+            try {
+                job.settle(job.outcome);
+            } catch (error) {
+                // A throwing callback must not stall the queue; the channel normally catches these itself.
+                console.error(`laravel-echo-mercure: a callback for an encrypted event on channel "${job.channel}" threw.`, error);
+            }
+        }
+        if (this.head === undefined) this.idle.splice(0).forEach((resolve) => resolve());
     }
 
     /** Import a JWK as the channel's key: checks WebCrypto first, so the JWE chunk is never loaded without it. */
@@ -188,7 +234,9 @@ export class EncryptedChannels {
         try {
             // [spec] §6.4: no JWK known for the channel fails like any other decryption failure.
             if (entry === undefined) throw new Error(NO_KEY);
-            const [key, module] = await Promise.all([entry.key, this.load()]);
+            // Once the key and the chunk are there (every event but the first few), nothing is awaited before jose.
+            const key = entry.ready ?? (await entry.key);
+            const module = this.module ?? (this.module = await this.load());
             return { ok: true, envelope: await module.decryptEnvelope(jwe, key) };
         } catch (cause) {
             // [spec] §6.4: one uniform error whatever the reason; the reason stays in `cause`.

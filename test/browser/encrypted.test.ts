@@ -11,8 +11,8 @@ import { harnessPage, HARNESS_PAGE } from "./support/pages";
 import { describeInChromium, DIST_DIR, type BrowserSuiteOptions } from "./support/suite";
 import { sleep, waitUntil } from "./support/wait";
 
-// Encrypted channels in Chromium against the dev stack: the IIFE bundle (the JWE code inlined) on the harness page,
-// the ESM build with an import map for the lazy chunk, and a plain-http origin that is not localhost.
+// Encrypted channels in Chromium against the dev stack: the IIFE bundle (the JWE code and jose inlined) on the harness page,
+// the ESM build with an import map for laravel-echo and the lazy chunk's jose, and a plain-http origin that is not localhost.
 
 const NODE_MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
 
@@ -42,7 +42,7 @@ function esmPage(): string {
 <head>
 <meta charset="utf-8">
 <title>ESM build</title>
-<script type="importmap">{"imports":{"laravel-echo":"/esm/laravel-echo/echo.js"}}</script>
+<script type="importmap">{"imports":{"laravel-echo":"/esm/laravel-echo/echo.js","jose":"/esm/jose/index.js"}}</script>
 <script type="module">
 import { MercureEcho } from "/dist/index.js";
 window.received = [];
@@ -187,13 +187,14 @@ describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, 
     }, 90_000);
 
     describe("the ESM build", () => {
-        /** Open the ESM page; the import map's `/esm/laravel-echo/…` is served from node_modules; every request URL is recorded. */
+        /** Open the ESM page; the import map's `/esm/laravel-echo/…` and `/esm/jose/…` are served from node_modules; every request URL is recorded. */
         async function openEsm(query: string): Promise<{ page: Page; requests: string[] }> {
             const page = await newPage();
             await page.context().route("**/esm/**", (route) => {
                 const path = new URL(route.request().url()).pathname;
-                if (!path.startsWith("/esm/laravel-echo/")) return route.fulfill({ status: 404 });
-                const file = NODE_MODULES + "laravel-echo/dist/" + path.slice("/esm/laravel-echo/".length);
+                const file = path.startsWith("/esm/laravel-echo/")
+                    ? NODE_MODULES + "laravel-echo/dist/" + path.slice("/esm/laravel-echo/".length)
+                    : NODE_MODULES + "jose/dist/webapi/" + path.slice("/esm/jose/".length);
                 return route.fulfill({ path: file, contentType: "text/javascript; charset=utf-8" });
             });
             const requests: string[] = [];
@@ -208,7 +209,7 @@ describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, 
 
         const received = (page: Page) => page.evaluate(() => (window as unknown as { received: unknown[] }).received);
 
-        it("does not download the crypto chunk on a page that never joins an encrypted channel", async () => {
+        it("does not download the crypto chunk or jose on a page that never joins an encrypted channel", async () => {
             const { page, requests } = await openEsm("");
             await dev().broadcast({ channels: ["lazy.news"], event: "ping", payload: { n: 1 } });
             await waitUntil("the public event", async () => (await received(page)).length === 1);
@@ -216,16 +217,16 @@ describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, 
             expect(requests).toContain("/dist/index.js");
             expect(requests).toContain("/esm/laravel-echo/echo.js");
             // The leading tab loads the hub engine shared by the tabs (shareAcrossTabs), nothing else.
-            expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !path.startsWith("/dist/chunks/engine-"))).toEqual([]);
+            expect(requests.filter((path) => (path.startsWith("/dist/chunks/") && !path.startsWith("/dist/chunks/engine-")) || path.startsWith("/esm/jose/"))).toEqual([]);
         });
 
-        it("downloads it when the page joins an encrypted channel, and decrypts with nothing but the chunk (no dependency)", async () => {
+        it("downloads the chunk and jose when the page joins an encrypted channel, and decrypts", async () => {
             const { page, requests } = await openEsm("?encrypted=1");
             await dev().broadcast({ channels: [ORDERS], event: "ping", payload: { n: 2 } });
             await waitUntil("the encrypted event", async () => (await received(page)).length === 1);
             expect(await received(page)).toEqual([[ORDERS, { n: 2 }]]);
             expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !path.startsWith("/dist/chunks/engine-"))).toHaveLength(1);
-            expect(requests.filter((path) => path.startsWith("/esm/") && !path.startsWith("/esm/laravel-echo/"))).toEqual([]);
+            expect(requests).toContain("/esm/jose/index.js");
         });
     });
 });

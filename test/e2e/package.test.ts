@@ -182,16 +182,16 @@ describe("the published package", () => {
         // Header auth (the hubToken option) is loaded only by a connector that sets it.
         for (const hubTokenCode of ["class HubTokenSource", "function withHubToken", "function tokenExpiry"]) expect(core).not.toContain(hubTokenCode);
         expect(read(hubToken)).toContain("class HubTokenSource");
-        for (const jweCode of ["subtle.importKey", "subtle.decrypt", "subtle.encrypt", "class JweRefusal"]) expect(core).not.toContain(jweCode);
+        for (const jweCode of ["compactDecrypt", "importJWK", "subtle.importKey", "subtle.encrypt", "class JweRefusal"]) expect(core).not.toContain(jweCode);
         for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper"]) expect(core).not.toContain(whisperCode);
         for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);
         for (const engineCode of ["class HubEngine", "class AuthGateway", "class StreamMux"]) expect(core).not.toContain(engineCode);
         expect(core).not.toContain("function failingAlone");
         expect(read(isolation)).toContain("function failingAlone");
-        // The JWE chunk imports nothing (no dependency, nothing of the core); the other lazy chunks import the core and shared helpers only.
-        expect(staticImports(read(jwe))).toEqual([]);
-        expect(read(jwe)).not.toMatch(/^import\b|\bimport\s*\(|\brequire\s*\(/m);
-        expect(read(jwe)).toContain("subtle.decrypt");
+        // The JWE chunk imports jose and nothing of the core; the other lazy chunks import the core and shared helpers only.
+        expect(staticImports(read(jwe))).toEqual(["jose"]);
+        expect(read(jwe)).not.toMatch(/\bimport\s*\(|\brequire\s*\(/m);
+        expect(read(jwe)).toContain("compactDecrypt");
         expect(read(whisper)).toContain("class WhisperPublisher");
         expect(read(engine)).toContain("class HubEngine");
         for (const chunk of [whisper, diagnose, discover, engine, hubToken, isolation, ...shared]) {
@@ -211,8 +211,8 @@ describe("the published package", () => {
 
     it("depends at run time only on what the browser build runs: the dev build carries urlpattern-polyfill inside", () => {
         const manifest = JSON.parse(readFileSync("package.json", "utf8")) as { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string> };
-        // None at all: the JWE code of encrypted channels is our own, on WebCrypto.
-        expect(manifest.dependencies).toBeUndefined();
+        // jose, pinned: imported by the lazily loaded JWE chunk of encrypted channels only.
+        expect(manifest.dependencies).toEqual({ jose: "6.2.18" });
         expect(manifest.optionalDependencies).toBeUndefined();
         const bareImports = (file: string) =>
             [...readFileSync(file, "utf8").matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"'./][^"']*)["']/g)].map((match) => match[1]!);
@@ -222,6 +222,10 @@ describe("the published package", () => {
         expect(readFileSync("dist/dev/shared.js", "utf8")).toContain("urlpattern-polyfill 10.1.0 (bundled into the dev hub) | Copyright 2020 Intel Corporation | MIT");
         for (const file of ["dist/index.js", "dist/index.cjs"]) {
             expect(bareImports(file).every((id) => id === "laravel-echo")).toBe(true);
+        }
+        // jose only from the ESM JWE chunk; the CJS chunk carries it inside (jose 6 ships ESM only).
+        for (const file of readdirSync("dist/chunks").filter((name) => /^jwe-.*\.c?js$/.test(name))) {
+            expect(bareImports(`dist/chunks/${file}`), file).toEqual(file.endsWith(".cjs") ? [] : ["jose"]);
         }
     });
 

@@ -185,6 +185,18 @@ describe("EncryptedChannels", () => {
         expect(consoleError).toHaveBeenCalledTimes(1);
     });
 
+    it("settles an event that a callback queues from inside the queue (a listener that echoes an encrypted event)", async () => {
+        const channels = new EncryptedChannels();
+        const r = recorder();
+        channels.setKeys([[ROOM, JWKS[ROOM]]], noFailures);
+        channels.enqueue(ROOM, event(ROOM_K, "first"), (...args) => {
+            r.deliver("1")(...args);
+            channels.enqueue(ROOM, event(ROOM_K, "echo"), r.deliver("2"), r.fail("2"));
+        }, r.fail("1"));
+        await channels.settled();
+        expect(r.log).toEqual(['1:first:{"n":"first"}:null', '2:echo:{"n":"echo"}:null']);
+    });
+
     it("keeps the order of arrival when an earlier decryption is slow, across channels", async () => {
         const crypto = instrumented();
         const channels = new EncryptedChannels({ load: crypto.load });
@@ -217,6 +229,20 @@ describe("EncryptedChannels", () => {
         gate.resolve();
         await channels.settled();
         expect(r.log).toEqual(['a:a:{"n":"a"}:null', 'b:b:{"n":"b"}:null', 'c:c:{"n":"c"}:null']);
+        expect(crypto.imports).toHaveBeenCalledTimes(1);
+    });
+
+    it("starts decrypting within enqueue() once the key and the chunk are there: no promise hop before jose", async () => {
+        const crypto = instrumented();
+        const channels = new EncryptedChannels({ load: crypto.load });
+        const r = recorder();
+        channels.setKeys([[ROOM, JWKS[ROOM]]], noFailures);
+        channels.enqueue(ROOM, event(ROOM_K, "first"), r.deliver("1"), r.fail("1"));
+        await channels.settled();
+        for (const name of ["second", "third"]) channels.enqueue(ROOM, event(ROOM_K, name), r.deliver(name), r.fail(name));
+        expect(crypto.decrypted).toHaveLength(3); // both already handed to the chunk, before enqueue() returned
+        await channels.settled();
+        expect(r.log).toEqual(['1:first:{"n":"first"}:null', 'second:second:{"n":"second"}:null', 'third:third:{"n":"third"}:null']);
         expect(crypto.imports).toHaveBeenCalledTimes(1);
     });
 
