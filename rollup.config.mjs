@@ -12,6 +12,8 @@
 //   dist/frameworks/shared.js             the code they share
 //   dist/no-pusher/index.js + .d.ts       what a Mercure-only app aliases pusher-js to
 //   dist/vite/index.js + .d.ts            the Vite plugin that points pusher-js at no-pusher when the app lacks it
+//   dist/http/index.js + .d.ts            the X-Socket-ID helpers for fetch, axios instances and Inertia (ESM only,
+//                                         nothing of the core inside)
 //   dist/discovery/index.js + .d.ts       parseLinkHeader and discoverFromDocument (ESM only): outside the core
 //                                         entry, which reaches the same code through its lazy discovery chunk
 // Every .js has a .map that names the src/ files without embedding them.
@@ -76,6 +78,7 @@ const frameworkEntries = {
     "vue/index": "src/vue/index.ts",
     "no-pusher/index": "src/no-pusher.ts",
     "discovery/index": "src/discovery/public.ts",
+    "http/index": "src/http/index.ts",
 };
 
 export default [
