@@ -78,7 +78,6 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
         if (member !== undefined) {
             // A user back within leaveDelay: their held-back leave is no news any more.
             clearTimeout(member.leave);
-            member.leave = undefined;
             member.count++;
             return null;
         }
@@ -89,10 +88,7 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
 
     /** Cancel every held-back leave (the members stay, with no subscription). */
     const cancelLeaves = (): void => {
-        for (const member of members.values()) {
-            clearTimeout(member.leave);
-            member.leave = undefined;
-        }
+        for (const member of members.values()) clearTimeout(member.leave);
     };
 
     /** The current members' infos, in order. */
@@ -152,19 +148,15 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
             if (key === undefined) return;
             subscribers.delete(subscriber);
             const member = members.get(key);
-            // [spec] §5.5: leaving, with the stored info, on the user's last subscription (held back by leaveDelay).
+            // [spec] §5.5: leaving, with the stored info, on the user's last subscription (held back by leaveDelay;
+            // add(), seed() and close() cancel the timer, so it fires only for a user who stayed away).
             if (member === undefined || --member.count !== 0) return;
-            if (leaveDelay > 0) {
-                member.leave = setTimeout(() => {
-                    member.leave = undefined;
-                    if (members.get(key) !== member || member.count !== 0) return;
-                    members.delete(key);
-                    report("leaving", member.info);
-                }, leaveDelay);
-                return;
-            }
-            members.delete(key);
-            report("leaving", member.info);
+            const gone = (): void => {
+                members.delete(key);
+                report("leaving", member.info);
+            };
+            if (leaveDelay > 0) member.leave = setTimeout(gone, leaveDelay);
+            else gone();
         },
     };
 }
