@@ -9,6 +9,7 @@
 //                                         urlpattern-polyfill inside
 //   dist/react/index.js + .d.ts           configureEcho and useEchoEncrypted over @laravel/echo-react (ESM only),
 //   dist/vue/index.js + .d.ts             over @laravel/echo-vue; both import the core as ../index.js and
+//   dist/svelte/index.js + .d.ts          the same surface for Svelte 5 on a MercureEcho of its own (ESM only),
 //   dist/frameworks/shared.js             the code they share
 //   dist/no-pusher/index.js + .d.ts       what a Mercure-only app aliases pusher-js to
 //   dist/vite/index.js + .d.ts            the Vite plugin that points pusher-js at no-pusher when the app lacks it
@@ -72,10 +73,11 @@ const coreAsSibling = () => ({
         return target === CORE_SOURCE ? { id: "../index.js", external: "absolute" } : null;
     },
 });
-const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue"].includes(id);
+const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue", "svelte", "svelte/reactivity"].includes(id);
 const frameworkEntries = {
     "react/index": "src/react/index.ts",
     "vue/index": "src/vue/index.ts",
+    "svelte/index": "src/svelte/index.ts",
     "no-pusher/index": "src/no-pusher.ts",
     "discovery/index": "src/discovery/public.ts",
     "http/index": "src/http/index.ts",
