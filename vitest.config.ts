@@ -12,7 +12,7 @@ export default defineConfig({
         projects: [
             {
                 // Compiles the Svelte components of test/unit/svelte/ (laravel-echo-mercure/svelte's component tests).
-                plugins: [svelte()],
+                plugins: [svelte({ configFile: false })],
                 // Svelte's client build (mount, onDestroy in components), as a browser bundler resolves it.
                 resolve: { conditions: ["browser"] },
                 test: {
