@@ -140,12 +140,21 @@ export default [
         ],
     },
     {
-        // One build (one TypeScript program) for the three: the code React and Vue share (src/frameworks/)
+        // One build (one TypeScript program) for these entries: the code React, Vue and Svelte share (src/frameworks/)
         // becomes dist/frameworks/shared.js.
         input: frameworkEntries,
         external: frameworkExternal,
         plugins: [coreAsSibling(), ts()],
-        output: { dir: "dist", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "[name].js", chunkFileNames: "frameworks/shared.js" },
+        // Everything of src/frameworks/ in that one chunk, whichever entries use which part of it.
+        output: {
+            dir: "dist",
+            format: "es",
+            sourcemap,
+            sourcemapExcludeSources,
+            entryFileNames: "[name].js",
+            chunkFileNames: "frameworks/shared.js",
+            manualChunks: (id) => (id.includes("/src/frameworks/") ? "shared" : undefined),
+        },
     },
     ...Object.entries(frameworkEntries).map(([name, input]) => ({
         input,

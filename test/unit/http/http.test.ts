@@ -103,3 +103,19 @@ describe("inertiaSocketId", () => {
         expect(foreign.detail.visit.headers).toEqual({});
     });
 });
+
+describe("inertiaSocketId with @inertiajs/core's router", () => {
+    it("registers with router.on('before', …) (types included) and adds the header to the visit Inertia's before event carries", async () => {
+        const { router } = await import("@inertiajs/core");
+        const remove = router.on("before", inertiaSocketId(echo()));
+        try {
+            // What the router does before sending a visit (packages/core/src/events.ts fireBeforeEvent).
+            const visit = { url: new URL("https://app.test/posts"), method: "post", headers: {} as Record<string, string> };
+            const sent = document.dispatchEvent(new CustomEvent("inertia:before", { cancelable: true, detail: { visit } }));
+            expect(sent).toBe(true);
+            expect(visit.headers).toEqual({ "X-Socket-ID": "1234.5678" });
+        } finally {
+            remove();
+        }
+    });
+});
