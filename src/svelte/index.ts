@@ -7,8 +7,8 @@
  * destroyed (`onDestroy`). State (`useConnectionStatus`, `useSocketId`, `useEchoPresenceMembers`) is an object
  * with a reactive `current`, as Svelte's own `MediaQuery`: read it in markup, `$derived` or `$effect`.
  *
- * Mechanism: the entry builds one `MercureEcho` from the latest configuration, lazily at first use (so that
- * configuring during server-side rendering opens nothing). Reactivity comes from `createSubscriber`
+ * Mechanism: the entry builds one `MercureEcho` from the latest configuration, lazily at first use; in
+ * server-side rendering the helpers join nothing (their `channel()` is null) and state stays empty. Reactivity comes from `createSubscriber`
  * (`svelte/reactivity`), so this file is plain TypeScript: no Svelte compiler step in the package.
  */
 import { onDestroy } from "svelte";
@@ -77,6 +77,12 @@ export function echo(): MercureEcho {
     return (instance ??= new MercureEcho(configuration));
 }
 
+/**
+ * Whether this runs in a browser. Server-side rendering (SvelteKit, Inertia's SSR) runs components' `<script>`
+ * too: there the helpers join nothing, and `channel()` is null.
+ */
+const inBrowser = (): boolean => typeof window !== "undefined";
+
 /** The full name of a channel: `private-` and `presence-` prefixed, as Echo keys them. */
 function fullName(name: string, visibility: ChannelVisibility): string {
     return visibility === "public" ? name : `${visibility}-${name}`;
@@ -126,10 +132,10 @@ export interface UseChannelResult<TChannel> {
 export function useChannel<TVisibility extends ChannelVisibility = "private">(channelName: string, visibility: TVisibility = "private" as TVisibility): UseChannelResult<ChannelOf<TVisibility>> {
     // Registered first: outside a component's initialisation onDestroy throws, before anything was joined.
     onDestroy(() => leaveChannel());
-    const joined = acquire(channelName, visibility);
-    let channel: ChannelOf<TVisibility> | null = joined.channel;
+    const joined = inBrowser() ? acquire(channelName, visibility) : null;
+    let channel: ChannelOf<TVisibility> | null = joined?.channel ?? null;
     const leaveChannel = (leaveAll = false): void => {
-        if (channel === null) return;
+        if (channel === null || joined === null) return;
         channel = null;
         release(joined.echo, channelName, visibility, leaveAll);
     };
@@ -244,8 +250,8 @@ export function useEchoNotification<TPayload extends { type: string } = { id: st
 
 /** What {@link useEchoEncrypted} returns. */
 export interface UseEchoEncryptedResult {
-    /** The joined encrypted channel (for `error()` callbacks, `whisper()`). */
-    channel(): MercurePrivateChannel;
+    /** The joined encrypted channel (for `error()` callbacks, `whisper()`); null in server-side rendering. */
+    channel(): MercurePrivateChannel | null;
     /** Stop listening and release the channel now (the last user leaves it), instead of when the component is destroyed. */
     leaveChannel(): void;
 }
@@ -258,14 +264,14 @@ export interface UseEchoEncryptedResult {
 export function useEchoEncrypted<TPayload = unknown>(channelName: string, event: string | string[], callback: (payload: TPayload) => void): UseEchoEncryptedResult {
     onDestroy(() => leaveChannel());
     const owner = echo();
-    const channel = encrypted.acquire(owner, channelName);
+    const channel = inBrowser() ? encrypted.acquire(owner, channelName) : null;
     const names = Array.isArray(event) ? [...event] : [event];
-    for (const name of names) channel.listen(name, callback);
-    let held = true;
+    for (const name of names) channel?.listen(name, callback);
+    let held = channel !== null;
     const leaveChannel = (): void => {
         if (!held) return;
         held = false;
-        for (const name of names) channel.stopListening(name, callback);
+        for (const name of names) channel?.stopListening(name, callback);
         encrypted.release(owner, channelName);
     };
     return { channel: () => channel, leaveChannel };
@@ -307,14 +313,13 @@ export function useSocketId(): ReactiveValue<string> {
  * tabs they have open. The channel is joined at once and left as {@link usePresenceChannel} does.
  */
 export function useEchoPresenceMembers<TMember = unknown>(channelName: string): ReactiveValue<readonly TMember[]> {
-    const joined = usePresenceChannel(channelName);
-    const channel = joined.channel() as unknown as PresenceChannelLike<TMember>;
+    const channel = usePresenceChannel(channelName).channel() as PresenceChannelLike<TMember> | null;
     let members: readonly TMember[] = [];
-    const watch = watchPresenceMembers<TMember>(channel, (list) => {
+    const watch = channel === null ? null : watchPresenceMembers<TMember>(channel, (list) => {
         members = list;
         changed?.();
     });
-    members = watch.initial;
+    members = watch?.initial ?? [];
     /** Tells Svelte of a change while something reads `current`; undefined otherwise. */
     let changed: (() => void) | undefined;
     const subscribe = createSubscriber((update) => {
@@ -323,7 +328,7 @@ export function useEchoPresenceMembers<TMember = unknown>(channelName: string): 
             changed = undefined;
         };
     });
-    onDestroy(watch.stop);
+    if (watch !== null) onDestroy(watch.stop);
     return {
         get current() {
             subscribe();

@@ -92,3 +92,32 @@ describe("laravel-echo-mercure/http, as published", () => {
         expect(readFileSync("dist/http/index.d.ts", "utf8")).toContain("declare function withSocketId(echo: SocketIdSource");
     });
 });
+
+describe("laravel-echo-mercure/svelte in server-side rendering", () => {
+    it("renders a component on the server with svelte/server, joining no channel and opening nothing", () => {
+        // The component is compiled for the server, as SvelteKit or Inertia's SSR does, into .cache/ (inside the
+        // package, so that its imports resolve as in an app), rendered, and removed.
+        const out = node(
+            `import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+             import { compile } from "svelte/compiler";
+             import { render } from "svelte/server";
+             import { configureEcho, echo } from "laravel-echo-mercure/svelte";
+             const source = \`<script>
+                 import { useEcho, useEchoEncrypted, useEchoPresenceMembers } from "laravel-echo-mercure/svelte";
+                 const orders = useEcho("orders.1", "OrderShipped", () => {});
+                 const secret = useEchoEncrypted("secrets.1", "SecretShared", () => {});
+                 const members = useEchoPresenceMembers("room");
+             </script>
+             <p>{orders.channel() === null && secret.channel() === null ? "no channel" : "joined"}, {members.current.length} members</p>\`;
+             configureEcho({ host: "https://hub.test/.well-known/mercure" });
+             mkdirSync(".cache", { recursive: true });
+             const file = ".cache/svelte-ssr-" + process.pid + ".js";
+             writeFileSync(file, compile(source, { generate: "server" }).js.code);
+             const { default: Component } = await import(process.cwd() + "/" + file);
+             const { body } = render(Component);
+             rmSync(file);
+             console.log(JSON.stringify({ body: body.replace(/<!--.*?-->/g, ""), channels: Object.keys(echo().connector.channels), status: echo().connectionStatus() }));`,
+        );
+        expect(JSON.parse(out)).toEqual({ body: "<p>no channel, 0 members</p>", channels: [], status: "disconnected" });
+    });
+});
