@@ -20,7 +20,7 @@ import { waitUntil } from "./support/wait";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 
-/** The lines of Vite configuration README "React" and "Vue" show beside the framework's own, written as is into each app's vite.config.mjs. */
+/** The lines of Vite configuration docs/react-and-vue.md's "React" and "Vue" show beside the framework's own, written as is into each app's vite.config.mjs. */
 const PLUGIN_IMPORT_LINE = `import echoMercure from "laravel-echo-mercure/vite";`;
 const pluginsLine = (framework: string) => `plugins: [${framework}(), echoMercure()],`;
 
@@ -43,9 +43,9 @@ const APPS = [
     { name: "vue", plugin: "@vitejs/plugin-vue", env: "", host: (origin: string) => `${origin}/.well-known/mercure` },
 ] as const;
 
-describe("README's React and Vue sections", () => {
+describe("docs/react-and-vue.md's React and Vue sections", () => {
     it("show exactly the plugin lines the apps below are built with", () => {
-        const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+        const readme = readFileSync(join(ROOT, "docs/react-and-vue.md"), "utf8");
         for (const [section, framework] of [["React", "react"], ["Vue", "vue"]] as const) {
             const body = readme.split(`\n## ${section}\n`)[1]?.split("\n## ")[0] ?? "";
             const lines = body.split("\n").map((line) => line.trim());
@@ -207,7 +207,7 @@ function installedModules(work: string): void {
 }
 
 /**
- * Copy the fixture app `app.name` into `dir` (beside the work directory's node_modules), give it its `.env` and the `vite.config.mjs` README
+ * Copy the fixture app `app.name` into `dir` (beside the work directory's node_modules), give it its `.env` and the `vite.config.mjs` docs/react-and-vue.md
  * shows (its framework plugin and `echoMercure()`), and build it into `outDir` for `/dist/<name>/`.
  */
 async function buildApp(app: (typeof APPS)[number], dir: string, outDir: string): Promise<void> {

@@ -10,7 +10,8 @@ import {
     createAppDir,
     describeBlock,
     directiveProblems,
-    extractBlocks,
+    docFiles,
+    extractAllBlocks,
     outputMatches,
     phpProblems,
     ROOT,
@@ -21,10 +22,11 @@ import {
     type ReadmeBlock,
 } from "./support/readme-blocks";
 
-// How blocks are found, checked and run: see the comment at the top of ./support/readme-blocks.ts.
+// How blocks are found, checked and run: see the comment at the top of ./support/readme-blocks.ts. Every markdown
+// file (README.md and docs/*.md) gets the same checks; the run steps of one file share that file's demo and ports.
 
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
-const blocks = extractBlocks(README);
+const files = docFiles();
+const blocks = extractAllBlocks(files);
 const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as PackageManifest;
 
 /** The `.env` values the README's shell blocks expect (a key of at least 32 bytes, as Laravel wants). */
@@ -43,8 +45,10 @@ beforeAll(() => {
 });
 afterAll(() => app?.dispose());
 
-describe("README.md", () => {
+describe("code blocks of README.md and docs/*.md", () => {
     it("has code blocks, each tagged with a language the check knows and with valid directives", () => {
+        expect(files).toContain("README.md");
+        expect(files.length).toBeGreaterThan(1);
         expect(blocks.length).toBeGreaterThanOrEqual(15);
         const problems = blocks.flatMap((block) => [
             ...(blockKind(block) === null ? [`${describeBlock(block)}: tag it with a language the README check knows (text or dotenv for what is not code)`] : []),
@@ -85,10 +89,10 @@ interface RunStep {
     output: ReadmeBlock | null;
 }
 
-/** The run blocks in README order, each with its output block (the nearest one below it, see readme-blocks.ts). */
-function runSteps(): RunStep[] {
+/** The run blocks of one file in order, each with its output block (the nearest one below it, see readme-blocks.ts). */
+function runSteps(fileBlocks: readonly ReadmeBlock[]): RunStep[] {
     const steps: RunStep[] = [];
-    for (const block of blocks) {
+    for (const block of fileBlocks) {
         if (block.directive?.startsWith("run") === true) steps.push({ block, output: null });
         if (block.directive === "output") {
             const owner = [...steps].reverse().find((step) => step.output === null);
@@ -162,8 +166,20 @@ npx() {
 }
 `;
 
-describe("README.md examples, run as written", () => {
-    const steps = runSteps();
+const stepsByFile = files.map((file) => ({ file, steps: runSteps(blocks.filter((block) => block.file === file)) }));
+
+describe("examples marked to run", () => {
+    it("include the Node.js, startDevServer and curl examples, each with an output block unless it runs in the background", () => {
+        const steps = stepsByFile.flatMap(({ steps }) => steps);
+        const runs = steps.map((step) => step.block);
+        expect(runs.some((block) => block.directive === "run with the demo" && block.code.includes("eventsource"))).toBe(true);
+        expect(runs.some((block) => block.language === "js" && block.code.includes("startDevServer"))).toBe(true);
+        expect(runs.some((block) => blockKind(block) === "shell" && block.code.includes("curl") && block.code.includes("--publish"))).toBe(true);
+        expect(steps.filter((step) => step.block.directive !== "run in the background").every((step) => step.output !== null)).toBe(true);
+    });
+});
+
+for (const { file, steps } of stepsByFile.filter(({ steps }) => steps.length > 0)) describe(`${file} examples, run as written`, () => {
     /** `127.0.0.1:<README port>` → `127.0.0.1:<real port>`, learnt from the servers started so far. */
     const ports = new Map<string, string>();
     const background: Array<{ step: RunStep; running: Running }> = [];
@@ -180,17 +196,9 @@ describe("README.md examples, run as written", () => {
         await demo?.close();
     });
 
-    it("has the Node.js, startDevServer and curl examples marked to run", () => {
-        const runs = steps.map((step) => step.block);
-        expect(runs.some((block) => block.directive === "run with the demo" && block.code.includes("eventsource"))).toBe(true);
-        expect(runs.some((block) => block.language === "js" && block.code.includes("startDevServer"))).toBe(true);
-        expect(runs.some((block) => blockKind(block) === "shell" && block.code.includes("curl") && block.code.includes("--publish"))).toBe(true);
-        expect(steps.filter((step) => step.block.directive !== "run in the background").every((step) => step.output !== null)).toBe(true);
-    });
-
     for (const step of steps) {
         const { block } = step;
-        it(`${describeBlock(block)} ${block.directive === "run in the background" ? "starts" : "prints what the README says"}`, async () => {
+        it(`${describeBlock(block)} ${block.directive === "run in the background" ? "starts" : `prints what ${file} says`}`, async () => {
             let code = block.code;
             if (block.directive === "run with the demo") {
                 demo ??= await startDemo({ port: 0 });
@@ -218,16 +226,16 @@ describe("README.md examples, run as written", () => {
                 expect(outputMatches(running.stdout, step.output!.code), `stdout:\n${running.stdout}`).toBe(true);
                 return;
             }
-            const file = join(app.dir, `run-${block.line}.mjs`);
-            writeFileSync(file, substitute(code));
-            const running = launch(process.execPath, [file], process.env);
+            const script = join(app.dir, `run-${block.index}.mjs`);
+            writeFileSync(script, substitute(code));
+            const running = launch(process.execPath, [script], process.env);
             const status = await finish(running, 60_000);
             expect({ status, stderr: running.stderr }).toEqual({ status: 0, stderr: "" });
             expect(outputMatches(running.stdout, step.output!.code), `stdout:\n${running.stdout}`).toBe(true);
         }, 120_000);
     }
 
-    it("has the blocks that ran in the background print what the README says", async () => {
+    it(`has the blocks that ran in the background print what ${file} says`, async () => {
         for (const { step, running } of background) {
             if (step.output === null) continue;
             const expected = step.output.code;

@@ -193,10 +193,22 @@ function diagnose(o: Observations, probe: ProbeOutcome): Diagnosis | null {
 export function fromDiagnosis(name: string, diagnosis: Diagnosis | null): CheckResult {
     if (diagnosis === null) return { name, verdict: "warn", detail: "the request did not complete" };
     const message = diagnosis.message.replace(/\.$/, "");
-    const colon = message.indexOf(": ");
+    const colon = sentenceColon(message);
     return colon === -1
         ? { name, verdict: "fail", detail: message }
         : { name, verdict: "fail", detail: message.slice(0, colon), fix: message.slice(colon + 2) };
+}
+
+/** The first `": "` outside parentheses (a cause quoted in them, "(fetch failed: ECONNREFUSED)", is not the split), or -1. */
+function sentenceColon(message: string): number {
+    let depth = 0;
+    for (let i = 0; i < message.length - 1; i++) {
+        const char = message[i];
+        if (char === "(") depth++;
+        else if (char === ")") depth = Math.max(0, depth - 1);
+        else if (char === ":" && depth === 0 && message[i + 1] === " ") return i;
+    }
+    return -1;
 }
 
 function cookieCause(problem: CookieProblem): string {

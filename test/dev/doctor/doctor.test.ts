@@ -209,6 +209,16 @@ describe("the report", () => {
             fix: "use one name: a or b",
         });
     });
+
+    it("does not split a diagnosis at a colon inside parentheses (a quoted cause)", () => {
+        const message = "The hub at http://127.0.0.1:3000/.well-known/mercure could not be reached (fetch failed: ECONNREFUSED): check that it is running.";
+        expect(fromDiagnosis("x", { code: "hub_unreachable", message, status: undefined, retry: true })).toEqual({
+            name: "x",
+            verdict: "fail",
+            detail: "The hub at http://127.0.0.1:3000/.well-known/mercure could not be reached (fetch failed: ECONNREFUSED)",
+            fix: "check that it is running",
+        });
+    });
 });
 
 describe("doctorCommand()", () => {

@@ -1,6 +1,6 @@
 /*
- * The README check: every fenced code block of README.md is extracted and checked by its language, so that a
- * block added later is checked without touching this file.
+ * The docs check: every fenced code block of README.md and of docs/*.md (`docFiles()`) is extracted and checked
+ * by its language, so that a block or a page added later is checked without touching this file.
  *
  * - `ts`, `tsx`, `js`, `jsx`, `mjs` (and `typescript`, `javascript`): compiled with `strict` (JavaScript with
  *   `checkJs`), each block as its own module, with the imports it shows, in a throwaway app directory whose
@@ -9,14 +9,16 @@
  *   in readme-globals.d.ts.
  * - `sh`, `bash`, `shell`: every command must be one the check knows, naming real things: `npm run` scripts
  *   of package.json, packages `npm install` can mean, and `laravel-echo-mercure` commands and flags the CLI
- *   parses (with shell variables expanded).
+ *   parses (with shell variables expanded); `curl` with a URL, `cd`, `laravel new`, and the `php artisan`
+ *   commands of ARTISAN_COMMANDS.
  * - `html`: inline `<script>` bodies are compiled as JavaScript; `<script src>` must name a file of the build.
  * - `vue`: a single-file component; its `<script setup lang="ts">` (or `<script lang="ts">`) is compiled as a `ts`
  *   block, with Vue's compiler macros (`defineProps`, …) declared as the SFC compiler provides them; the
  *   template is not checked. `tsx` blocks compile with React's automatic JSX runtime (`react-jsx`).
  * - `php`: the keys of the `mercure` connection must be keys of Laravel's mercure driver.
- * - `text`, `dotenv`: deliberately not code (output, a file listing, an `.env`): skipped. Give a block that is
- *   not code one of these tags; a block without a language, or with one this check does not know, fails.
+ * - `text`, `dotenv`, `caddyfile`, `nginx`: deliberately not checked (output, a file listing, an `.env`, another
+ *   server's configuration): skipped. Give a block that is not code one of these tags; a block without a
+ *   language, or with one this check does not know, fails.
  *
  * A block can also be run, by an HTML comment on the line just before its fence (invisible on GitHub):
  * - `<!-- readme-check: run -->`: a `js` block runs with Node.js in the app directory and must exit 0 with
@@ -30,8 +32,9 @@
  *   output yet prints; its non-empty lines must appear as consecutive output lines, `…` matching anything.
  * Shell blocks run with `MERCURE_JWT_SECRET` and `APP_URL` set (the README says they come from the `.env`),
  * and `npx laravel-echo-mercure` runs this build's CLI (dist/dev/cli.js), never a download.
+ * The run steps of one file share one demo and one set of announced ports; each file starts afresh.
  */
-import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,12 +45,28 @@ import { DoctorUsageError, parseDoctorArgs } from "../../../src/dev/doctor/args"
 /** The package root (the directory of package.json). */
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url)).replace(/\/$/, "");
 
+/** The markdown files the check reads, relative to ROOT: README.md, then every docs/*.md page by name. */
+export function docFiles(): string[] {
+    const pages = readdirSync(join(ROOT, "docs"))
+        .filter((name) => name.endsWith(".md"))
+        .sort()
+        .map((name) => `docs/${name}`);
+    return ["README.md", ...pages];
+}
+
+/** Every fenced code block of every file of {@link docFiles}, in file order; each block's `index` is unique across them. */
+export function extractAllBlocks(files: readonly string[] = docFiles()): ReadmeBlock[] {
+    const blocks: ReadmeBlock[] = [];
+    for (const file of files) blocks.push(...extractBlocks(readFileSync(join(ROOT, file), "utf8"), file, blocks.length));
+    return blocks;
+}
+
 /** Languages compiled as TypeScript or JavaScript, and the file extension each gets. */
 const SCRIPT_LANGUAGES: Record<string, string> = { ts: ".ts", typescript: ".ts", tsx: ".tsx", js: ".js", javascript: ".js", mjs: ".js", jsx: ".jsx" };
 /** Languages whose commands are checked. */
 const SHELL_LANGUAGES = new Set(["sh", "bash", "shell"]);
-/** Languages that are deliberately not code. */
-const SKIPPED_LANGUAGES = new Set(["text", "dotenv"]);
+/** Languages that are deliberately not checked: not code, or another program's configuration. */
+const SKIPPED_LANGUAGES = new Set(["text", "dotenv", "caddyfile", "nginx"]);
 /** Other languages with a check of their own. */
 const OTHER_LANGUAGES = new Set(["html", "php", "vue"]);
 
@@ -55,11 +74,13 @@ const OTHER_LANGUAGES = new Set(["html", "php", "vue"]);
 export type Directive = "run" | "run with the demo" | "run in the background" | "output";
 const DIRECTIVES: readonly string[] = ["run", "run with the demo", "run in the background", "output"];
 
-/** One fenced code block of the README. */
+/** One fenced code block of a markdown file. */
 export interface ReadmeBlock {
-    /** Its position among the blocks (0-based). */
+    /** The markdown file it is in, relative to ROOT (`README.md`, `docs/deploying.md`). */
+    readonly file: string;
+    /** Its position among the blocks extracted together (0-based). */
     readonly index: number;
-    /** The README line of the opening fence (1-based). */
+    /** The file's line of the opening fence (1-based). */
     readonly line: number;
     /** The language tag, lower-cased; `""` when none. */
     readonly language: string;
@@ -73,11 +94,11 @@ export interface ReadmeBlock {
 
 /** A short name for a block in test titles and messages. */
 export function describeBlock(block: ReadmeBlock): string {
-    return `README.md:${block.line} (${block.language || "no language"}, under "${block.heading}")`;
+    return `${block.file}:${block.line} (${block.language || "no language"}, under "${block.heading}")`;
 }
 
-/** Extract every fenced code block of `markdown`, in order. */
-export function extractBlocks(markdown: string): ReadmeBlock[] {
+/** Extract every fenced code block of `markdown` (the text of `file`), in order, numbered from `firstIndex`. */
+export function extractBlocks(markdown: string, file = "README.md", firstIndex = 0): ReadmeBlock[] {
     const lines = markdown.split("\n");
     const blocks: ReadmeBlock[] = [];
     let heading = "(top)";
@@ -98,7 +119,7 @@ export function extractBlocks(markdown: string): ReadmeBlock[] {
         let before = i - 1;
         while (before >= 0 && lines[before]!.trim() === "") before--;
         const marker = before >= 0 ? /^<!--\s*readme-check:\s*(.*?)\s*-->$/.exec(lines[before]!.trim()) : null;
-        blocks.push({ index: blocks.length, line: i + 1, language: open[2]!.toLowerCase(), code: body.join("\n"), directive: marker?.[1] ?? null, heading });
+        blocks.push({ file, index: firstIndex + blocks.length, line: i + 1, language: open[2]!.toLowerCase(), code: body.join("\n"), directive: marker?.[1] ?? null, heading });
         i = j;
     }
     return blocks;
@@ -149,31 +170,31 @@ interface ScriptUnit {
     readonly block: ReadmeBlock;
     /** The file name in the app directory. */
     readonly file: string;
-    /** The README line of the unit's first line. */
+    /** The markdown file's line of the unit's first line. */
     readonly firstLine: number;
 }
 
 /**
  * Compile every script block (and every inline script of html blocks) as its own module in `appDir`, with
- * `strict`; returns the diagnostics of each block, as `README.md:<line>: <message>`, by block index.
+ * `strict`; returns the diagnostics of each block, as `<file>:<line>: <message>`, by block index.
  */
 export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<number, string[]> {
     const units: ScriptUnit[] = [];
     for (const block of blocks) {
         const kind = blockKind(block);
         if (kind === "script") {
-            const file = join(appDir, `block-${block.line}${SCRIPT_LANGUAGES[block.language]!}`);
+            const file = join(appDir, `block-${block.index}-${block.line}${SCRIPT_LANGUAGES[block.language]!}`);
             writeFileSync(file, block.code);
             units.push({ block, file, firstLine: block.line + 1 });
         } else if (kind === "vue") {
             for (const script of sfcScripts(block.code)) {
-                const file = join(appDir, `block-${block.line}-${script.offset}.ts`);
+                const file = join(appDir, `block-${block.index}-${block.line}-${script.offset}.ts`);
                 writeFileSync(file, script.code);
                 units.push({ block, file, firstLine: block.line + 1 + script.offset });
             }
         } else if (kind === "html") {
             for (const script of inlineScripts(block.code)) {
-                const file = join(appDir, `block-${block.line}-${script.offset}.js`);
+                const file = join(appDir, `block-${block.index}-${block.line}-${script.offset}.js`);
                 writeFileSync(file, script.code);
                 units.push({ block, file, firstLine: block.line + 1 + script.offset });
             }
@@ -212,7 +233,7 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
         }
         const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
         const list = result.get(unit.block.index) ?? [];
-        list.push(`README.md:${unit.firstLine + line}: TS${diagnostic.code}: ${message}`);
+        list.push(`${unit.block.file}:${unit.firstLine + line}: TS${diagnostic.code}: ${message}`);
         result.set(unit.block.index, list);
     }
     return result;
@@ -407,6 +428,9 @@ export interface PackageManifest {
     peerDependencies?: Record<string, string>;
 }
 
+/** The `php artisan` commands the docs may name: Laravel 13's own commands (and Tinker's). */
+const ARTISAN_COMMANDS = new Set(["serve", "config:publish", "make:event", "queue:work", "tinker"]);
+
 /** Problems of one shell command: an unknown program, script, package, CLI command or flag. */
 export function commandProblems(command: ShellCommand, manifest: PackageManifest): string[] {
     const [program, ...args] = command.words;
@@ -437,6 +461,12 @@ export function commandProblems(command: ShellCommand, manifest: PackageManifest
         }
         case "curl":
             return args.some((arg) => arg.startsWith("http://") || arg.startsWith("https://") || arg.startsWith("value-of-")) ? [] : [`${at}: curl without a URL`];
+        case "cd":
+            return [];
+        case "laravel":
+            return args[0] === "new" && args[1] !== undefined ? [] : [`${at}: the docs check only knows "laravel new <name>"`];
+        case "php":
+            return args[0] === "artisan" && ARTISAN_COMMANDS.has(args[1] ?? "") ? [] : [`${at}: the docs check knows "php artisan" with ${[...ARTISAN_COMMANDS].join(", ")}; teach it another command in test/e2e/support/readme-blocks.ts`];
         default:
             return [`${at}: the README check does not know the command "${program}"; teach it in test/e2e/support/readme-blocks.ts`];
     }
