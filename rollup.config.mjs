@@ -10,9 +10,12 @@
 //                                         urlpattern-polyfill inside
 //   dist/react/index.js + .d.ts           configureEcho and useEchoEncrypted over @laravel/echo-react (ESM only),
 //   dist/vue/index.js + .d.ts             over @laravel/echo-vue; both import the core as ../index.js and
+//   dist/svelte/index.js + .d.ts          the same surface for Svelte 5 on a MercureEcho of its own (ESM only),
 //   dist/frameworks/shared.js             the code they share
 //   dist/no-pusher/index.js + .d.ts       what a Mercure-only app aliases pusher-js to
 //   dist/vite/index.js + .d.ts            the Vite plugin that points pusher-js at no-pusher when the app lacks it
+//   dist/http/index.js + .d.ts            the X-Socket-ID helpers for fetch, axios instances and Inertia (ESM only,
+//                                         nothing of the core inside)
 //   dist/discovery/index.js + .d.ts       parseLinkHeader and discoverFromDocument (ESM only): outside the core
 //                                         entry, which reaches the same code through its lazy discovery chunk
 // Every .js has a .map that names the src/ files without embedding them.
@@ -72,12 +75,14 @@ const coreAsSibling = () => ({
         return target === CORE_SOURCE ? { id: "../index.js", external: "absolute" } : null;
     },
 });
-const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue"].includes(id);
+const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue", "svelte", "svelte/reactivity"].includes(id);
 const frameworkEntries = {
     "react/index": "src/react/index.ts",
     "vue/index": "src/vue/index.ts",
+    "svelte/index": "src/svelte/index.ts",
     "no-pusher/index": "src/no-pusher.ts",
     "discovery/index": "src/discovery/public.ts",
+    "http/index": "src/http/index.ts",
 };
 
 export default [
@@ -138,12 +143,21 @@ export default [
         ],
     },
     {
-        // One build (one TypeScript program) for the three: the code React and Vue share (src/frameworks/)
+        // One build (one TypeScript program) for these entries: the code React, Vue and Svelte share (src/frameworks/)
         // becomes dist/frameworks/shared.js.
         input: frameworkEntries,
         external: frameworkExternal,
         plugins: [coreAsSibling(), ts()],
-        output: { dir: "dist", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "[name].js", chunkFileNames: "frameworks/shared.js" },
+        // Everything of src/frameworks/ in that one chunk, whichever entries use which part of it.
+        output: {
+            dir: "dist",
+            format: "es",
+            sourcemap,
+            sourcemapExcludeSources,
+            entryFileNames: "[name].js",
+            chunkFileNames: "frameworks/shared.js",
+            manualChunks: (id) => (id.includes("/src/frameworks/") ? "shared" : undefined),
+        },
     },
     ...Object.entries(frameworkEntries).map(([name, input]) => ({
         input,

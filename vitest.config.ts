@@ -1,3 +1,4 @@
+import { svelte } from "@sveltejs/vite-plugin-svelte";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -10,6 +11,10 @@ export default defineConfig({
         maxWorkers: 2,
         projects: [
             {
+                // Compiles the Svelte components of test/unit/svelte/ (laravel-echo-mercure/svelte's component tests).
+                plugins: [svelte({ configFile: false })],
+                // Svelte's client build (mount, onDestroy in components), as a browser bundler resolves it.
+                resolve: { conditions: ["browser"] },
                 test: {
                     name: "unit",
                     include: ["test/unit/**/*.test.ts"],

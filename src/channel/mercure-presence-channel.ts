@@ -2,6 +2,12 @@ import type { Channel, PresenceChannel } from "laravel-echo";
 import { createRoster, type PresenceEvent, type Roster } from "../presence/roster";
 import { MercurePrivateChannel } from "./mercure-private-channel";
 
+/** The connector's `leaveDelay` option in ms when it is a number > 0, else 0 (`leaving` at once). */
+const leaveDelay = (options: Channel["options"]): number => {
+    const value: unknown = options?.leaveDelay;
+    return typeof value === "number" && value > 0 ? value : 0;
+};
+
 /**
  * A presence Mercure channel (`presence-…`): a private channel that also knows who is online, from the
  * hub's active subscriptions (laravel-mercure §5).
@@ -27,7 +33,7 @@ export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateCha
         // A copy of the list, so that a callback may register more without them hearing this change.
         this.roster = createRoster<TMember>((kind: PresenceEvent, value: unknown) => {
             for (const callback of [...this.presenceCallbacks[kind]]) this.invoke(`${kind}()`, () => callback(value as never));
-        });
+        }, leaveDelay(options));
     }
 
     /**

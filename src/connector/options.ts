@@ -68,6 +68,12 @@ export interface MercureConnectorOptions {
      * connects on its own. See `share/` and the README.
      */
     shareAcrossTabs?: boolean;
+    /**
+     * Presence channels: hold `leaving` back this many milliseconds after a user's last connection ended, and
+     * report nothing if the same user connects again meanwhile (a page reload, a tab handing over). Default 0
+     * (report at once); 3000 covers a typical reload.
+     */
+    leaveDelay?: number;
     /** Other Echo options (for example `withoutInterceptors`) pass through untouched. */
     [option: string]: unknown;
 }

@@ -30,20 +30,31 @@ export interface Roster<TMember> {
     expire(keys: readonly string[]): void;
     /** Apply one live subscription event. */
     apply(event: Subscription): void;
-    /** Report nothing more, not even the rest of a change being reported (the channel was left). */
+    /** Report nothing more, not even the rest of a change being reported (the channel was left); cancel held leaves. */
     close(): void;
 }
 
-/** One member and how many live subscriptions it holds (0: lingering after a re-seed). */
+/** Default `leaveDelay`: `leaving` is reported as soon as a user's last subscription ends. */
+export const DEFAULT_LEAVE_DELAY = 0;
+
+/**
+ * One member and how many live subscriptions it holds (0: lingering after a re-seed, or held back by
+ * `leaveDelay` with its `leave` timer pending).
+ */
 interface Member {
     info: unknown;
     count: number;
+    /** The pending `leaving` report of a member whose last subscription ended within `leaveDelay`. */
+    leave?: ReturnType<typeof setTimeout>;
 }
 
 /**
- * Create an empty roster reporting to `emit`.
+ * Create an empty roster reporting to `emit`. `leaveDelay` (ms, default {@link DEFAULT_LEAVE_DELAY}): how long
+ * `leaving` is held back after a user's last subscription ends; a subscription of the same user within it (a
+ * page reload, a tab handing the stream over) cancels it, and neither `leaving` nor `joining` is reported.
+ * Meanwhile the user stays in `members()`.
  */
-export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMember> {
+export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay = DEFAULT_LEAVE_DELAY): Roster<TMember> {
     /** Subscriber id → member key; the subscriptions counted in `members`. */
     let subscribers = new Map<string, string>();
     /** Member key → member; insertion order is first-seen order. */
@@ -65,12 +76,19 @@ export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMe
         subscribers.set(subscriber, key);
         const member = members.get(key);
         if (member !== undefined) {
+            // A user back within leaveDelay: their held-back leave is no news any more.
+            clearTimeout(member.leave);
             member.count++;
             return null;
         }
         const added = { info, count: 1 };
         members.set(key, added);
         return added;
+    };
+
+    /** Cancel every held-back leave (the members stay, with no subscription). */
+    const cancelLeaves = (): void => {
+        for (const member of members.values()) clearTimeout(member.leave);
     };
 
     /** The current members' infos, in order. */
@@ -80,6 +98,8 @@ export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMe
         members: () => (seeded ? list() : null),
         seed(snapshot) {
             const before = members;
+            // Held-back leaves end here: a user in the snapshot stays, one missing lingers like the others.
+            cancelLeaves();
             const wasSeeded = seeded;
             subscribers = new Map();
             members = new Map();
@@ -113,6 +133,7 @@ export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMe
         },
         close() {
             closed = true;
+            cancelLeaves();
         },
         apply({ subscriber, active, payload }) {
             // [spec] laravel-mercure §5.5: joining on a user's first subscription only (a lingering user
@@ -127,11 +148,15 @@ export function createRoster<TMember>(emit: RosterListener<TMember>): Roster<TMe
             if (key === undefined) return;
             subscribers.delete(subscriber);
             const member = members.get(key);
-            // [spec] §5.5: leaving, with the stored info, on the user's last subscription.
-            if (member !== undefined && --member.count === 0) {
+            // [spec] §5.5: leaving, with the stored info, on the user's last subscription (held back by leaveDelay;
+            // add(), seed() and close() cancel the timer, so it fires only for a user who stayed away).
+            if (member === undefined || --member.count !== 0) return;
+            const gone = (): void => {
                 members.delete(key);
                 report("leaving", member.info);
-            }
+            };
+            if (leaveDelay > 0) member.leave = setTimeout(gone, leaveDelay);
+            else gone();
         },
     };
 }

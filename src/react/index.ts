@@ -11,12 +11,13 @@
  * which theirs drops silently. Their module imports `pusher-js` at top: a Mercure-only app aliases it to
  * `laravel-echo-mercure/no-pusher` (README "React").
  */
-import { configureEcho as configureFramework, echo } from "@laravel/echo-react";
-import { useCallback, useEffect, useMemo, useRef, type DependencyList } from "react";
+import { configureEcho as configureFramework, echo, usePresenceChannel } from "@laravel/echo-react";
+import { useCallback, useEffect, useMemo, useRef, useState, type DependencyList } from "react";
 import type { MercurePrivateChannel } from "../index";
 import { configureMercure, type ConfigureEchoOptions } from "../frameworks/configure";
 import { ConnectorSlot } from "../frameworks/connector-slot";
 import { EncryptedSubscriptions } from "../frameworks/encrypted-subscriptions";
+import { watchPresenceMembers, type PresenceChannelLike } from "../frameworks/presence-members";
 
 export {
     echo,
@@ -89,4 +90,26 @@ export function useEchoEncrypted<TPayload = unknown>(
     }, [channelName, events, listener]);
 
     return useMemo(() => ({ channel: () => joined.current }), []);
+}
+
+/**
+ * The members of the presence channel `channelName` (without the `presence-` prefix) as state, while the
+ * component is mounted: empty until the channel is seeded, then kept from `here`, `joining` and `leaving`, one
+ * entry per user however many tabs they have open. The channel is joined and left as `usePresenceChannel`
+ * does (shared with the other hooks on it). `TMember` is what the server's channel callback returns.
+ */
+export function useEchoPresenceMembers<TMember = unknown>(channelName: string): readonly TMember[] {
+    const { channel } = usePresenceChannel(channelName);
+    const [members, setMembers] = useState<readonly TMember[]>([]);
+
+    // Runs after usePresenceChannel's own effect (declared first), which joined the channel.
+    useEffect(() => {
+        const joined = channel() as PresenceChannelLike<TMember> | null;
+        if (joined === null) return;
+        const watch = watchPresenceMembers(joined, setMembers);
+        setMembers(watch.initial);
+        return watch.stop;
+    }, [channel]);
+
+    return members;
 }

@@ -11,12 +11,13 @@
  * instance, which theirs drops silently. Their module imports `pusher-js` at top: a Mercure-only app aliases it
  * to `laravel-echo-mercure/no-pusher` (README "Vue").
  */
-import { configureEcho as configureFramework, echo } from "@laravel/echo-vue";
-import { onMounted, onUnmounted } from "vue";
+import { configureEcho as configureFramework, echo, usePresenceChannel } from "@laravel/echo-vue";
+import { onMounted, onUnmounted, shallowRef, type Ref } from "vue";
 import type { MercurePrivateChannel } from "../index";
 import { configureMercure, type ConfigureEchoOptions } from "../frameworks/configure";
 import { ConnectorSlot } from "../frameworks/connector-slot";
 import { EncryptedSubscriptions } from "../frameworks/encrypted-subscriptions";
+import { watchPresenceMembers, type PresenceChannelLike } from "../frameworks/presence-members";
 
 export {
     echo,
@@ -93,4 +94,21 @@ export function useEchoEncrypted<TPayload = unknown>(
     onUnmounted(leaveChannel);
 
     return { channel: () => channel, leaveChannel };
+}
+
+/**
+ * The members of the presence channel `channelName` (without the `presence-` prefix) as a read-only ref, from a
+ * component's `setup`: empty until the channel is seeded, then kept from `here`, `joining` and `leaving`, one
+ * entry per user however many tabs they have open. The channel is joined and left as `usePresenceChannel` does
+ * (shared with the other composables on it). `TMember` is what the server's channel callback returns.
+ */
+export function useEchoPresenceMembers<TMember = unknown>(channelName: string): Readonly<Ref<readonly TMember[]>> {
+    const { channel } = usePresenceChannel(channelName);
+    const members = shallowRef<readonly TMember[]>([]);
+    const watch = watchPresenceMembers(channel() as PresenceChannelLike<TMember>, (list) => {
+        members.value = list;
+    });
+    members.value = watch.initial;
+    onUnmounted(watch.stop);
+    return members;
 }

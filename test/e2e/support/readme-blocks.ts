@@ -157,7 +157,7 @@ export function createAppDir(): { dir: string; dispose(): void } {
     mkdirSync(join(dir, "node_modules"));
     symlinkSync(ROOT, join(dir, "node_modules", "laravel-echo-mercure"), "dir");
     // The framework examples (README "React", "Vue") import these too; scoped folders are linked whole.
-    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "react", "vue", "vite", "@laravel", "@types", "@vitejs"]) {
+    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "react", "vue", "vite", "@laravel", "@types", "@vitejs", "svelte", "axios", "@inertiajs"]) {
         symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
     }
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-check-app", private: true, type: "module" }));

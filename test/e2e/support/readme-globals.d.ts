@@ -1,6 +1,8 @@
 // What the README's examples assume exists, as "Try it" says: what a Vite app built on Laravel's starter kits
 // declares, and `render()` for the reader's own code. Used only by the README check
 // (test/e2e/support/readme-blocks.ts); the project's tsconfig excludes it, so nothing else sees these globals.
+// Svelte's runes ($props, $state, …), which a Svelte app's <script lang="ts"> sees as globals (README "Svelte").
+/// <reference types="svelte" />
 import type Echo from "laravel-echo";
 import type * as BrowserBuild from "../../../src/iife";
 

@@ -158,3 +158,35 @@ describe("MercurePresenceChannel", () => {
         expect(echoTyped.here((members: unknown) => members)).toBe(echoTyped);
     });
 });
+
+describe("MercurePresenceChannel leaveDelay option", () => {
+    /** A channel with `extra` options whose callbacks log, seeded with Ann, Ann's subscription then ended. */
+    function annLeft(extra: Record<string, unknown>): string[] {
+        const channel = new MercurePresenceChannel<Person>("presence-room", { namespace: "App.Events", ...extra } as never);
+        const log: string[] = [];
+        channel.here((members) => log.push("here " + members.map((m) => m.name).join(",")));
+        channel.leaving((person) => log.push("leaving " + person.name));
+        channel.roster.seed([member("s1", ann)]);
+        channel.roster.apply(member("s1", ann, false));
+        return log;
+    }
+
+    it("holds leaving back for the connector's leaveDelay milliseconds", () => {
+        vi.useFakeTimers();
+        try {
+            const log = annLeft({ leaveDelay: 2500 });
+            vi.advanceTimersByTime(2499);
+            expect(log).toEqual(["here Ann"]);
+            vi.advanceTimersByTime(1);
+            expect(log).toEqual(["here Ann", "leaving Ann"]);
+        } finally {
+            vi.useRealTimers();
+        }
+    });
+
+    it("reports leaving at once without the option, and ignores a value that is not a number ≥ 0", () => {
+        expect(annLeft({})).toEqual(["here Ann", "leaving Ann"]);
+        expect(annLeft({ leaveDelay: "3000" })).toEqual(["here Ann", "leaving Ann"]);
+        expect(annLeft({ leaveDelay: -1 })).toEqual(["here Ann", "leaving Ann"]);
+    });
+});

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createRoster, identify, type PresenceEvent } from "../../../src/presence/roster";
 import type { Subscription } from "../../../src/presence/subscription-event";
 
@@ -147,5 +147,93 @@ describe("roster", () => {
         roster.seed(room);
         roster.seed([...room].reverse());
         expect(log).toEqual(["here ANN,BOB"]);
+    });
+});
+
+describe("roster with leaveDelay", () => {
+    /** A roster holding leaves back for 3000 ms, logging like {@link recorded}. */
+    function delayed() {
+        const log: string[] = [];
+        const name = (member: unknown) => (member as { name?: string } | null)?.name ?? JSON.stringify(member);
+        const roster = createRoster<unknown>(
+            (kind: PresenceEvent, value: unknown) => log.push(kind === "here" ? "here " + (value as unknown[]).map(name).join(",") : `${kind} ${name(value)}`),
+            3000,
+        );
+        return { roster, log };
+    }
+
+    beforeEach(() => {
+        vi.useFakeTimers();
+    });
+    afterEach(() => {
+        vi.useRealTimers();
+    });
+
+    it("reports neither leaving nor joining when the same user reconnects within the delay (a page reload)", () => {
+        const { roster, log } = delayed();
+        roster.seed([join("s1", user("ann")), join("s2", user("bob"))]);
+        roster.apply(leave("s1"));
+        vi.advanceTimersByTime(2999);
+        expect(roster.members()).toEqual([user("ann").user_info, user("bob").user_info]);
+        roster.apply(join("s3", user("ann")));
+        vi.advanceTimersByTime(10_000);
+        expect(log).toEqual(["here ANN,BOB"]);
+        expect(roster.members()).toEqual([user("ann").user_info, user("bob").user_info]);
+        // The new subscription counts: its end is held back again, then reported once.
+        roster.apply(leave("s3"));
+        vi.advanceTimersByTime(3000);
+        expect(log).toEqual(["here ANN,BOB", "leaving ANN"]);
+        expect(roster.members()).toEqual([user("bob").user_info]);
+    });
+
+    it("reports leaving once the delay passed without the user coming back, and a later return as joining", () => {
+        const { roster, log } = delayed();
+        roster.seed([join("s1", user("ann"))]);
+        roster.apply(leave("s1"));
+        vi.advanceTimersByTime(2999);
+        expect(log).toEqual(["here ANN"]);
+        vi.advanceTimersByTime(1);
+        expect(log).toEqual(["here ANN", "leaving ANN"]);
+        expect(roster.members()).toEqual([]);
+        roster.apply(join("s2", user("ann")));
+        expect(log).toEqual(["here ANN", "leaving ANN", "joining ANN"]);
+    });
+
+    it("holds back each user on their own clock, and does not hold joining back", () => {
+        const { roster, log } = delayed();
+        roster.seed([join("s1", user("ann")), join("s2", user("bob"))]);
+        roster.apply(leave("s1"));
+        vi.advanceTimersByTime(2000);
+        roster.apply(leave("s2"));
+        roster.apply(join("s3", user("cid")));
+        expect(log).toEqual(["here ANN,BOB", "joining CID"]);
+        vi.advanceTimersByTime(1000);
+        expect(log).toEqual(["here ANN,BOB", "joining CID", "leaving ANN"]);
+        vi.advanceTimersByTime(2000);
+        expect(log).toEqual(["here ANN,BOB", "joining CID", "leaving ANN", "leaving BOB"]);
+    });
+
+    it("reports nothing after close(), even for a leave held back before it", () => {
+        const { roster, log } = delayed();
+        roster.seed([join("s1", user("ann"))]);
+        roster.apply(leave("s1"));
+        roster.close();
+        vi.advanceTimersByTime(10_000);
+        expect(log).toEqual(["here ANN"]);
+        expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it("lets a re-seed settle a held-back user: kept when in the snapshot, lingering (expire) when not", () => {
+        const { roster, log } = delayed();
+        roster.seed([join("s1", user("ann")), join("s2", user("bob"))]);
+        roster.apply(leave("s1"));
+        roster.apply(leave("s2"));
+        const lingering = roster.seed([join("s3", user("ann"))]);
+        vi.advanceTimersByTime(10_000);
+        expect(log).toEqual(["here ANN,BOB"]);
+        expect(lingering).toEqual(["user:bob"]);
+        roster.expire(lingering);
+        expect(log).toEqual(["here ANN,BOB", "leaving BOB"]);
+        expect(roster.members()).toEqual([user("ann").user_info]);
     });
 });
