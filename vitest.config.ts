@@ -17,6 +17,15 @@ export default defineConfig({
                     environmentOptions: { happyDOM: { url: "https://app.test/dashboard" } },
                 },
             },
+            // The testing kit (laravel-echo-mercure/testing) and the README's component tests written with it, once
+            // under happy-dom and once under jsdom: the kit must behave the same in both.
+            ...(["happy-dom", "jsdom"] as const).map((environment) => ({
+                test: {
+                    name: `kit-${environment}`,
+                    include: ["test/kit/**/*.test.{ts,tsx}"],
+                    environment,
+                },
+            })),
             {
                 test: {
                     name: "dev",
