@@ -13,7 +13,8 @@
 //   dist/no-pusher/index.js + .d.ts       what a Mercure-only app aliases pusher-js to
 //   dist/vite/index.js + .d.ts            the Vite plugin that points pusher-js at no-pusher when the app lacks it
 //   dist/testing/index.js + .d.ts         createTestEcho, the in-memory hub for an app's unit tests (ESM only), built
-//                                         with the core so it shares the core and its lazy chunks
+//                                         with the core so it shares the core and its lazy chunks; dist/testing/e2e.js
+//                                         + .d.ts: startTestStack over the dev stack (Node.js only)
 //   dist/discovery/index.js + .d.ts       parseLinkHeader and discoverFromDocument (ESM only): outside the core
 //                                         entry, which reaches the same code through its lazy discovery chunk
 // Every .js has a .map that names the src/ files without embedding them.
@@ -86,6 +87,16 @@ const coreModules = (getModuleInfo) => {
     visit(resolve("src/index.ts"));
     return coreModuleIds;
 };
+// The kit's end-to-end entry (dist/testing/e2e.js) imports the dev stack as ../dev/index.js rather than copying it.
+const DEV_SOURCE = resolve("src/dev/index");
+const devAsSibling = () => ({
+    name: "dev-as-sibling",
+    resolveId(source, importer) {
+        if (importer === undefined || !source.startsWith(".")) return null;
+        const target = resolve(dirname(importer), source).replace(/\.ts$/, "");
+        return target === DEV_SOURCE ? { id: "../dev/index.js", external: "absolute" } : null;
+    },
+});
 const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue"].includes(id);
 const frameworkEntries = {
     "react/index": "src/react/index.ts",
@@ -190,6 +201,19 @@ export default [
         external: nodeExternal,
         plugins: [dts()],
         output: { file: "dist/dev/index.d.ts", format: "es" },
+    },
+    {
+        // The end-to-end half of the testing kit, Node.js only: it uses the dev stack through ../dev/index.js (one copy).
+        input: "src/testing/e2e.ts",
+        external: nodeExternal,
+        plugins: [devAsSibling(), ts()],
+        output: { file: "dist/testing/e2e.js", format: "es", sourcemap, sourcemapExcludeSources },
+    },
+    {
+        input: "src/testing/e2e.ts",
+        external: nodeExternal,
+        plugins: [devAsSibling(), dts()],
+        output: { file: "dist/testing/e2e.d.ts", format: "es" },
     },
     {
         // The Vite plugin runs in Node.js inside the app's build, never in a page.

@@ -14,3 +14,4 @@ export { createTestEcho, TEST_HUB_URL, type TestEcho, type TestEchoOptions, type
 export { TestHub, type BroadcastOptions, type HubCondition, type PresenceControl, type SentWhisper, type WhisperOptions } from "./test-hub";
 export { TOPIC_PREFIX, type TestUser } from "./laravel-side";
 export { MemoryEventSource } from "./memory-event-source";
+export { wireEventName } from "./event-names";

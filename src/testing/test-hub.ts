@@ -1,5 +1,6 @@
 import type { MercureConnector } from "../index";
-import { broadcastUpdates, NOTIFICATION_EVENT, whisperTopic, wireEventName, type TestAuthEndpoint, type TestUser } from "./laravel-side";
+import { wireEventName } from "./event-names";
+import { broadcastUpdates, NOTIFICATION_EVENT, whisperTopic, type TestAuthEndpoint, type TestUser } from "./laravel-side";
 import type { MemoryHub } from "./memory-hub";
 
 /** Microtask turns one round of {@link TestHub.flush} runs; the longest chain between two hub steps is far shorter. */
