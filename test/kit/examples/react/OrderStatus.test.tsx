@@ -1,3 +1,4 @@
+// react/OrderStatus.test.tsx
 import { act, cleanup, render, screen } from "@testing-library/react";
 import * as EchoReact from "laravel-echo-mercure/react";
 import { createTestEcho } from "laravel-echo-mercure/testing";

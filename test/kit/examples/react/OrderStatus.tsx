@@ -1,3 +1,4 @@
+// react/OrderStatus.tsx
 import { useState } from "react";
 import { useEcho } from "laravel-echo-mercure/react";
 

@@ -1,3 +1,4 @@
+// vue/OrderStatus.test.ts
 import { cleanup, render, screen } from "@testing-library/vue";
 import * as EchoVue from "laravel-echo-mercure/vue";
 import { createTestEcho } from "laravel-echo-mercure/testing";

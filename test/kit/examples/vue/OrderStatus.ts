@@ -1,3 +1,4 @@
+// vue/OrderStatus.ts
 import { defineComponent, h, ref } from "vue";
 import { useEcho } from "laravel-echo-mercure/vue";
 
