@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MercureError } from "../../src/index";
 import { createTestEcho, type TestEchoOptions } from "../../src/testing/index";
 
@@ -145,5 +145,43 @@ describe("createTestEcho", () => {
         await hub.flush();
         expect(echo.connectionStatus()).toBe("failed");
         expect(errors.length).toBeGreaterThan(0);
+    });
+
+    it("flushes under fake timers without advancing them: the kit waits on microtasks only", async () => {
+        vi.useFakeTimers();
+        try {
+            const { echo, hub } = setup();
+            const received: unknown[] = [];
+            echo.private("orders.1").listen("OrderShipped", (payload: unknown) => received.push(payload));
+            await hub.flush();
+            hub.broadcast("private-orders.1", "OrderShipped", { id: 1 });
+            expect(received).toEqual([{ id: 1 }]);
+        } finally {
+            vi.useRealTimers();
+        }
+    });
+
+    it("delivers a Laravel notification to notification() callbacks with its id and type", async () => {
+        const { echo, hub } = setup();
+        const notifications: unknown[] = [];
+        echo.private("App.Models.User.1").notification((notification: unknown) => notifications.push(notification));
+        await hub.flush();
+        hub.notify("private-App.Models.User.1", "App\\Notifications\\InvoicePaid", { amount: 10 }, "n-1");
+        expect(notifications).toEqual([{ amount: 10, id: "n-1", type: "App\\Notifications\\InvoicePaid" }]);
+    });
+
+    it("joins presence members of several connections of one user once, and keeps the app's user in here()", async () => {
+        const { echo, hub } = setup({ user: { id: 1, name: "Ada" } });
+        const joining: unknown[] = [];
+        const leaving: unknown[] = [];
+        echo.join("room.2").joining((member: unknown) => joining.push(member)).leaving((member: unknown) => leaving.push(member));
+        await hub.flush();
+        const room = hub.presence("presence-room.2");
+        room.join({ id: 2 }).join({ id: 2 });
+        room.leave({ id: 2 });
+        await hub.flush();
+        expect(joining).toEqual([{ id: 2 }]);
+        expect(leaving).toEqual([]);
+        expect(() => room.leave({ id: 3 })).toThrow("not a member");
     });
 });
