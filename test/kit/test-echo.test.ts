@@ -184,4 +184,17 @@ describe("createTestEcho", () => {
         expect(leaving).toEqual([]);
         expect(() => room.leave({ id: 3 })).toThrow("not a member");
     });
+
+    it("authorizes a channel again after allow(): joined anew, it is granted and carried", async () => {
+        const { echo, hub } = setup();
+        hub.deny("private-secret");
+        echo.private("secret");
+        await hub.flush();
+        expect(hub.joined()).toEqual([]);
+        hub.allow("private-secret");
+        echo.private("secret");
+        await hub.flush();
+        expect(hub.joined()).toEqual(["private-secret"]);
+        expect(hub.authRequests()).toEqual([["private-secret"], ["private-secret"]]);
+    });
 });
