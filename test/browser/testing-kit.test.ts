@@ -5,12 +5,13 @@ import { expect, it } from "vitest";
 import { startTestStack, type TestStack } from "../../src/testing/e2e";
 import { createTestEcho } from "../../src/testing/index";
 import { EXPECTED_TEXT, shipmentsComponentTest, type Stage } from "../kit/parity/shipments-test";
-import { DEV_HUB_ONLY } from "../support/hubs";
+import { ALL_HUBS } from "../support/hubs";
 import { describeInChromium } from "./support/suite";
 import { waitUntil } from "./support/wait";
 
 // issue 34: the same component test (test/kit/parity/) against the unit-test kit in memory and against the dev stack
-// (startTestStack(), laravel-echo-mercure/testing/e2e) in Chromium: both must end with the same text.
+// (startTestStack(), laravel-echo-mercure/testing/e2e) in Chromium, on the dev hub and on the reference Go hub: all
+// must end with the same text.
 
 const COMPONENT = readFileSync(fileURLToPath(new URL("../kit/parity/shipments-component.js", import.meta.url)), "utf8");
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><script src="/dist/laravel-echo-mercure.iife.js"></script><script>${COMPONENT}</script></head><body><div id="app"></div></body></html>`;
@@ -56,9 +57,10 @@ let stack: TestStack | undefined;
 describeInChromium(
     "the same component test against the dev stack",
     {
-        hubs: DEV_HUB_ONLY,
-        server: async () => {
-            stack = await startTestStack({ server: { pages: { "/kit.html": PAGE } } });
+        // Once on the dev hub, once on the reference Go hub behind the Laravel stand-in.
+        hubs: ALL_HUBS,
+        server: async (hub) => {
+            stack = await startTestStack({ server: hub.configure({ pages: { "/kit.html": PAGE } }) });
             return stack.server;
         },
     },
