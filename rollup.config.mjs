@@ -16,6 +16,9 @@
 //   dist/vite/index.js + .d.ts            the Vite plugin that points pusher-js at no-pusher when the app lacks it
 //   dist/http/index.js + .d.ts            the X-Socket-ID helpers for fetch, axios instances and Inertia (ESM only,
 //                                         nothing of the core inside)
+//   dist/testing/index.js + .d.ts         createTestEcho, the in-memory hub for an app's unit tests (ESM only), built
+//                                         with the core so it shares the core and its lazy chunks; dist/testing/e2e.js
+//                                         + .d.ts: startTestStack over the dev stack (Node.js only)
 //   dist/discovery/index.js + .d.ts       parseLinkHeader and discoverFromDocument (ESM only): outside the core
 //                                         entry, which reaches the same code through its lazy discovery chunk
 // Every .js has a .map that names the src/ files without embedding them.
@@ -75,6 +78,30 @@ const coreAsSibling = () => ({
         return target === CORE_SOURCE ? { id: "../index.js", external: "absolute" } : null;
     },
 });
+// The modules src/index.ts reaches through static imports: the core entry's own code (see the first build below).
+let coreModuleIds = null;
+const coreModules = (getModuleInfo) => {
+    if (coreModuleIds !== null) return coreModuleIds;
+    coreModuleIds = new Set();
+    const visit = (id) => {
+        const info = getModuleInfo(id);
+        if (info === null || info.isExternal || coreModuleIds.has(id)) return;
+        coreModuleIds.add(id);
+        for (const imported of info.importedIds) visit(imported);
+    };
+    visit(resolve("src/index.ts"));
+    return coreModuleIds;
+};
+// The kit's end-to-end entry (dist/testing/e2e.js) imports the dev stack as ../dev/index.js rather than copying it.
+const DEV_SOURCE = resolve("src/dev/index");
+const devAsSibling = () => ({
+    name: "dev-as-sibling",
+    resolveId(source, importer) {
+        if (importer === undefined || !source.startsWith(".")) return null;
+        const target = resolve(dirname(importer), source).replace(/\.ts$/, "");
+        return target === DEV_SOURCE ? { id: "../dev/index.js", external: "absolute" } : null;
+    },
+});
 const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue", "svelte", "svelte/reactivity"].includes(id);
 const frameworkEntries = {
     "react/index": "src/react/index.ts",
@@ -87,7 +114,11 @@ const frameworkEntries = {
 
 export default [
     {
-        input: "src/index.ts",
+        // The testing kit (dist/testing/index.js) is built with the core so that it imports the core and the lazy
+        // chunks the core loads (whispers, diagnostics, isolation) as the very same files: loaded with the kit, the
+        // connector's import() of them settles in microtasks, which the kit's hub.flush() runs. dist/index.js is
+        // unchanged by it (the size check holds it).
+        input: { index: "src/index.ts", "testing/index": "src/testing/index.ts" },
         preserveEntrySignatures,
         external: esmExternal,
         plugins: [ts()],
@@ -95,7 +126,17 @@ export default [
         // dist/index.js export them too (under short names the .d.ts does not declare) rather than move the
         // core into a shared chunk behind a facade.
         preserveEntrySignatures: "allow-extension",
-        output: { dir: "dist", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "index.js", chunkFileNames: chunkFileNames("js") },
+        output: {
+            dir: "dist",
+            format: "es",
+            sourcemap,
+            sourcemapExcludeSources,
+            entryFileNames: "[name].js",
+            chunkFileNames: chunkFileNames("js"),
+            // What the core loads statically stays in dist/index.js, as without the kit (rollup would otherwise move
+            // the modules the two entries share into a chunk behind a facade).
+            manualChunks: (id, { getModuleInfo }) => (coreModules(getModuleInfo).has(id) ? "index" : undefined),
+        },
     },
     {
         // laravel-echo 2.5.0's own `require` entry is a .js file inside a "type": "module" package, which
@@ -166,10 +207,30 @@ export default [
         output: { file: `dist/${name}.d.ts`, format: "es" },
     })),
     {
+        // The kit's types name the core's classes (MercureEcho, MercureConnector) from ../index.js, as the framework entries do.
+        input: "src/testing/index.ts",
+        external: (id) => id === "laravel-echo",
+        plugins: [coreAsSibling(), dts()],
+        output: { file: "dist/testing/index.d.ts", format: "es" },
+    },
+    {
         input: "src/dev/index.ts",
         external: nodeExternal,
         plugins: [dts()],
         output: { file: "dist/dev/index.d.ts", format: "es" },
+    },
+    {
+        // The end-to-end half of the testing kit, Node.js only: it uses the dev stack through ../dev/index.js (one copy).
+        input: "src/testing/e2e.ts",
+        external: nodeExternal,
+        plugins: [devAsSibling(), ts()],
+        output: { file: "dist/testing/e2e.js", format: "es", sourcemap, sourcemapExcludeSources },
+    },
+    {
+        input: "src/testing/e2e.ts",
+        external: nodeExternal,
+        plugins: [devAsSibling(), dts()],
+        output: { file: "dist/testing/e2e.d.ts", format: "es" },
     },
     {
         // The Vite plugin runs in Node.js inside the app's build, never in a page.

@@ -1,4 +1,5 @@
 import { svelte } from "@sveltejs/vite-plugin-svelte";
+import { resolve } from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -22,6 +23,22 @@ export default defineConfig({
                     environmentOptions: { happyDOM: { url: "https://app.test/dashboard" } },
                 },
             },
+            // The testing kit (laravel-echo-mercure/testing) and the README's component tests written with it, once
+            // under happy-dom and once under jsdom: the kit must behave the same in both.
+            ...(["happy-dom", "jsdom"] as const).map((environment) => ({
+                // The examples import the package by name, as an app does: from the sources here (no build needed).
+                resolve: {
+                    alias: [
+                        { find: /^laravel-echo-mercure\/(testing|react|vue)$/, replacement: resolve("src/$1/index.ts") },
+                        { find: /^laravel-echo-mercure$/, replacement: resolve("src/index.ts") },
+                    ],
+                },
+                test: {
+                    name: `kit-${environment}`,
+                    include: ["test/kit/**/*.test.{ts,tsx}"],
+                    environment,
+                },
+            })),
             {
                 test: {
                     name: "dev",

@@ -62,6 +62,33 @@ describe("the published package", () => {
         }
     });
 
+    it("runs the testing kit from the built package in plain Node.js (no DOM, no test runner): the core's own connector class and lazy whisper chunk, the end-to-end stack on the dev entry", () => {
+        const out = node(
+            ["--input-type=module"],
+            `const { MercureConnector } = await import("laravel-echo-mercure");
+             const { createTestEcho } = await import("laravel-echo-mercure/testing");
+             const { startTestStack } = await import("laravel-echo-mercure/testing/e2e");
+             const { echo, hub } = createTestEcho();
+             const received = [];
+             const channel = echo.private("chat.1").listen("Posted", (payload) => received.push(payload)).listenForWhisper("typing", (payload) => received.push(payload));
+             await hub.flush();
+             hub.broadcast("private-chat.1", "Posted", { n: 1 });
+             hub.whisper("private-chat.1", "typing", { n: 2 });
+             channel.whisper("typing", { n: 3 });
+             await hub.flush();
+             const stack = await startTestStack();
+             const ids = await stack.broadcast("news", "Posted", {});
+             await stack.stop();
+             echo.disconnect();
+             console.log(JSON.stringify({ same: echo.connector instanceof MercureConnector, received, sent: hub.whispers("private-chat.1"), ids: ids.length }));`,
+        );
+        expect(JSON.parse(out)).toEqual({ same: true, received: [{ n: 1 }, { n: 2 }], sent: [{ event: "typing", payload: { n: 3 } }], ids: 1 });
+        // The unit kit imports nothing of Node.js, the dev stack or a test runner; the end-to-end half reaches the dev stack through its entry.
+        const kit = readFileSync("dist/testing/index.js", "utf8");
+        for (const marker of ["node:", "../dev/", "vitest", "jest"]) expect(kit, marker).not.toContain(marker);
+        expect(readFileSync("dist/testing/e2e.js", "utf8")).toContain("from '../dev/index.js'");
+    });
+
     it("exposes the dev stack, the browser build and package.json", () => {
         const out = node(
             ["--input-type=module"],

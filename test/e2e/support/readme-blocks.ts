@@ -36,7 +36,7 @@
  */
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { CliUsageError, parseCliArgs } from "../../../src/dev/cli-args";
@@ -157,7 +157,8 @@ export function createAppDir(): { dir: string; dispose(): void } {
     mkdirSync(join(dir, "node_modules"));
     symlinkSync(ROOT, join(dir, "node_modules", "laravel-echo-mercure"), "dir");
     // The framework examples (README "React", "Vue") import these too; scoped folders are linked whole.
-    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "react", "vue", "vite", "@laravel", "@types", "@vitejs", "svelte", "axios", "@inertiajs"]) {
+    // README "Testing your app" imports the test runners and libraries an app's tests use.
+    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "react", "vue", "vite", "@laravel", "@types", "@vitejs", "svelte", "axios", "@inertiajs", "vitest", "@testing-library", "@playwright", "playwright", "playwright-core"]) {
         symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
     }
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-check-app", private: true, type: "module" }));
@@ -183,7 +184,11 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
     for (const block of blocks) {
         const kind = blockKind(block);
         if (kind === "script") {
-            const file = join(appDir, `block-${block.index}-${block.line}${SCRIPT_LANGUAGES[block.language]!}`);
+            // A block whose first line names its file (`// react/OrderStatus.tsx`) is written there, so that the
+            // blocks of one example import each other as the app's files do.
+            const named = /^\/\/ ([\w-]+(?:\/[\w.-]+)*\.(?:tsx?|jsx?))\n/.exec(block.code)?.[1];
+            const file = named === undefined ? join(appDir, `block-${block.index}-${block.line}${SCRIPT_LANGUAGES[block.language]!}`) : join(appDir, named);
+            mkdirSync(dirname(file), { recursive: true });
             writeFileSync(file, block.code);
             units.push({ block, file, firstLine: block.line + 1 });
         } else if (kind === "vue") {
