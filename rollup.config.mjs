@@ -1,5 +1,6 @@
 // Builds every published file from src/ (see "exports" in package.json):
 //   dist/index.js                         the connector (ESM), laravel-echo left external (a peer dependency)
+//   dist/chunks/core-*.js                 the code dist/index.js shares with the lazy chunks (imported statically)
 //   dist/chunks/*.js                      lazily loaded code (the JWE code of encrypted channels, whispers), ESM
 //   dist/index.cjs + dist/chunks/*.cjs    the connector (CJS), laravel-echo's base classes inside (see below)
 //   dist/index.d.ts + dist/index.d.cts    bundled types for ESM and CJS consumers
@@ -27,7 +28,8 @@ import { dts } from "rollup-plugin-dts";
 // it, and an app's bundler keeps that chunk out of the app's initial bundle too. The package has no
 // runtime dependency; laravel-echo is a peer.
 const esmExternal = (id) => id === "laravel-echo";
-const chunkFileNames = (extension) => `chunks/[name]-[hash].${extension}`;
+// The chunk of code the entry shares with the lazy chunks (rollup names it after the entry) is called core.
+const chunkFileNames = (extension) => (chunk) => `chunks/${chunk.name === "index" ? "core" : "[name]"}-[hash].${extension}`;
 const ts = () => typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: true });
 const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "laravel-echo";
 
@@ -52,9 +54,10 @@ const URLPATTERN_NOTICE = `/*! urlpattern-polyfill 10.1.0 (bundled into the dev 
  * DEALINGS IN THE SOFTWARE. */`;
 const urlpatternBanner = (chunk) => (chunk.moduleIds.some((id) => id.includes("/node_modules/urlpattern-polyfill/")) ? URLPATTERN_NOTICE : "");
 
-// The whisper chunk uses modules of the core (MercureError, topics): the core exports them to it under
-// short internal names, beside its public exports, rather than becoming a facade of a shared chunk.
-const preserveEntrySignatures = "allow-extension";
+// The entry exports the public API only ("strict"): the code the lazy chunks share with the core (MercureError,
+// topics, the stream switch, ...) goes into a chunk of its own, dist/chunks/core-*.js, which dist/index.js imports
+// statically and the lazy chunks import too, instead of dist/index.js exporting internals under short names.
+const preserveEntrySignatures = "strict";
 
 // The framework entries and the pusher-js stand-in use the core through `../index` (`./index`): they import
 // dist/index.js instead of copying the core, so an app that imports the core and an entry runs one
@@ -84,10 +87,6 @@ export default [
         preserveEntrySignatures,
         external: esmExternal,
         plugins: [ts()],
-        // The lazy discovery and diagnostics chunks import MercureError and a few helpers from the core: let
-        // dist/index.js export them too (under short names the .d.ts does not declare) rather than move the
-        // core into a shared chunk behind a facade.
-        preserveEntrySignatures: "allow-extension",
         output: { dir: "dist", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "index.js", chunkFileNames: chunkFileNames("js") },
     },
     {
@@ -100,7 +99,6 @@ export default [
         input: "src/index.ts",
         preserveEntrySignatures,
         plugins: [nodeResolve(), ts()],
-        preserveEntrySignatures: "allow-extension",
         output: { dir: "dist", format: "cjs", sourcemap, sourcemapExcludeSources, exports: "named", entryFileNames: "index.cjs", chunkFileNames: chunkFileNames("cjs") },
     },
     {
