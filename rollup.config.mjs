@@ -120,6 +120,9 @@ export default [
     {
         input: { index: "src/dev/index.ts", cli: "src/dev/cli.ts" },
         external: nodeExternal,
+        // The dev stack takes MercureError and rawUrlEncode from the core entry; the core's import of laravel-echo
+        // (the connector's base classes) is not needed for them, so the dev build does not load laravel-echo.
+        treeshake: { moduleSideEffects: (id, external) => !(external && id === "laravel-echo") },
         plugins: [nodeResolve({ exportConditions: ["node"] }), ts()],
         output: { dir: "dist/dev", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "[name].js", chunkFileNames: "shared.js", banner: urlpatternBanner },
     },

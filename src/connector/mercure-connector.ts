@@ -3,9 +3,10 @@ import type { AuthResult } from "../auth/auth-client";
 import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { CHANNEL_PREFIXES } from "../channel/channel-kind";
+import { createChannel } from "./channel-factory";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
-import { MercurePresenceChannel } from "../channel/mercure-presence-channel";
+import { MercurePresenceChannel } from "../presence/mercure-presence-channel";
 import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
 import { HubLocator, type HubOptions } from "../discovery/hub-location";
@@ -50,7 +51,7 @@ import { cloneHeaderOptions, MAX_CHANNELS, resolveHubTimeouts, type MercureConne
  */
 export class MercureConnector extends Connector<"null", MercureChannel, MercurePrivateChannel, MercurePresenceChannel> {
     /** Joined channels by full name, in join order (the order of the auth batch). */
-    private readonly registry = new ChannelRegistry();
+    private readonly registry = new ChannelRegistry(createChannel);
 
     /** User callbacks waiting for the connector's state to settle. */
     private readonly callbacks = new CallbackQueue();

@@ -1,6 +1,6 @@
 import type { Channel, PresenceChannel } from "laravel-echo";
-import { createRoster, type PresenceEvent, type Roster } from "../presence/roster";
-import { MercurePrivateChannel } from "./mercure-private-channel";
+import { createRoster, type PresenceEvent, type Roster } from "./roster";
+import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 
 /**
  * A presence Mercure channel (`presence-…`): a private channel that also knows who is online, from the
