@@ -1,13 +1,10 @@
-import { Connector, type ConnectionStatus } from "laravel-echo";
+import type { ConnectionStatus } from "laravel-echo";
 import type { AuthResult } from "../auth/auth-client";
 import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
-import { CHANNEL_PREFIXES } from "../channel/channel-kind";
 import { createChannel } from "./channel-factory";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
-import type { MercurePresenceChannel } from "../presence/mercure-presence-channel";
-import type { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
 import { Capabilities, cryptoCapability, presenceCapability, whisperCapability } from "./capabilities";
 import { HubLocator, type HubOptions } from "../discovery/hub-location";
@@ -26,6 +23,7 @@ import { OPEN_DEADLINE_MS, StreamSwitch } from "../transport/stream-switch";
 import type { Platform, StreamMessage } from "../transport/platform";
 import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
+import { EchoChannelMethods } from "./echo-channel-methods";
 import { resolveDebug } from "./debug-log";
 import { BatchIsolation } from "./batch-isolation";
 import { StreamDiagnosis } from "./stream-diagnosis";
@@ -50,7 +48,7 @@ import { cloneHeaderOptions, MAX_CHANNELS, resolveHubTimeouts, type MercureConne
  * own state has moved (cursor, drains); one that calls `leave()` or `disconnect()` silences what follows.
  * Whisper listeners and whisper errors run through the same queue.
  */
-export class MercureConnector extends Connector<"null", MercureChannel, MercurePrivateChannel, MercurePresenceChannel> {
+export class MercureConnector extends EchoChannelMethods {
     /** Joined channels by full name, in join order (the order of the auth batch). */
     private readonly registry = new ChannelRegistry(createChannel);
 
@@ -213,39 +211,6 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         return this.registry.snapshot();
     }
 
-    /** Listen for an event on a public channel; `T` is the payload's type. */
-    listen<T = unknown>(name: string, event: string, callback: (payload: T) => void): MercureChannel {
-        return this.channel(name).listen(event, callback);
-    }
-
-    /** Get a channel by its full name, joining it if needed; `private-…` names give a private channel. */
-    channel(name: string): MercureChannel {
-        return this.join(name);
-    }
-
-    /** Get a private channel by name (without the `private-` prefix), joining it if needed. */
-    privateChannel(name: string): MercurePrivateChannel {
-        return this.join("private-" + name) as MercurePrivateChannel;
-    }
-
-    /**
-     * Get an end-to-end encrypted private channel by name (without the `private-encrypted-` prefix), joining it
-     * if needed; its broadcasts are decrypted with the key the auth response grants (laravel-mercure §6).
-     */
-    encryptedPrivateChannel(name: string): MercurePrivateChannel {
-        return this.join("private-encrypted-" + name) as MercurePrivateChannel;
-    }
-
-    /** Get a presence channel by name (without the `presence-` prefix), joining it if needed. */
-    presenceChannel<TMember = unknown>(name: string): MercurePresenceChannel<TMember> {
-        return this.join("presence-" + name) as MercurePresenceChannel<TMember>;
-    }
-
-    /** Leave a channel and its private, encrypted and presence variants. */
-    leave(name: string): void {
-        for (const prefix of CHANNEL_PREFIXES) this.leaveChannel(prefix + name);
-    }
-
     /** Leave one channel by its full name; leaving the last one closes the stream. */
     leaveChannel(name: string): void {
         if (this.registry.remove(name) === undefined) return;
@@ -304,7 +269,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     }
 
     /** Return the joined channel with this full name, creating it by its kind and joining it when needed. */
-    private join(name: string): MercureChannel {
+    protected join(name: string): MercureChannel {
         const existing = this.registry.get(name);
         if (existing !== undefined) return existing;
         const channel = this.registry.add(name, this.options);
