@@ -1,5 +1,5 @@
 import { MercureError } from "../errors";
-import { within } from "../timers";
+import { within } from "../bounded-wait";
 import type { FetchLike } from "../fetch";
 
 /*

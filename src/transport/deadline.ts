@@ -1,2 +1,3 @@
-// Bounded waits live with the other timers (src/timers.ts), below auth and transport; re-exported for the readers here.
-export { within, type Waited } from "../timers";
+// Bounded waits live below auth and transport (src/bounded-wait.ts: its own module, so that only the lazy chunks that
+// use it carry it); re-exported for the readers here.
+export { within, type Waited } from "../bounded-wait";

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 // layer, and of an earlier part of its own layer; never upward, and no circle between parts.
 const LAYERS: readonly (readonly string[])[] = [
     // foundations
-    ["errors.ts", "error-messages.ts", "timers.ts", "json.ts", "fetch.ts", "lazy-chunk.ts", "topic/"],
+    ["errors.ts", "error-messages.ts", "timers.ts", "bounded-wait.ts", "json.ts", "fetch.ts", "lazy-chunk.ts", "topic/"],
     // auth, then transport (transport's platform reads auth's hub-token and auth-result types)
     ["auth/"],
     ["transport/"],
