@@ -1,5 +1,6 @@
 // Builds every published file from src/ (see "exports" in package.json):
 //   dist/index.js                         the connector (ESM), laravel-echo left external (a peer dependency)
+//   dist/chunks/core-*.js                 the code dist/index.js shares with the lazy chunks (imported statically)
 //   dist/chunks/*.js                      lazily loaded code (the JWE code of encrypted channels, whispers), ESM,
 //                                         jose left external (a dependency)
 //   dist/index.cjs + dist/chunks/*.cjs    the connector (CJS), laravel-echo's base classes inside (see below)
@@ -35,7 +36,8 @@ import { dts } from "rollup-plugin-dts";
 // own copy, if any) and, since the chunk that imports it is itself only reached through import(), keeps
 // it out of the app's initial bundle too. laravel-echo is a peer.
 const esmExternal = (id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/");
-const chunkFileNames = (extension) => `chunks/[name]-[hash].${extension}`;
+// The chunk of code the entry shares with the lazy chunks (rollup names it after the entry) is called core.
+const chunkFileNames = (extension) => (chunk) => `chunks/${chunk.name === "index" ? "core" : "[name]"}-[hash].${extension}`;
 const ts = () => typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: true });
 const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "laravel-echo";
 
@@ -60,9 +62,10 @@ const URLPATTERN_NOTICE = `/*! urlpattern-polyfill 10.1.0 (bundled into the dev 
  * DEALINGS IN THE SOFTWARE. */`;
 const urlpatternBanner = (chunk) => (chunk.moduleIds.some((id) => id.includes("/node_modules/urlpattern-polyfill/")) ? URLPATTERN_NOTICE : "");
 
-// The whisper chunk uses modules of the core (MercureError, topics): the core exports them to it under
-// short internal names, beside its public exports, rather than becoming a facade of a shared chunk.
-const preserveEntrySignatures = "allow-extension";
+// The entry exports the public API only ("strict"): the code the lazy chunks share with the core (MercureError,
+// topics, the stream switch, ...) goes into a chunk of its own, dist/chunks/core-*.js, which dist/index.js imports
+// statically and the lazy chunks import too, instead of dist/index.js exporting internals under short names.
+const preserveEntrySignatures = "strict";
 
 // The framework entries and the pusher-js stand-in use the core through `../index` (`./index`): they import
 // dist/index.js instead of copying the core, so an app that imports the core and an entry runs one
@@ -78,7 +81,10 @@ const coreAsSibling = () => ({
         return target === CORE_SOURCE ? { id: "../index.js", external: "absolute" } : null;
     },
 });
-// The modules src/index.ts reaches through static imports: the core entry's own code (see the first build below).
+// The modules src/index.ts reaches through static imports, src/index.ts itself excepted: the core chunk
+// (dist/chunks/core-*.js) that dist/index.js, the testing kit and the lazy chunks import. Without this rule, rollup
+// would split the core into one chunk per set of importers once the kit is an entry of the same build.
+const CORE_ENTRY = resolve("src/index.ts");
 let coreModuleIds = null;
 const coreModules = (getModuleInfo) => {
     if (coreModuleIds !== null) return coreModuleIds;
@@ -89,7 +95,8 @@ const coreModules = (getModuleInfo) => {
         coreModuleIds.add(id);
         for (const imported of info.importedIds) visit(imported);
     };
-    visit(resolve("src/index.ts"));
+    visit(CORE_ENTRY);
+    coreModuleIds.delete(CORE_ENTRY);
     return coreModuleIds;
 };
 // The kit's end-to-end entry (dist/testing/e2e.js) imports the dev stack as ../dev/index.js rather than copying it.
@@ -122,10 +129,6 @@ export default [
         preserveEntrySignatures,
         external: esmExternal,
         plugins: [ts()],
-        // The lazy discovery and diagnostics chunks import MercureError and a few helpers from the core: let
-        // dist/index.js export them too (under short names the .d.ts does not declare) rather than move the
-        // core into a shared chunk behind a facade.
-        preserveEntrySignatures: "allow-extension",
         output: {
             dir: "dist",
             format: "es",
@@ -133,8 +136,6 @@ export default [
             sourcemapExcludeSources,
             entryFileNames: "[name].js",
             chunkFileNames: chunkFileNames("js"),
-            // What the core loads statically stays in dist/index.js, as without the kit (rollup would otherwise move
-            // the modules the two entries share into a chunk behind a facade).
             manualChunks: (id, { getModuleInfo }) => (coreModules(getModuleInfo).has(id) ? "index" : undefined),
         },
     },
@@ -149,7 +150,6 @@ export default [
         input: "src/index.ts",
         preserveEntrySignatures,
         plugins: [nodeResolve(), ts()],
-        preserveEntrySignatures: "allow-extension",
         output: { dir: "dist", format: "cjs", sourcemap, sourcemapExcludeSources, exports: "named", entryFileNames: "index.cjs", chunkFileNames: chunkFileNames("cjs") },
     },
     {
@@ -171,6 +171,9 @@ export default [
     {
         input: { index: "src/dev/index.ts", cli: "src/dev/cli.ts" },
         external: nodeExternal,
+        // The dev stack takes MercureError and rawUrlEncode from the core entry; the core's import of laravel-echo
+        // (the connector's base classes) is not needed for them, so the dev build does not load laravel-echo.
+        treeshake: { moduleSideEffects: (id, external) => !(external && id === "laravel-echo") },
         plugins: [nodeResolve({ exportConditions: ["node"] }), ts()],
         output: { dir: "dist/dev", format: "es", sourcemap, sourcemapExcludeSources, entryFileNames: "[name].js", chunkFileNames: "shared.js", banner: urlpatternBanner },
     },

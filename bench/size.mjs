@@ -30,6 +30,88 @@ async function minifyCode(code) {
     return (await minify(code, { ...TERSER_OPTIONS })).code;
 }
 
+/**
+ * The terser options of the budget figures of issue 32 (first render, whole app): `terser -c -m --module`, i.e. as a
+ * bundler minifies ES modules (top-level names mangled too). The IIFE is measured as shipped (gzip only).
+ */
+export const MODULE_TERSER_OPTIONS = Object.freeze({ compress: true, mangle: true, module: true });
+
+/** The app whose first render the budget limits: it imports the connector only, laravel-echo left external. */
+export const FIRST_RENDER_APP = `import { MercureConnector } from "laravel-echo-mercure";\nwindow.MercureConnector = MercureConnector;\n`;
+
+/** A whole app: Echo with the connector, laravel-echo bundled. */
+export const WHOLE_APP = `import Echo from "laravel-echo";\nimport { MercureConnector } from "laravel-echo-mercure";\nwindow.Echo = new Echo({ broadcaster: MercureConnector });\n`;
+
+/** `terser -c -m --module` of `code`, then gzip -9; resolves with both byte counts. */
+export async function moduleMinGzip(code) {
+    const minified = (await minify(code, { ...MODULE_TERSER_OPTIONS })).code;
+    return { min: Buffer.byteLength(minified), gzip: gzipSync(minified, { level: 9 }).length };
+}
+
+/**
+ * Bundle `code` as an app's code-splitting bundler does for the browser (rollup + node-resolve, ES modules,
+ * `laravel-echo-mercure` resolving to `distDir`/index.js, laravel-echo external when `externalEcho`), then measure
+ * in module mode: `firstRender` is the entry chunk plus every chunk it imports statically (what a page downloads
+ * before the app's code runs), each chunk minified and gzipped on its own as it is downloaded, summed; `lazy` are the
+ * chunks reached only through `import()`, each with the names of the modules it holds.
+ */
+export async function splitAppSize(code, { externalEcho = false, distDir = join(ROOT, "dist") } = {}) {
+    const ENTRY = "\0bench-split-entry";
+    const build = await rollup({
+        input: ENTRY,
+        onwarn: () => undefined,
+        external: externalEcho ? (id) => id === "laravel-echo" : undefined,
+        plugins: [
+            {
+                name: "bench-split-entry",
+                resolveId: (id) => (id === ENTRY ? ENTRY : id === "laravel-echo-mercure" ? join(distDir, "index.js") : null),
+                load: (id) => (id === ENTRY ? code : null),
+            },
+            nodeResolve({ browser: true, rootDir: ROOT }),
+        ],
+    });
+    let chunks;
+    try {
+        chunks = (await build.generate({ format: "es" })).output.filter((item) => item.type === "chunk");
+    } finally {
+        await build.close();
+    }
+    const byFile = new Map(chunks.map((chunk) => [chunk.fileName, chunk]));
+    const eager = new Set();
+    const pending = [chunks.find((chunk) => chunk.isEntry).fileName];
+    while (pending.length > 0) {
+        const file = pending.pop();
+        if (eager.has(file)) continue;
+        eager.add(file);
+        pending.push(...byFile.get(file).imports.filter((imported) => byFile.has(imported)));
+    }
+    const measure = async (chunk) => ({ name: chunk.name, modules: Object.keys(chunk.modules).map(sourceName), ...(await moduleMinGzip(chunk.code)) });
+    const first = await Promise.all(chunks.filter((chunk) => eager.has(chunk.fileName)).map(measure));
+    const lazy = await Promise.all(chunks.filter((chunk) => !eager.has(chunk.fileName)).map(measure));
+    return {
+        firstRender: { min: first.reduce((sum, chunk) => sum + chunk.min, 0), gzip: first.reduce((sum, chunk) => sum + chunk.gzip, 0), chunks: first },
+        lazy: lazy.sort((a, b) => b.gzip - a.gzip),
+    };
+}
+
+/** A module id as a short name: the path below src/ or node_modules/, else the file name. */
+function sourceName(id) {
+    const path = id.replace(/\\/g, "/");
+    const at = Math.max(path.lastIndexOf("/node_modules/"), path.lastIndexOf("/dist/"));
+    return at >= 0 ? path.slice(path.indexOf("/", at + 1) + 1) : path.slice(path.lastIndexOf("/") + 1);
+}
+
+/**
+ * The three figures issue 32 budgets, on the current dist/ (run npm run build first): the first render of
+ * {@link FIRST_RENDER_APP}, the first render of {@link WHOLE_APP}, and the shipped IIFE (gzip only); with the lazy
+ * chunks of the first.
+ */
+export async function budgetFigures(distDir = join(ROOT, "dist")) {
+    const connector = await splitAppSize(FIRST_RENDER_APP, { externalEcho: true, distDir });
+    const app = await splitAppSize(WHOLE_APP, { distDir });
+    return { firstRender: connector.firstRender, lazy: connector.lazy, app: app.firstRender, iife: gzipOnly(join(distDir, "laravel-echo-mercure.iife.js")) };
+}
+
 /** The base64 digits of source-map VLQs. */
 const VLQ_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -68,8 +150,9 @@ function decodeLine(line, state) {
  * minified bytes (gzip works across parts, so a part has no exact gzip size of its own).
  */
 export async function coreEntryParts(distDir = join(ROOT, "dist")) {
-    const code = readFileSync(join(distDir, "index.js"), "utf8");
-    const map = JSON.parse(readFileSync(join(distDir, "index.js.map"), "utf8"));
+    const file = coreChunkFile(distDir);
+    const code = readFileSync(file, "utf8");
+    const map = JSON.parse(readFileSync(`${file}.map`, "utf8"));
     const out = await minify(code, { ...TERSER_OPTIONS, sourceMap: { content: map } });
     const minMap = JSON.parse(out.map);
     const partOf = (source) => {
@@ -105,12 +188,25 @@ export function gzipOnly(file) {
     return { min: code.length, gzip: gzipSync(code, { level: 9 }).length };
 }
 
-/** The core entry's min+gzip size in `distDir` (default: this package's dist/). */
-export async function coreEntrySize(distDir = join(ROOT, "dist")) {
-    return minGzip(readFileSync(join(distDir, "index.js"), "utf8"));
+/**
+ * The chunk that holds the core's code, dist/chunks/core-*.js: dist/index.js re-exports the public API from it, and
+ * the lazy chunks import what they share with the core from it. Throws when there is not exactly one.
+ */
+export function coreChunkFile(distDir = join(ROOT, "dist")) {
+    const chunks = readdirSync(join(distDir, "chunks")).filter((file) => /^core-.*\.js$/.test(file));
+    if (chunks.length !== 1) throw new Error(`Expected one dist/chunks/core-*.js, found ${chunks.length}: run npm run build.`);
+    return join(distDir, "chunks", chunks[0]);
 }
 
-/** The budget file's content: `{ coreEntryMinGzip, issueTarget, note }`. */
+/**
+ * The core entry's size in `distDir` (default: this package's dist/) as the earlier figures measured it, script-mode
+ * `terser -c -m | gzip -9`: dist/index.js and the core chunk it re-exports, as one file.
+ */
+export async function coreEntrySize(distDir = join(ROOT, "dist")) {
+    return minGzip(readFileSync(join(distDir, "index.js"), "utf8").replace(/^export .*$/m, "") + readFileSync(coreChunkFile(distDir), "utf8"));
+}
+
+/** The budget file's content: `{ firstRenderMinGzip, appMinGzip, iifeGzip, targets, note }`. */
 export function readBudget() {
     return JSON.parse(readFileSync(BUDGET_FILE, "utf8"));
 }
@@ -199,7 +295,7 @@ export async function measureSizes() {
         reverbApp = { min: Buffer.byteLength(together), gzip: gzipSync(together, { level: 9 }).length };
     }
     const rows = [
-        row("`dist/index.js`, the core entry (`import { MercureConnector }`, laravel-echo external)", core, "what the budget limits"),
+        row("`dist/index.js` with `dist/chunks/core-*.js`, the core entry (`import { MercureConnector }`, laravel-echo external)", core, "script mode, as the earlier figures"),
         row("lazy crypto chunk (`dist/chunks/jwe-*.js`, our code around jose, jose left external)", chunk, "loaded on the first encrypted channel"),
         row("lazy crypto chunk as an app's bundler emits it (with jose)", chunkWithJose.entry, "what an app's bundler emits for it"),
         row("`dist/laravel-echo-mercure.iife.js` (laravel-echo, the JWE code and jose inlined, shipped minified)", iife, "gzip of the shipped file"),
@@ -212,6 +308,7 @@ export async function measureSizes() {
     }
     return {
         core,
+        budgetFigures: await budgetFigures(dist),
         parts,
         chunk,
         chunkWithJose: chunkWithJose.entry,
@@ -225,3 +322,16 @@ export async function measureSizes() {
     };
 }
 
+
+// `node bench/size.mjs`: print the budget figures of the current dist/ beside bench/size-budget.json.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+    const figures = await budgetFigures();
+    const budget = readBudget();
+    const line = (label, size, limit, target) => console.log(`${label.padEnd(44)} ${String(size.gzip).padStart(6)} B min+gzip (${size.min} B min)   budget ${limit} B, issue 32's target ${target} B`);
+    line("first render, import { MercureConnector }", figures.firstRender, budget.firstRenderMinGzip, budget.targets.firstRender);
+    for (const chunk of figures.firstRender.chunks) console.log(`    ${chunk.name.padEnd(40)} ${String(chunk.gzip).padStart(6)} B`);
+    line("whole app, laravel-echo bundled", figures.app, budget.appMinGzip, budget.targets.app);
+    line("IIFE, as shipped", figures.iife, budget.iifeGzip, budget.targets.iife);
+    console.log("lazy chunks of the first render's app:");
+    for (const chunk of figures.lazy) console.log(`    ${chunk.name.padEnd(40)} ${String(chunk.gzip).padStart(6)} B   ${chunk.modules.join(", ")}`);
+}

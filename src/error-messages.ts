@@ -1,6 +1,5 @@
-import { channelKind } from "./channel/channel-kind";
+import { channelKind } from "./topic/channel-kind";
 import { MercureError } from "./errors";
-import { errorStatus } from "./transport/event-source-adapter";
 
 /*
  * The errors the connector reports on channels' `error()` callbacks, one factory each: one sentence that
@@ -167,4 +166,11 @@ function tokenSizeHint(channels: Iterable<string>): string {
 /** A short description of a thrown value. */
 function describe(cause: unknown): string {
     return cause instanceof Error ? cause.message : "network error";
+}
+
+/** The HTTP status an `EventSource` error event carries: `status` (the polyfill's) or `code` (the `eventsource` package's). */
+export function errorStatus(event: Event): number | undefined {
+    const { status, code } = event as { status?: unknown; code?: unknown };
+    const value = typeof status === "number" && status !== 0 ? status : code;
+    return typeof value === "number" && Number.isInteger(value) && value >= 100 && value <= 599 ? value : undefined;
 }

@@ -1,4 +1,28 @@
-import type { DiagnosisCode } from "./discovery/classify";
+/**
+ * The cause a diagnosis names (each one a `MercureErrorCode`).
+ *
+ * - `invalid_token`: the hub refused the token (401 `invalid_token`): audience, issuer, key or expiry.
+ * - `insufficient_scope`: the token lacks a grant (403).
+ * - `cookie_missing`: no token reached the hub (401 without error): cookie name, domain, `SameSite`, prefix.
+ * - `cors_refused`: the hub's CORS settings do not allow the page origin with credentials.
+ * - `too_many_matchers`: the subscribe request carries more matchers than the hub accepts (400).
+ * - `publish_origin_refused`: a whisper came from an origin missing from the hub's `publish_origins` (400).
+ * - `hub_outdated`: a Mercure 0.x hub (it asks for `topic`, or challenges like 0.x and has no metadata).
+ * - `hub_not_found`: the URL answers, but not as a hub (404, 405, 410).
+ * - `hub_unreachable`: no answer at all, or no response headers in time.
+ * - `hub_refused`: any other refusal (another 4xx, a 5xx).
+ */
+export type DiagnosisCode =
+    | "invalid_token"
+    | "insufficient_scope"
+    | "cookie_missing"
+    | "cors_refused"
+    | "too_many_matchers"
+    | "publish_origin_refused"
+    | "hub_outdated"
+    | "hub_not_found"
+    | "hub_unreachable"
+    | "hub_refused";
 
 /**
  * The stable codes a {@link MercureError} can carry.

@@ -3,7 +3,7 @@ export { MercureEcho, encryptedPrivate, type MercureEchoOptions } from "./connec
 export type { MercureConnectorOptions } from "./connector/options";
 export { MercureChannel, type AnyEventCallback, type BroadcastNotification, type ErrorCallback, type EventCallback, type SubscribedCallback } from "./channel/mercure-channel";
 export { MercurePrivateChannel } from "./channel/mercure-private-channel";
-export { MercurePresenceChannel } from "./channel/mercure-presence-channel";
+export { MercurePresenceChannel } from "./presence/mercure-presence-channel";
 export { MercureError, type MercureErrorCode } from "./errors";
 export type { EventSourceConstructor, EventSourceLike, FetchLike, FetchResponseLike } from "./transport/platform";
 export { rawUrlEncode } from "./topic/encode";

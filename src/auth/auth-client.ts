@@ -1,4 +1,4 @@
-import type { FetchLike } from "../transport/platform";
+import type { FetchLike } from "../fetch";
 import { parseAuthResponse, type AuthResponse } from "./auth-response";
 import { parseJson } from "../json";
 import { raceDeadline } from "../timers";

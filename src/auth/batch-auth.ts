@@ -1,12 +1,25 @@
-import { MAX_CHANNELS, resolveAuthTimeout } from "../connector/options";
+import { MAX_CHANNELS, resolveAuthTimeout } from "./limits";
 import { authDenied, authFailed, channelLimit, authRejected, authRejectedNewcomer } from "../error-messages";
 import { MercureError } from "../errors";
-import type { Platform } from "../transport/platform";
+import type { FetchLike } from "../fetch";
 import { requestAuthorization, type AuthResult } from "./auth-client";
 import { dynamicCredentials, type CredentialOptions } from "./credential-options";
 import { loadCredentials } from "./load-credentials";
 import type { AuthResponse } from "./auth-response";
+import type { HubTokenSource } from "./hub-token";
 import { interpretBatch, type BatchOutcome } from "./batch-outcome";
+
+/** What an auth request reads of the resolved platform (transport's `Platform` is one). */
+export interface AuthPlatform {
+    /** The auth endpoint, ready for `fetch`. */
+    readonly authEndpoint: string;
+    /** The `fetch` implementation. */
+    readonly fetch: FetchLike;
+    /** The hub token source, or null: the hub reads the cookie. */
+    readonly hubToken: Pick<HubTokenSource, "get"> | null;
+    /** Sends the batch auth request instead of `fetch` (shared across tabs: the leading tab's auth gateway). */
+    readonly authorize?: (names: readonly string[], signal: AbortSignal) => Promise<AuthResult>;
+}
 
 /** The connector options the batch auth request reads (the credentials: see {@link credentialHeaders}). */
 export interface BatchAuthOptions extends CredentialOptions {
@@ -66,7 +79,7 @@ export class BatchAuth {
      * obtain a fresh one meanwhile (a stream opened after the answer reads it synchronously), and fail as a
      * transient auth failure when it cannot be had.
      */
-    async request(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
+    async request(names: readonly string[], platform: AuthPlatform, signal: AbortSignal): Promise<AuthResult> {
         const result = await this.#send(names, platform, signal);
         if (result.kind !== "rejected" || result.status !== 419) return result;
         // A 419 is Laravel's CSRF token mismatch (a regenerated session): read the token again and retry the batch once.
@@ -75,7 +88,7 @@ export class BatchAuth {
     }
 
     /** One auth request with the credentials read now (see {@link BatchAuth.request}). */
-    async #send(names: readonly string[], platform: Platform, signal: AbortSignal): Promise<AuthResult> {
+    async #send(names: readonly string[], platform: AuthPlatform, signal: AbortSignal): Promise<AuthResult> {
         let headers = this.#options.auth.headers;
         if (dynamicCredentials(this.#options, this.#csrfRefused)) {
             try {

@@ -1,6 +1,6 @@
 import { MercureError } from "../errors";
-import { within } from "../transport/deadline";
-import type { FetchLike } from "../transport/platform";
+import { within } from "../bounded-wait";
+import type { FetchLike } from "../fetch";
 
 /*
  * Header auth (the `hubToken` option): a lazily loaded chunk (see `./load-hub-token`), reached only by a

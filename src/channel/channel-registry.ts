@@ -1,5 +1,4 @@
 import type { Channel } from "laravel-echo";
-import { createChannel } from "./channel-factory";
 import type { MercureChannel } from "./mercure-channel";
 
 /**
@@ -7,6 +6,12 @@ import type { MercureChannel } from "./mercure-channel";
  * as `__proto__` or `constructor` are ordinary names and hub-supplied names never reach the prototype.
  */
 export class ChannelRegistry {
+    /**
+     * @param create Makes the channel object for a full name, of the class its kind needs (the connector's
+     *   `createChannel`: the presence class lives with the presence capability, above this layer).
+     */
+    constructor(readonly create: (fullName: string, options: Channel["options"]) => MercureChannel) {}
+
     /** Full name → channel, in join order. */
     readonly #byName = new Map<string, MercureChannel>();
 
@@ -44,7 +49,7 @@ export class ChannelRegistry {
      * Add the channel for `name`, of the class its kind needs (see `createChannel`).
      */
     add(name: string, options: Channel["options"]): MercureChannel {
-        const channel = createChannel(name, options);
+        const channel = this.create(name, options);
         this.#byName.set(name, channel);
         return channel;
     }

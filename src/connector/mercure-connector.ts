@@ -1,20 +1,19 @@
-import { Connector, type ConnectionStatus } from "laravel-echo";
+import type { ConnectionStatus } from "laravel-echo";
 import type { AuthResult } from "../auth/auth-client";
 import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { hasFunction } from "../auth/credential-options";
-import { CHANNEL_PREFIXES } from "../channel/channel-kind";
+import { createChannel } from "./channel-factory";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
-import { MercurePresenceChannel } from "../channel/mercure-presence-channel";
-import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { EncryptedChannels } from "../crypto";
+import { Capabilities, cryptoCapability, presenceCapability, whisperCapability } from "./capabilities";
 import { HubLocator, type HubOptions } from "../discovery/hub-location";
 import { deliverRoute, type RouteTarget } from "../dispatch/deliver-route";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
 import type { MercureError } from "../errors";
-import { createPresenceRooms, seedPresence } from "../presence/presence-rooms";
+import { createPresenceRooms } from "../presence/presence-rooms";
 import { ReconnectTimer } from "../status/reconnect-timer";
 import { StatusStore } from "../status/status-store";
 import { WakeSignals } from "../status/wake-signals";
@@ -22,13 +21,14 @@ import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
 import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import { OPEN_DEADLINE_MS, StreamSwitch } from "../transport/stream-switch";
-import { errorStatus } from "../transport/event-source-adapter";
 import type { Platform, StreamMessage } from "../transport/platform";
 import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
+import { EchoChannelMethods } from "./echo-channel-methods";
 import { resolveDebug } from "./debug-log";
 import { BatchIsolation } from "./batch-isolation";
 import { StreamDiagnosis } from "./stream-diagnosis";
+import { planStreamFailure } from "./stream-failure";
 import { RefreshScheduler } from "./refresh-scheduler";
 import { cloneHeaderOptions, MAX_CHANNELS, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
 
@@ -49,9 +49,9 @@ import { cloneHeaderOptions, MAX_CHANNELS, resolveHubTimeouts, type MercureConne
  * own state has moved (cursor, drains); one that calls `leave()` or `disconnect()` silences what follows.
  * Whisper listeners and whisper errors run through the same queue.
  */
-export class MercureConnector extends Connector<"null", MercureChannel, MercurePrivateChannel, MercurePresenceChannel> {
+export class MercureConnector extends EchoChannelMethods {
     /** Joined channels by full name, in join order (the order of the auth batch). */
-    private readonly registry = new ChannelRegistry();
+    private readonly registry = new ChannelRegistry(createChannel);
 
     /** User callbacks waiting for the connector's state to settle. */
     private readonly callbacks = new CallbackQueue();
@@ -94,6 +94,9 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.hub.budget() - 1 },
     );
 
+    /** The capabilities, told of joins, leaves, auth answers and streams through one seam (see {@link Capabilities}). */
+    private readonly capabilities = new Capabilities(presenceCapability(this.presence), cryptoCapability(this.encrypted), whisperCapability(this.whispers));
+
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
     private generation = 0;
 
@@ -122,7 +125,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         (error) =>
             this.settle(() => {
                 this.reportEach(this.registry.names(), (name) => failures.unexpectedFailure(name, error));
-                this.whispers.authFailed();
+                this.capabilities.tell("authFailed");
                 this.backOff();
             }),
     );
@@ -213,45 +216,10 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         return this.registry.snapshot();
     }
 
-    /** Listen for an event on a public channel; `T` is the payload's type. */
-    listen<T = unknown>(name: string, event: string, callback: (payload: T) => void): MercureChannel {
-        return this.channel(name).listen(event, callback);
-    }
-
-    /** Get a channel by its full name, joining it if needed; `private-…` names give a private channel. */
-    channel(name: string): MercureChannel {
-        return this.join(name);
-    }
-
-    /** Get a private channel by name (without the `private-` prefix), joining it if needed. */
-    privateChannel(name: string): MercurePrivateChannel {
-        return this.join("private-" + name) as MercurePrivateChannel;
-    }
-
-    /**
-     * Get an end-to-end encrypted private channel by name (without the `private-encrypted-` prefix), joining it
-     * if needed; its broadcasts are decrypted with the key the auth response grants (laravel-mercure §6).
-     */
-    encryptedPrivateChannel(name: string): MercurePrivateChannel {
-        return this.join("private-encrypted-" + name) as MercurePrivateChannel;
-    }
-
-    /** Get a presence channel by name (without the `presence-` prefix), joining it if needed. */
-    presenceChannel<TMember = unknown>(name: string): MercurePresenceChannel<TMember> {
-        return this.join("presence-" + name) as MercurePresenceChannel<TMember>;
-    }
-
-    /** Leave a channel and its private, encrypted and presence variants. */
-    leave(name: string): void {
-        for (const prefix of CHANNEL_PREFIXES) this.leaveChannel(prefix + name);
-    }
-
     /** Leave one channel by its full name; leaving the last one closes the stream. */
     leaveChannel(name: string): void {
-        this.presence.remove(name);
         if (this.registry.remove(name) === undefined) return;
-        this.encrypted.drop(name);
-        this.whispers.drop(name);
+        this.capabilities.tell("dropped", name);
         this.scheduleRefresh();
     }
 
@@ -288,8 +256,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.hub.forget();
         this.refresher.reset();
         this.dispatcher.reset();
-        this.encrypted.clear();
-        this.whispers.clear();
+        this.capabilities.tell("cleared");
         this.windDown(status);
     }
 
@@ -307,12 +274,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     }
 
     /** Return the joined channel with this full name, creating it by its kind and joining it when needed. */
-    private join(name: string): MercureChannel {
+    protected join(name: string): MercureChannel {
         const existing = this.registry.get(name);
         if (existing !== undefined) return existing;
         const channel = this.registry.add(name, this.options);
-        if (channel instanceof MercurePresenceChannel) this.presence.add(channel);
-        if (channel instanceof MercurePrivateChannel) channel.whisperLink = this.whispers.link;
+        this.capabilities.tell("joined", channel);
         this.paused = false;
         this.scheduleRefresh();
         return channel;
@@ -351,11 +317,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         if (found !== true) return;
         this.refresher.captured(); // The joins made while locating are in this batch.
         const batch = this.settle(() => this.prepareBatch());
-        if (batch === null) this.whispers.authFailed();
+        if (batch === null) this.capabilities.tell("authFailed");
         if (batch === null || generation !== this.generation) return;
         this.log?.("auth", { channels: batch.names });
         const requestedAt = Date.now();
-        this.whispers.authStarted();
+        this.capabilities.tell("authStarted");
         const result = await this.auth.request(batch.names, batch.platform, this.aborter.signal);
         if (generation !== this.generation) return;
         if (this.auth.shouldIsolate(batch.names, result) && (await this.isolation.isolate(batch.names, batch.platform, generation))) return;
@@ -398,17 +364,11 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         if (outcome.kind === "granted") {
             // With `hubToken`, the token's `exp` may come before the cookie's: the renewal follows the earlier.
             this.cookieRefresh.authorized(requestedAt, platform.hubToken?.lifetime(requestedAt, outcome.response.expiresIn) ?? outcome.response.expiresIn);
-            // [spec] laravel-mercure §6.4: the keys are rebuilt from every auth response, before the stream opens.
-            // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
-            this.encrypted.setKeys(
-                outcome.granted.map((name) => [name, outcome.response.channels.get(name)?.jwk ?? null] as const),
-                (name, error) => this.reportEach([name], () => error),
-            );
-            // [spec] laravel-mercure §7.3: whisper streams follow every auth, before the main stream counts them.
-            const { topicPrefix, clientEvents } = outcome.response;
-            this.whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted: outcome.granted });
+            // [spec] laravel-mercure §6.4, §7.3: keys and whisper streams follow every auth, before the stream opens and counts them.
+            const report = (name: string, error: MercureError) => this.reportEach([name], () => error);
+            this.capabilities.tell("authorized", { granted: outcome.granted, response: outcome.response, platform, report });
             if (outcome.granted.length === 0) this.windDown();
-            else this.openStream(outcome.granted, topicPrefix, platform);
+            else this.openStream(outcome.granted, outcome.response.topicPrefix, platform);
             return;
         }
         if (outcome.kind === "newcomers_rejected") return this.refresher.request(); // A trailing run authorizes the others again.
@@ -416,7 +376,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             this.reportEach(names, outcome.failure);
             this.backOff();
         }
-        this.whispers.authFailed();
+        this.capabilities.tell("authFailed");
     }
 
     /**
@@ -492,28 +452,18 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
                 if (failure === "ignored") return;
                 if (failure !== "replacement_refused") this.lose(stream.channels);
                 this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
-                // [spec] laravel-mercure §8: a terminal failure (any non-2xx, e.g. 401 for an expired cookie) needs
-                // a new auth and a new stream, unless a pending replacement takes over; a transient one retries itself.
-                // A 400 (a malformed request, e.g. a bad `hubToken`) cannot heal by retrying: diagnosed, then `failed`.
-                const malformed = failure === "closed" && errorStatus(event) === 400;
-                // [spec] mercure-hub §1.5: a native reconnect presents the cookie the stream opened with, which may have
-                // expired since: the hub refuses it with 401 even for public topics on an anonymous hub. The retry's
-                // new cookie cures that, so this refusal is not diagnosed; the retry's, if refused too, is (issue 27).
-                const reconnectRefused = failure === "closed" && !malformed && stream.hasOpened();
-                if (!malformed && (failure === "replacement_refused" || (failure === "closed" && this.streams.candidate === null))) {
+                const plan = planStreamFailure(failure, event, stream.hasOpened(), stream.failedToConnect(), this.streams.candidate !== null);
+                if (plan.retry) {
                     // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel.
                     if (this.auth.refusedAfterGrant()) {
                         this.hub.platform?.stale?.();
                         this.scheduleRefresh(true);
                     } else {
-                        if (reconnectRefused) this.hub.platform?.stale?.(); // The retry's auth must reach Laravel for a new cookie.
+                        if (plan.reconnectRefused) this.hub.platform?.stale?.(); // The retry's auth must reach Laravel for a new cookie.
                         this.scheduleRetry();
                     }
                 }
-                // Issue 30: a stream that failed to connect (before it ever opened, or its native reconnect failed too)
-                // is diagnosed as well, so a hub that is down is named; a first interruption reconnects by itself.
-                const unreachable = failure === "interrupted" && stream.failedToConnect();
-                if ((failure === "closed" && !reconnectRefused) || unreachable) void this.diagnoseStream(stream, malformed);
+                if (plan.diagnose) void this.diagnoseStream(stream, plan.fatal);
             }),
     };
 
@@ -525,7 +475,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         const generation = this.generation;
         const carried = () => generation === this.generation && stream === this.streams.current && stream.isOpen();
         this.callbacks.defer(() => this.registry.markSubscribed(stream.channels, carried));
-        seedPresence(this.presence, stream.channels, this.hub.platform, this.aborter.signal, this.log);
+        this.capabilities.tell("announced", stream.channels, this.hub.platform, this.aborter.signal, this.log);
     }
 
     /** Deliver one main-stream message to its channels (laravel-mercure §4.4), once per channel. */
@@ -577,7 +527,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
     /** A stream no longer serves: its channels count as unsubscribed, their presence out of sync, until another opens. */
     private lose(channels: Iterable<string>): void {
         this.registry.markUnsubscribed(channels);
-        this.presence.streamLost(channels);
+        this.capabilities.tell("streamLost", channels);
         this.status.set("reconnecting");
     }
 
@@ -604,10 +554,8 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
 
     /** Remove a channel from the registry and tell its `error()` callbacks why. */
     private evict(name: string, error: MercureError): void {
-        this.presence.remove(name);
         const channel = this.registry.remove(name);
-        this.encrypted.drop(name);
-        this.whispers.drop(name);
+        this.capabilities.tell("dropped", name);
         if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error));
     }
 
@@ -621,7 +569,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
         this.reopenRequested = false;
         this.everConnected = false;
         this.registry.markUnsubscribed();
-        this.presence.streamLost();
+        this.capabilities.tell("streamLost");
         this.diagnosis.reset();
         this.status.set(status);
     }

@@ -1,6 +1,6 @@
 import Echo from "laravel-echo";
 import type { MercureChannel } from "../channel/mercure-channel";
-import type { MercurePresenceChannel } from "../channel/mercure-presence-channel";
+import type { MercurePresenceChannel } from "../presence/mercure-presence-channel";
 import type { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { MercureError } from "../errors";
 import { MercureConnector } from "./mercure-connector";

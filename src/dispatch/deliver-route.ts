@@ -1,4 +1,3 @@
-import type { EncryptedChannels } from "../crypto/encrypted-channels";
 import type { MercureError } from "../errors";
 import type { Route } from "./router";
 
@@ -10,13 +9,19 @@ export interface RouteTarget {
     failed(name: string, error: MercureError): void;
 }
 
+/** What decrypts the broadcasts of encrypted channels, in order of arrival (the crypto capability's `EncryptedChannels`). */
+export interface RouteDecrypter {
+    /** Queue `jwe` for `channel`: its plaintext event goes to `deliver`, a failure to `fail`. */
+    enqueue(channel: string, jwe: string, deliver: (event: string, payload: unknown) => void, fail: (error: MercureError) => void): void;
+}
+
 /**
  * Deliver one routed main-stream message (laravel-mercure §4.4) to each of its channels, in order. A plain
  * broadcast goes to the listeners at once, and stops once `signal` aborts (a listener called `disconnect()`);
  * an encrypted one is queued for decryption in `crypto`, and settles in order of arrival, after the events
  * before it: the plaintext goes to the channel's listeners, a failure to `target.failed` (laravel-mercure §6.4).
  */
-export function deliverRoute(route: Route, crypto: EncryptedChannels, target: RouteTarget, signal: AbortSignal): void {
+export function deliverRoute(route: Route, crypto: RouteDecrypter, target: RouteTarget, signal: AbortSignal): void {
     if (route.kind === "encrypted") {
         // [spec] laravel-mercure §4.4 step 3: the ledger claimed (id, channel) before decryption starts.
         // A left channel or a disconnect silences its queued events, so the channel found then is the one joined.

@@ -2,7 +2,7 @@ import type { AuthResult } from "../auth/auth-client";
 import type { AuthResponse, ChannelGrant } from "../auth/auth-response";
 import { renewalDelay, type HubTimeouts } from "../auth/cookie-refresh";
 import { channelKind } from "../channel/channel-kind";
-import { MAX_CHANNELS } from "../connector/options";
+import { MAX_CHANNELS } from "../auth/limits";
 
 /** What the gateway needs: the one real batch request (the leading tab's endpoint, headers and timeout) and the hub's timings. */
 export interface AuthGatewayHost {

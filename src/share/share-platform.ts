@@ -1,5 +1,5 @@
 import type { BatchAuthOptions } from "../auth/batch-auth";
-import { resolveAuthTimeout, resolveHubTimeouts } from "../connector/options";
+import { resolveAuthTimeout, resolveHubTimeouts } from "../auth/limits";
 import type { Platform } from "../transport/platform";
 import { TabLink, type ShareEnvironment } from "./tab-link";
 

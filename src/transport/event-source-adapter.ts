@@ -1,6 +1,9 @@
 import type { HubTokenSource } from "../auth/hub-token";
+import { errorStatus } from "../error-messages";
 import { MercureError } from "../errors";
 import type { EventSourceConstructor, EventSourceInitLike, FetchLike, StreamFetch } from "./platform";
+
+export { errorStatus } from "../error-messages";
 
 /*
  * What each `EventSource` implementation needs to reach a Mercure hub (the `eventSource` option):
@@ -38,13 +41,6 @@ export function eventSourceKind(Impl: EventSourceConstructor): EventSourceKind {
         if (descriptor !== undefined) return "value" in descriptor ? "polyfill" : "fetch";
     }
     return "fetch";
-}
-
-/** The HTTP status an `EventSource` error event carries: `status` (the polyfill's) or `code` (the `eventsource` package's). */
-export function errorStatus(event: Event): number | undefined {
-    const { status, code } = event as { status?: unknown; code?: unknown };
-    const value = typeof status === "number" && status !== 0 ? status : code;
-    return typeof value === "number" && Number.isInteger(value) && value >= 100 && value <= 599 ? value : undefined;
 }
 
 /** What {@link adaptEventSource} needs besides the implementation. */

@@ -2,7 +2,11 @@ import type { HubTokenOption, HubTokenSource } from "../auth/hub-token";
 import type { HubTokenModule } from "../auth/load-hub-token";
 import type { AuthResult } from "../auth/auth-client";
 import { MercureError } from "../errors";
+import type { FetchLike } from "../fetch";
 import { adaptEventSource, DEFAULT_HEARTBEAT_TIMEOUT } from "./event-source-adapter";
+
+// The fetch types sit below auth and transport (src/fetch.ts); re-exported here for their readers.
+export type { FetchLike, FetchResponseLike } from "../fetch";
 
 /**
  * The part of the `EventSource` interface the connector uses; the browser's, the `eventsource` npm
@@ -61,26 +65,6 @@ export interface EventSourceConstructor {
     readonly CLOSED?: number;
 }
 
-/**
- * The part of a fetch `Response` the connector reads.
- */
-export interface FetchResponseLike {
-    /** HTTP status. */
-    readonly status: number;
-    /** Whether `fetch` followed a redirect to get here (absent: not known). */
-    readonly redirected?: boolean;
-    /** The URL of the response, after redirects (absent: not known). */
-    readonly url?: string;
-    /** The response headers (absent: not known). */
-    readonly headers?: { get(name: string): string | null };
-    /** Read the body as text. */
-    text(): Promise<string>;
-}
-
-/**
- * A `fetch` implementation: the global one, or a wrapper (for example one that keeps cookies in Node).
- */
-export type FetchLike = (url: string, init: RequestInit) => Promise<FetchResponseLike>;
 
 /** The default hub path, resolved against the page origin when `host` is not given. */
 export const DEFAULT_HUB_PATH = "/.well-known/mercure";

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { MercureError } from "../../errors";
+import { MercureError } from "../../index";
 import { applyCors, handlePreflight } from "./cors";
 import { requestContext, sendError, splitTarget } from "./http";
 import { History } from "./history";

@@ -1,4 +1,4 @@
-import { MercureError } from "../../errors";
+import { MercureError } from "../../index";
 import { DEFAULT_DISPATCH_TIMEOUT_MS, DEFAULT_WRITE_TIMEOUT_MS } from "./lifetime";
 
 /** Options of a {@link MercureHub}. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { rawUrlDecode, rawUrlEncode } from "../../topic/encode";
+import { rawUrlEncode } from "../../index";
 import { authenticate, sendChallenge } from "./authorization";
 import { canSubscribeToAny } from "./grants";
 import { send, sendError } from "./http";
@@ -129,4 +129,13 @@ export function handleSubscriptionsApi(
 /** Quote a Link parameter value (RFC 9110 quoted-string). */
 function quote(value: string): string {
     return `"${value.replace(/["\\]/g, (char) => "\\" + char)}"`;
+}
+
+/** Percent-decode a path segment of a subscription URL; null when it is not valid percent-encoded UTF-8. */
+function rawUrlDecode(value: string): string | null {
+    try {
+        return decodeURIComponent(value);
+    } catch {
+        return null;
+    }
 }

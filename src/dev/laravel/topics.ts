@@ -1,9 +1,18 @@
-import { rawUrlEncode } from "../../topic/encode";
-import { channelTopic } from "../../topic/topics";
+import { rawUrlEncode } from "../../index";
 
-// Channel and whisper topics are built by the same functions the connector uses (src/topic/topics.ts):
-// one implementation of laravel-mercure §3 for both sides of the wire.
-export { channelTopic, whisperTopic } from "../../topic/topics";
+// The Laravel side's own topics (laravel-mercure §3), written here as the server writes them rather than imported
+// from the connector's src/topic/: the dev stack reaches the browser code through the package's public entries only,
+// and a stand-in that shares the client's code could not catch the client getting the spec wrong.
+
+/** The topic of a channel's broadcasts: `prefix + "channel/" + rawurlencode(name)`, the bare name for a legacy server (null prefix). */
+export function channelTopic(prefix: string | null, channel: string): string {
+    return prefix === null ? channel : `${prefix}channel/${rawUrlEncode(channel)}`;
+}
+
+/** The topic of a guarded channel's whispers: `prefix + "whisper/" + rawurlencode(name)` ("whisper/…" for a legacy server). */
+export function whisperTopic(prefix: string | null, channel: string): string {
+    return `${prefix ?? ""}whisper/${rawUrlEncode(channel)}`;
+}
 
 /**
  * The URL pattern granting a presence member the channel's subscription events and snapshot:

@@ -4,10 +4,15 @@ import { channelTopic, DEFAULT_TOPIC_PREFIX, presencePattern, whisperTopic } fro
 const P = DEFAULT_TOPIC_PREFIX;
 
 describe("topics", () => {
-    it("are the connector's own topic functions, so both sides of the wire agree (their vectors: test/unit/topic)", async () => {
-        const shared = await import("../../../src/topic/topics");
-        expect(channelTopic).toBe(shared.channelTopic);
-        expect(whisperTopic).toBe(shared.whisperTopic);
+    it("are the Laravel side's own, and agree with the connector's topic functions (their vectors: test/unit/topic)", async () => {
+        const client = await import("../../../src/topic/topics");
+        expect(channelTopic).not.toBe(client.channelTopic);
+        for (const prefix of [P, "", null]) {
+            for (const name of ["news", "private-room/1", "presence-a*(b)", "order/1 *'()!", "ünïcödé €", "private-encrypted-x"]) {
+                expect(channelTopic(prefix, name)).toBe(client.channelTopic(prefix, name));
+                expect(whisperTopic(prefix, name)).toBe(client.whisperTopic(prefix, name));
+            }
+        }
         expect(channelTopic(P, "order/1 *'()!")).toBe("https://laravel.alt/echo/channel/order%2F1%20%2A%27%28%29%21");
     });
 

@@ -1,6 +1,6 @@
 import type { PresenceChannel } from "laravel-echo";
 import { describe, expect, expectTypeOf, it, vi } from "vitest";
-import { MercurePresenceChannel } from "../../../src/channel/mercure-presence-channel";
+import { MercurePresenceChannel } from "../../../src/presence/mercure-presence-channel";
 import { MercurePrivateChannel } from "../../../src/channel/mercure-private-channel";
 import { MercureError } from "../../../src/errors";
 import { createPresenceRooms } from "../../../src/presence/presence-rooms";

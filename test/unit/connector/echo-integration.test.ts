@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
 import { MercureEcho, encryptedPrivate } from "../../../src/connector/mercure-echo";
 import { MercureChannel } from "../../../src/channel/mercure-channel";
-import { MercurePresenceChannel } from "../../../src/channel/mercure-presence-channel";
+import { MercurePresenceChannel } from "../../../src/presence/mercure-presence-channel";
 import { MercurePrivateChannel } from "../../../src/channel/mercure-private-channel";
 import { MercureError } from "../../../src/errors";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";

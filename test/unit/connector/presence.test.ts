@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from "vitest";
-import { MercurePresenceChannel } from "../../../src/channel/mercure-presence-channel";
+import { MercurePresenceChannel } from "../../../src/presence/mercure-presence-channel";
 import { MercureEcho } from "../../../src/connector/mercure-echo";
 import type { MercureError } from "../../../src/errors";
 import { LEAVE_GRACE } from "../../../src/presence/presence-sync";

@@ -2,7 +2,7 @@ import { act, createElement } from "react";
 import { createRoot } from "react-dom/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApp, defineComponent, h, nextTick } from "vue";
-import { MercurePresenceChannel } from "../../../src/channel/mercure-presence-channel";
+import { MercurePresenceChannel } from "../../../src/presence/mercure-presence-channel";
 import { memberKey, watchPresenceMembers } from "../../../src/frameworks/presence-members";
 import type { Subscription } from "../../../src/presence/subscription-event";
 import * as react from "../../../src/react/index";

@@ -5,7 +5,7 @@
 // snapshot after `open`, `event: mercure` events handed over with their ids.
 import type { EventSource as NodeEventSource } from "eventsource";
 import { afterEach, describe, expect, it } from "vitest";
-import { MercurePresenceChannel } from "../../../src/channel/mercure-presence-channel";
+import { MercurePresenceChannel } from "../../../src/presence/mercure-presence-channel";
 import type { DevServer } from "../../../src/dev/server";
 import { createPresenceRooms } from "../../../src/presence/presence-rooms";
 import { fetchSnapshot, type SnapshotResult } from "../../../src/presence/snapshot";

@@ -1,6 +1,6 @@
 import { flushSync, mount, unmount, type Component } from "svelte";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { MercurePresenceChannel } from "../../../src/channel/mercure-presence-channel";
+import type { MercurePresenceChannel } from "../../../src/presence/mercure-presence-channel";
 import { MercureError } from "../../../src/errors";
 import type { Subscription } from "../../../src/presence/subscription-event";
 import * as svelte from "../../../src/svelte/index";

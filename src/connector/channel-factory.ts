@@ -1,8 +1,8 @@
 import type { Channel } from "laravel-echo";
-import { channelKind } from "./channel-kind";
-import { MercureChannel } from "./mercure-channel";
-import { MercurePresenceChannel } from "./mercure-presence-channel";
-import { MercurePrivateChannel } from "./mercure-private-channel";
+import { channelKind } from "../topic/channel-kind";
+import { MercureChannel } from "../channel/mercure-channel";
+import { MercurePresenceChannel } from "../presence/mercure-presence-channel";
+import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 
 /**
  * Create the channel object for a full channel name, of the class its kind needs; every way of joining

@@ -1,6 +1,6 @@
 import type { Channel, PresenceChannel } from "laravel-echo";
-import { createRoster, type PresenceEvent, type Roster } from "../presence/roster";
-import { MercurePrivateChannel } from "./mercure-private-channel";
+import { createRoster, type PresenceEvent, type Roster } from "./roster";
+import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 
 /** The connector's `leaveDelay` option in ms when it is a number > 0, else 0 (`leaving` at once). */
 const leaveDelay = (options: Channel["options"]): number => {
