@@ -1,7 +1,7 @@
 import { setClampedTimeout } from "../timers";
 import type { HubEngineOptions } from "./engine";
 import { loadEngine } from "./load";
-import { isClientMessage, newId, type EventMessage, type ToClient, type ToEngine } from "./protocol";
+import { clientOf, inboxName, isBatch, isTabsMessage, newId, type ToClient, type ToEngine, type ToTabs } from "./protocol";
 import { ShareClient } from "./virtual-source";
 
 /**
@@ -10,8 +10,23 @@ import { ShareClient } from "./virtual-source";
  */
 export const PING_TIMEOUT_MS = 3_000;
 
+/**
+ * How often the leading tab asks the other tabs whether they are alive (`probe`); a tab that answered neither that
+ * probe nor anything else by the next one is dropped (its clients' channels and streams, as on its `bye`). A live tab
+ * answers from its message handler, which a hidden or frozen tab still runs; a discarded tab or a page evicted from
+ * the back/forward cache never does. Bound: dropped within two periods of its last message (20 s), or, when the
+ * browser throttles a hidden leader's timers to once a minute, within about two minutes.
+ */
+export const PROBE_MS = 10_000;
+
+/** How often, and after how long, the leading tab retries loading the engine chunk before it reports the failure. */
+const ENGINE_RETRIES_MS = [1_000, 3_000];
+
+/** How long past the auth deadline a client waits for the engine's answer before it reports the request failed. */
+export const ANSWER_GRACE_MS = PING_TIMEOUT_MS + ENGINE_RETRIES_MS.reduce((sum, ms) => sum + ms, 0) + 2_000;
+
 /** The message types clients send to the engine (the others go to clients). */
-const ENGINE_MESSAGES: ReadonlySet<string> = new Set(["hello", "auth", "open", "close", "bye", "ping"]);
+const ENGINE_MESSAGES: ReadonlySet<string> = new Set(["hello", "auth", "open", "close", "bye", "ping", "here"]);
 
 /** The part of `navigator.locks` (Web Locks) the election uses. */
 export interface LockManagerLike {
@@ -22,6 +37,7 @@ export interface LockManagerLike {
 export interface BroadcastChannelLike {
     postMessage(message: unknown): void;
     onmessage: ((event: MessageEvent) => unknown) | null;
+    close(): void;
 }
 
 /** The browser APIs sharing needs (the page's by default; fakes in tests). */
@@ -44,7 +60,15 @@ export interface ShareEnvironment {
 /** The engine as its tab link hosts it (see `engine.ts`). */
 interface EngineLike {
     receive(message: ToEngine): void;
+    cursor(): string | null;
     close(): void;
+}
+
+/** Another tab, as the leading tab knows it: its inbox, when it was last heard, what waits for the next hop. */
+interface RemoteTab {
+    readonly inbox: BroadcastChannelLike;
+    heard: number;
+    pending: ToClient[];
 }
 
 /**
@@ -57,43 +81,62 @@ interface EngineLike {
  * life elects exactly one leader per browser profile, is released the moment its tab closes or is discarded
  * (the next waiting tab gets it at once), and can be stolen from a frozen leader; `BroadcastChannel` carries
  * the messages. Web Locks exist only in secure contexts (https, localhost): on a plain-http host (`http://app.test`)
- * each connector connects on its own (see `share-platform.ts`).
+ * each connector connects on its own (see `share-platform.ts`); where a lock request is refused (an opaque origin:
+ * a sandboxed iframe; a document that is not fully active) this tab runs its own engine, unshared.
  *
- * Timers: none runs in the leader for sharing. Clients ping the engine when they need it (the engine answers
- * from its message handler, which runs even in a throttled hidden tab), and a client that hears nothing within
- * {@link PING_TIMEOUT_MS} steals the lock. The leader runs no renewal timer: the clients' own renewal timers
- * (those of visible tabs run unthrottled) send the auth requests that renew the cookie and reopen the stream.
+ * Two buses: the link's own, which every tab hears, carries only the clients' messages to the engine and the engine's
+ * `up`/`down`/`pong`/`probe` (no channel data); each tab's inbox (see {@link inboxName}) carries the engine's answers,
+ * stream states and events for that tab's clients alone, so that a tab never gets the events or keys of channels it
+ * did not join.
+ *
+ * Timers: clients ping the engine when they need it (the engine answers from its message handler, which runs even in
+ * a throttled hidden tab), and a client that hears nothing within {@link PING_TIMEOUT_MS} steals the lock. The leader
+ * runs one timer, the liveness probe ({@link PROBE_MS}), while another tab is registered, and no renewal timer: the
+ * clients' own renewal timers (those of visible tabs run unthrottled) send the auth requests that renew the cookie and
+ * reopen the stream.
  */
 export class TabLink {
     /** The link's name: the lock's and the bus's. */
     readonly #name: string;
 
+    /** This tab's id on the link: its inbox's name ends with it. */
+    readonly #tab = newId();
+
     /** The browser APIs the link uses. */
     readonly #env: ShareEnvironment;
 
     /** The leading connector's hub and auth options, for the engine. */
-    readonly #engineOptions: Omit<HubEngineOptions, "epoch" | "send">;
+    readonly #engineOptions: Omit<HubEngineOptions, "send">;
 
-    /** The bus to the other tabs. */
+    /** The bus every tab of the link hears. */
     readonly #channel: BroadcastChannelLike;
+
+    /** This tab's inbox: the engine's messages for this tab's clients. */
+    readonly #inbox: BroadcastChannelLike;
 
     /** This tab's clients, by id. */
     readonly #clients = new Map<string, ShareClient>();
 
-    /** While this tab leads: the other tabs' clients the engine heard from over the bus (until their `bye`). */
-    readonly #remote = new Set<string>();
+    /** While this tab leads: the other tabs' clients the engine heard from over the bus (until their `bye`), with their tab. */
+    readonly #remote = new Map<string, string>();
+
+    /** While this tab leads: the other tabs with a registered client, by tab id. */
+    readonly #tabs = new Map<string, RemoteTab>();
+
+    /** Whether a hop is queued to post the other tabs' pending messages. */
+    #hopQueued = false;
 
     /** The engine's messages to this tab's own clients, waiting for the microtask that hands them over. */
-    #outbox: ToClient[] = [];
-
-    /** The engine's events for the other tabs, waiting for the task hop that posts them in one bus message. */
-    #batch: EventMessage[] = [];
+    #outbox: Array<{ message: ToClient | ToTabs; client: ShareClient | null }> = [];
 
     /** The engine, while this tab leads and the engine chunk has loaded. */
     #engine: EngineLike | null = null;
 
     /** Whether this tab holds the lock (the engine may still be loading). */
     #leading = false;
+
+    /** Web Locks refused this tab: it runs its own engine, off the buses. */
+    #alone = false;
 
     /** The epoch of the engine the clients follow, or null before the first `up`. */
     #epoch: string | null = null;
@@ -113,18 +156,36 @@ export class TabLink {
     /** The pending watchdog: no `pong`/`up` by then, and the lock is stolen. */
     #watchdog: ReturnType<typeof setTimeout> | null = null;
 
+    /** While this tab leads: the engine's inbox, where the other tabs' clients post to it. */
+    #engineInbox: BroadcastChannelLike | null = null;
+
+    /** The liveness probe's timer, while this tab leads and another tab is registered. */
+    #prober: ReturnType<typeof setTimeout> | null = null;
+
+    /** When the last probe was posted: a tab not heard since is dropped at the next. */
+    #probedAt = 0;
+
     /** Create the link named `name` and queue for the lead; `engineOptions` are the leading connector's (hub, auth). */
-    constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "epoch" | "send">) {
+    constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "send">) {
         this.#name = name;
         this.#env = env;
         this.#engineOptions = engineOptions;
         this.#channel = new env.BroadcastChannel(name);
-        // [spec] Only well-formed messages are heard (`isClientMessage` here, the engine checks its own); and a leading tab
-        // hears only clients from the bus: its own engine reaches its clients in-process, so an engine's message on the bus
+        this.#inbox = new env.BroadcastChannel(inboxName(name, this.#tab));
+        // [spec] Only well-formed messages are heard (`isTabsMessage`, `isBatch` here, the engine checks its own); and a leading
+        // tab hears only clients from the bus: its own engine reaches its clients in-process, so an engine's message on the bus
         // (a stray or forged `up`, a stolen lead's last words) cannot make it follow another epoch and go deaf to its engine.
         this.#channel.onmessage = (event) => {
-            const message = event.data as { t?: unknown; c?: unknown } | null;
-            if (ENGINE_MESSAGES.has(message?.t as string) ? typeof message!.c === "string" : !this.#leading && isClientMessage(message)) this.#heard(message as ToEngine | ToClient);
+            if (this.#alone) return;
+            const message = event.data as { t?: unknown } | null;
+            if (message?.t === "ping" || message?.t === "here") this.#heardClient(message);
+            else if (!this.#leading && isTabsMessage(message)) this.#heardEngine(message);
+        };
+        this.#inbox.onmessage = (event) => {
+            const batch: unknown = event.data;
+            if (this.#leading || this.#alone || !isBatch(batch) || batch.e !== this.#epoch) return;
+            this.#clearWatchdog();
+            for (const message of batch.m) this.#deliver(message);
         };
         env.page?.addEventListener("pagehide", (event) => this.#hidden(event.persisted === true));
         env.page?.addEventListener("pageshow", (event) => {
@@ -160,21 +221,54 @@ export class TabLink {
             if (message.t === "bye") this.#clients.delete(client.id);
             this.#toEngine(message);
         },
+        deadline: (): number => this.#engineOptions.timeout() + ANSWER_GRACE_MS,
     };
 
     /** Queue for the lock; granted at once when no tab leads. */
     #queue(): void {
         const queued = (this.#queued = new AbortController());
         this.#inQueue = true;
-        this.#env.locks.request(this.#name, { signal: queued.signal }, () => this.#lead()).catch(() => this.#lost(queued));
+        this.#request({ signal: queued.signal }, queued);
     }
 
     /** Steal the lock from a leader that did not answer (frozen, or discarded without releasing). */
     #steal(): void {
         this.#queued?.abort();
         this.#queued = null;
-        const stealing = new AbortController();
-        this.#env.locks.request(this.#name, { steal: true }, () => this.#lead()).catch(() => this.#lost(stealing));
+        this.#request({ steal: true }, new AbortController());
+    }
+
+    /**
+     * Request the lock. A request that ends after its callback ran lost the lead (stolen) and queues again; one that
+     * ends before, not by its own abort, was refused (an opaque origin, a document not fully active): re-requesting
+     * would be refused again at once, in a loop of microtasks, so this tab runs its own engine instead.
+     */
+    #request(options: { steal?: boolean; signal?: AbortSignal }, request: AbortController): void {
+        let granted = false;
+        const lead = (): Promise<void> => {
+            granted = true;
+            return this.#lead();
+        };
+        let pending: Promise<unknown>;
+        try {
+            pending = this.#env.locks.request(this.#name, options, lead);
+        } catch {
+            pending = Promise.reject(new Error("refused"));
+        }
+        pending.catch(() => {
+            if (granted || request.signal.aborted) this.#lost(request);
+            else this.#goAlone();
+        });
+    }
+
+    /** Web Locks refused this tab: lead its own clients, off the buses (an unshared connection, as without sharing). */
+    #goAlone(): void {
+        if (this.#alone) return;
+        this.#alone = true;
+        this.#inQueue = false;
+        this.#clearWatchdog();
+        this.#epoch = null;
+        void this.#lead();
     }
 
     /** This tab got the lock: start the engine (the lazy chunk) and announce it; hold the lock while the tab lives. */
@@ -183,19 +277,37 @@ export class TabLink {
         this.#inQueue = false;
         this.#clearWatchdog();
         const held = new Promise<void>((resolve) => (this.#stepDown = resolve));
+        const stepDown = this.#stepDown;
         const epoch = newId();
-        try {
-            const { HubEngine } = await loadEngine();
-            if (!this.#leading || this.#stepDown === null) return;
-            this.#engine = new HubEngine({ ...this.#engineOptions, epoch, send: (message) => this.#toClients(message) });
-            this.#toClients({ t: "up", e: epoch });
-        } catch {
-            // The engine chunk did not load (offline, a deploy in between): let another tab lead.
+        // The engine chunk may fail to load (offline, a deploy removed it): retried, then reported to this tab's waiting
+        // clients, and the lead released for another tab (this one queues again; its next try waits for the retries).
+        const { HubEngine } = (await this.#loadEngine(() => this.#stepDown === stepDown)) ?? {};
+        if (this.#stepDown !== stepDown) return;
+        if (HubEngine === undefined) {
+            for (const client of this.#clients.values()) client.fail("the engine chunk of tab sharing did not load");
             this.#leading = false;
             this.#stepDown = null;
+            if (!this.#alone) this.#queue();
             return;
         }
+        this.#engine = new HubEngine({ ...this.#engineOptions, send: (message, to) => this.#toClients(message, to) });
+        this.#engineInbox = new this.#env.BroadcastChannel(inboxName(this.#name, "engine " + epoch));
+        this.#engineInbox.onmessage = (event) => this.#heardClient(event.data);
+        this.#toTabs({ t: "up", e: epoch });
         return held;
+    }
+
+    /** Load the engine chunk, retrying (see {@link ENGINE_RETRIES_MS}) while `current()`; undefined when it did not load. */
+    async #loadEngine(current: () => boolean): Promise<Awaited<ReturnType<typeof loadEngine>> | undefined> {
+        for (let attempt = 0; ; attempt++) {
+            try {
+                return await loadEngine();
+            } catch {
+                const wait = ENGINE_RETRIES_MS[attempt];
+                if (wait === undefined || !current()) return undefined;
+                await new Promise((resolve) => setClampedTimeout(() => resolve(null), wait));
+            }
+        }
     }
 
     /** The lock request ended without leading, or the lead was stolen: close the engine, become a client, queue again. */
@@ -214,7 +326,13 @@ export class TabLink {
         this.#stepDown = null;
         this.#engine?.close();
         this.#engine = null;
+        this.#engineInbox?.close();
+        this.#engineInbox = null;
         this.#remote.clear();
+        for (const tab of this.#tabs.values()) tab.inbox.close();
+        this.#tabs.clear();
+        if (this.#prober !== null) clearTimeout(this.#prober);
+        this.#prober = null;
     }
 
     /**
@@ -222,23 +340,27 @@ export class TabLink {
      * lock at once (not when the tab is torn down), so that the next tab takes over as early as possible.
      */
     #hidden(persisted: boolean): void {
-        // A page kept in the back/forward cache may come back: its clients stay (their names in the union are harmless).
+        // A page kept in the back/forward cache may come back: its clients stay (the leader drops them if it is evicted).
         if (!persisted) for (const client of this.#clients.values()) client.release();
         if (!this.#leading) return;
-        if (this.#epoch !== null && this.#engine !== null) this.#post({ t: "down", e: this.#epoch });
+        if (this.#epoch !== null && this.#engine !== null) this.#post({ t: "down", e: this.#epoch, id: this.#engine.cursor() });
         this.#resign();
     }
 
     /**
      * The page came back from the back/forward cache (`refollow`: its clients follow whichever engine answers the ping,
-     * the one they followed may be gone) or resumed from a freeze (its bus handler ran while frozen, so its clients
-     * still follow the current engine, and re-following it would resubscribe them for nothing: an event forwarded
-     * meanwhile would find their streams reconnecting). Either way: queue for the lead again, and ping.
+     * the one they followed may be gone or have dropped them) or resumed from a freeze (its bus handler ran while frozen,
+     * so its clients still follow the current engine, and re-following it would resubscribe them for nothing: an event
+     * forwarded meanwhile would find their streams reconnecting). Either way: queue for the lead again, and ping.
      */
     #shown(refollow: boolean): void {
-        if (refollow) this.#epoch = null;
+        if (refollow && !this.#leading) this.#epoch = null;
+        if (this.#alone) {
+            if (!this.#leading) void this.#lead();
+            return;
+        }
         if (!this.#leading && !this.#inQueue) this.#queue();
-        this.#channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
+        this.#channel.postMessage({ t: "ping", c: "", k: this.#tab } satisfies ToEngine);
     }
 
     /** Send a client's message to the engine: in-process in the leading tab, else over the bus (with a ping when one waits for it). */
@@ -249,62 +371,149 @@ export class TabLink {
             if (engine !== null) queueMicrotask(() => this.#engine === engine && engine.receive(message));
             return;
         }
-        this.#channel.postMessage(message);
+        if (this.#alone) {
+            // Its own engine failed to load: try again (the clients re-send everything on its `up`).
+            if (!this.#leading) void this.#lead();
+            return;
+        }
+        // [spec] On the engine's inbox, which no other tab listens to: a tab's channel names never reach the others. Opened for
+        // the message and closed (a post is delivered all the same), so that this tab hears no other tab's messages there.
+        // Before this tab follows an engine there is none to post to: its `up` (or `pong`) makes the clients re-send.
+        if (this.#epoch !== null) {
+            const inbox = new this.#env.BroadcastChannel(inboxName(this.#name, "engine " + this.#epoch));
+            inbox.postMessage({ ...message, k: this.#tab });
+            inbox.close();
+        }
         if (message.t !== "bye" && message.t !== "close") this.#expectEngine();
     }
 
     /**
-     * Send the engine's message to every tab's clients (this tab's in-process: events at once, answers to a client's
-     * request after the current task). Events, the bulk of the traffic, cross the bus only while another tab's client
-     * is registered: a single tab pays no structured clone per event. (Another tab's client opens its stream with a
-     * message first, so it is known before any event is meant for it.) They cross it in batches: the events of one
-     * task (the browser parses a network chunk of a stream in one task) wait for a task hop and go in one message,
-     * one structured clone and one delivery per chunk instead of per event. A microtask would not batch them: the
-     * browser runs the microtasks after each event's handler.
+     * Send the engine's message to the clients it is for (`to`, or the one it names): this tab's in-process (events at
+     * once, answers to a client's request after the current task), another tab's on its inbox. What goes to another tab
+     * waits for a task hop and goes in one message per tab: the events of one task (the browser parses a network chunk
+     * of a stream in one task) cost one structured clone and one delivery per tab that wants them; a tab that wants
+     * none of them gets nothing, and a single tab pays no clone at all. A microtask would not batch them: the browser
+     * runs the microtasks after each event's handler.
      */
-    #toClients(message: ToClient): void {
-        if (message.t !== "event") this.#post(message);
-        else if (this.#remote.size > 0 && this.#batch.push(message) === 1) (this.#env.hop ?? later)(() => this.#flush());
+    #toClients(message: ToClient, to?: readonly string[]): void {
+        const single = message.t === "granted" || message.t === "dropped" ? message.c : message.t === "state" || message.s !== undefined ? clientOf(message.s!) : null;
+        for (const id of single === null ? (to ?? []) : [single]) {
+            const client = this.#clients.get(id);
+            if (client !== undefined) this.#toOwn(message, client);
+            else this.#toRemote(message, id);
+        }
+    }
+
+    /** Hand the engine's message to this tab's `client` (null: to every one, an engine's `up`). */
+    #toOwn(message: ToClient | ToTabs, client: ShareClient | null): void {
         // An event comes from a stream's own task (the hub's), not from inside a client's call: heard at once, unless
         // messages wait in the outbox, which it must not overtake (a stream's `open` state before its first event).
-        if (message.t === "event" && this.#outbox.length === 0) return this.#heard(message);
+        if (message.t === "event" && this.#outbox.length === 0) return client?.receive(message);
         // The other messages answer a client's request: one microtask for every message of this task, heard in order.
-        if (this.#outbox.push(message) > 1) return;
+        if (this.#outbox.push({ message, client }) > 1) return;
         queueMicrotask(() => {
             const outbox = this.#outbox;
             this.#outbox = [];
-            for (const queued of outbox) this.#heard(queued);
+            for (const queued of outbox) {
+                if (queued.client !== null) queued.client.receive(queued.message as ToClient);
+                else this.#heardEngine(queued.message as ToTabs);
+            }
         });
     }
 
-    /** Post the engine's message on the bus, after the events waiting for their hop (it must not overtake them). */
-    #post(message: ToClient): void {
+    /** Queue the engine's message for client `id` of another tab, for the next hop; nothing for a client not registered. */
+    #toRemote(message: ToClient, id: string): void {
+        const tab = this.#tabs.get(this.#remote.get(id) ?? "");
+        if (tab === undefined || (tab.pending.length > 0 && tab.pending.at(-1) === message)) return;
+        tab.pending.push(message);
+        if (this.#hopQueued) return;
+        this.#hopQueued = true;
+        (this.#env.hop ?? later)(() => this.#flush());
+    }
+
+    /** Post the engine's message to every tab: on the bus, after what waits for the hop (it must not overtake it), and to this tab's clients. */
+    #toTabs(message: ToTabs): void {
+        this.#post(message);
+        this.#toOwn(message, null);
+    }
+
+    /** Post the engine's message on the bus, after what waits for the hop. */
+    #post(message: ToTabs): void {
         this.#flush();
-        this.#channel.postMessage(message);
+        if (!this.#alone) this.#channel.postMessage(message);
     }
 
-    /** Post the waiting events in one bus message. */
+    /** Post each other tab's waiting messages in one message on its inbox. */
     #flush(): void {
-        const events = this.#batch;
-        if (events.length === 0) return;
-        this.#batch = [];
-        this.#channel.postMessage({ t: "events", e: events[0]!.e, events } satisfies ToClient);
+        this.#hopQueued = false;
+        const epoch = this.#epoch;
+        for (const tab of this.#tabs.values()) {
+            if (tab.pending.length === 0) continue;
+            const m = tab.pending;
+            tab.pending = [];
+            if (epoch !== null) tab.inbox.postMessage({ t: "batch", e: epoch, m });
+        }
     }
 
-    /** A message on the bus (or this tab's own engine's). */
-    #heard(message: ToClient | ToEngine): void {
-        if (ENGINE_MESSAGES.has(message.t)) {
-            const engine = this.#engine;
-            if (engine === null) return;
-            const { c } = message as ToEngine;
-            if (message.t === "bye") this.#remote.delete(c);
-            else if (c !== "") this.#remote.add(c);
-            // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
-            if (message.t === "ping") this.#post({ t: "pong", e: this.#epoch ?? "" });
-            else engine.receive(message as ToEngine);
+    /** While this tab leads: another tab's client's message (`k`: its tab), on the engine's inbox (`ping` and `here`: on the bus). */
+    #heardClient(data: unknown): void {
+        const engine = this.#engine;
+        const raw = data as { t?: unknown; c?: unknown; k?: unknown } | null;
+        if (!this.#leading || engine === null || !ENGINE_MESSAGES.has(raw?.t as string) || typeof raw!.c !== "string" || typeof raw!.k !== "string") return;
+        const message = raw as ToEngine & { k: string };
+        const { c, k } = message;
+        let tab = this.#tabs.get(k);
+        if (c !== "" && message.t !== "bye" && this.#remote.get(c) !== k) {
+            if (tab === undefined) this.#tabs.set(k, (tab = { inbox: new this.#env.BroadcastChannel(inboxName(this.#name, k)), heard: 0, pending: [] }));
+            this.#remote.set(c, k);
+            this.#probe(false);
+        }
+        if (tab !== undefined) tab.heard = Date.now();
+        else if (message.t === "here") {
+            // A tab this engine dropped (or never knew) says it is alive: its clients register again.
+            const inbox = new this.#env.BroadcastChannel(inboxName(this.#name, k));
+            if (this.#epoch !== null) inbox.postMessage({ t: "batch", e: this.#epoch, m: [{ t: "dropped", c: "" }] });
+            inbox.close();
+        }
+        if (message.t === "bye") this.#remote.delete(c);
+        // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
+        if (message.t === "ping") return this.#post({ t: "pong", e: this.#epoch ?? "" });
+        if (message.t !== "here") engine.receive(message);
+    }
+
+    /**
+     * The liveness probe (see {@link PROBE_MS}); `now`: the timer fired. Drops each other tab not heard since the last
+     * probe: the engine forgets its clients (as on their `bye`), and the tab is told, should it still be alive but slow,
+     * to register again. Runs while another tab is registered.
+     */
+    #probe(now: boolean): void {
+        if (!now) {
+            if (this.#prober === null) this.#prober = setClampedTimeout(() => this.#probe(true), PROBE_MS);
             return;
         }
-        const update = message as ToClient;
+        this.#prober = null;
+        const engine = this.#engine;
+        if (!this.#leading || engine === null || this.#epoch === null) return;
+        for (const [id, tab] of this.#tabs) {
+            if (tab.heard >= this.#probedAt) continue;
+            for (const [c, k] of [...this.#remote]) {
+                if (k !== id) continue;
+                this.#remote.delete(c);
+                engine.receive({ t: "bye", c });
+                tab.pending.push({ t: "dropped", c });
+            }
+            this.#flush();
+            tab.inbox.close();
+            this.#tabs.delete(id);
+        }
+        if (this.#tabs.size === 0) return;
+        this.#probedAt = Date.now();
+        this.#post({ t: "probe", e: this.#epoch, id: engine.cursor() });
+        this.#probe(false);
+    }
+
+    /** An engine's message to every tab (on the bus, or this tab's own engine's `up`). */
+    #heardEngine(update: ToTabs): void {
         // An `up`, or a `pong` from an engine this tab has not followed yet (it opened after the `up`): follow it.
         // A `pong` after a `down` of the same engine: the `down` was not its own (a stray message), re-register with it.
         const refollow = update.t === "pong" && update.e === this.#epoch && this.#downHeard;
@@ -319,19 +528,29 @@ export class TabLink {
         // Another engine's traffic: the one followed may be a stray `up`'s; the real engine answers the ping with its epoch.
         if (update.e !== this.#epoch) return this.#expectEngine();
         this.#clearWatchdog();
+        if ((update.t === "probe" || update.t === "down") && typeof update.id === "string") for (const client of this.#clients.values()) client.advance(update.id);
+        if (update.t === "probe") {
+            if ([...this.#clients.values()].some((client) => client.registered())) this.#channel.postMessage({ t: "here", c: "", k: this.#tab } satisfies ToEngine);
+            return;
+        }
         if (update.t === "down") {
             this.#downHeard = true;
             // [spec] A leaving engine no longer answers: silence until the watchdog means take the lead; a `pong`, a false `down`.
             this.#expectEngine();
+            for (const client of this.#clients.values()) client.down();
         }
-        if (update.t !== "events") for (const client of this.#clients.values()) client.receive(update);
-        else for (const event of update.events) for (const client of this.#clients.values()) client.receive(event);
+    }
+
+    /** One message of a batch on this tab's inbox: for the client it names, or every client it is for (an event). */
+    #deliver(message: ToClient): void {
+        if (message.t === "granted" || (message.t === "dropped" && message.c !== "")) return this.#clients.get(message.c)?.receive(message);
+        for (const client of this.#clients.values()) client.receive(message);
     }
 
     /** Start the watchdog unless one runs: `ping` the engine; silence (no `pong`, no new engine's `up`) steals the lock. */
     #expectEngine(): void {
-        if (this.#watchdog !== null || this.#leading) return;
-        this.#channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
+        if (this.#watchdog !== null || this.#leading || this.#alone) return;
+        this.#channel.postMessage({ t: "ping", c: "", k: this.#tab } satisfies ToEngine);
         this.#watchdog = setClampedTimeout(() => {
             this.#watchdog = null;
             if (!this.#leading && [...this.#clients.values()].some((client) => client.waiting())) this.#steal();
