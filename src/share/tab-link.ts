@@ -280,14 +280,16 @@ export class TabLink {
         const stepDown = this.#stepDown;
         const epoch = newId();
         // The engine chunk may fail to load (offline, a deploy removed it): retried, then reported to this tab's waiting
-        // clients, and the lead released for another tab (this one queues again; its next try waits for the retries).
+        // clients, and the lead released for another tab.
         const { HubEngine } = (await this.#loadEngine(() => this.#stepDown === stepDown)) ?? {};
         if (this.#stepDown !== stepDown) return;
         if (HubEngine === undefined) {
+            // Not queued again at once (a lone tab would get the lock back and load in a loop): the clients' next request
+            // (the connector's backoff) finds no engine, and its watchdog makes this tab lead and load again.
             for (const client of this.#clients.values()) client.fail("the engine chunk of tab sharing did not load");
             this.#leading = false;
             this.#stepDown = null;
-            if (!this.#alone) this.#queue();
+            this.#epoch = null;
             return;
         }
         this.#engine = new HubEngine({ ...this.#engineOptions, send: (message, to) => this.#toClients(message, to) });
