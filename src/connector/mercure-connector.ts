@@ -90,7 +90,7 @@ export class MercureConnector extends Connector<"null", MercureChannel, MercureP
             // For the diagnosis of a refused whisper: the cookie's expiry, as far as `expires_in` tells it.
             tokenExpiresAt: () => this.cookieRefresh.expiresAt(),
         },
-        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.hub.budget() - 1 },
+        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: (): number => this.hub.whisperBudget(this.whispers.size) },
     );
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */

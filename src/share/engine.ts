@@ -23,6 +23,8 @@ export interface HubEngineOptions {
     readonly hubTimeouts: () => HubTimeouts;
     /** Send a message to the clients `to`, or to the one client it names (`c`, or the client of stream `s`). */
     readonly send: (message: ToClient, to?: readonly string[]) => void;
+    /** Tell every client how many more whisper streams the connection budget leaves. */
+    readonly room: (free: number) => void;
 }
 
 /**
@@ -43,7 +45,7 @@ export class HubEngine {
 
     /** Start an engine; opens nothing until a client asks. */
     constructor(private readonly options: HubEngineOptions) {
-        this.#mux = new StreamMux({ hub: options.hub, EventSource: options.EventSource, send: options.send, refused: () => this.#gateway.invalidate() });
+        this.#mux = new StreamMux({ hub: options.hub, EventSource: options.EventSource, send: options.send, refused: () => this.#gateway.invalidate(), room: options.room });
         this.#gateway = new AuthGateway({
             // [spec] laravel-mercure §2.2: one batch request with the leading tab's endpoint, headers and timeout.
             request: (names) =>

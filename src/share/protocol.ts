@@ -48,7 +48,9 @@ export type ToTabs =
      * (an event id, no data): every event up to it that a tab's open streams wanted was posted to it before, so that a
      * tab whose channels were quiet resumes from there after a hand-over, not from its last own event.
      */
-    | { readonly t: "probe"; readonly e: string; readonly id?: string | null };
+    | { readonly t: "probe"; readonly e: string; readonly id?: string | null }
+    /** How many more whisper streams the engine's connection budget leaves (over HTTP/1.1; `Infinity` else). */
+    | { readonly t: "room"; readonly e: string; readonly n: number };
 
 /**
  * The engine's message to one client (in one tab's {@link Batch}, or in-process to the leading tab's own clients): never
@@ -124,7 +126,8 @@ export function newId(): string {
 /** Whether `data`, heard on the link's bus, is an engine's {@link ToTabs} message: anything else is dropped, never followed. */
 export function isTabsMessage(data: unknown): data is ToTabs {
     const m = data as Record<string, unknown> | null;
-    return typeof m === "object" && m !== null && typeof m["e"] === "string" && m["e"] !== "" && /^(up|down|pong|probe)$/.test(String(m["t"]));
+    if (typeof m !== "object" || m === null || typeof m["e"] !== "string" || m["e"] === "") return false;
+    return m["t"] === "room" ? typeof m["n"] === "number" : /^(up|down|pong|probe)$/.test(String(m["t"]));
 }
 
 /**

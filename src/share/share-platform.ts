@@ -116,6 +116,7 @@ export function sharePlatform(platform: Platform, options: ShareOptions): Platfo
             return client.authorize(names, signal);
         },
         stale: () => client.stale(),
+        whisperRoom: () => client.room,
         release: () => client.release(),
     };
 }

@@ -33,6 +33,8 @@ export interface StreamMuxHost {
     send(message: ToClient, to?: readonly string[]): void;
     /** The hub refused a real stream: the cookie is not what the gateway thinks. */
     refused(): void;
+    /** How many more real whisper streams the connection budget leaves (see {@link StreamMux}), told when it changes. */
+    room?(free: number): void;
 }
 
 /** `Omit` over each member of a union. */
@@ -71,6 +73,12 @@ export class StreamMux {
 
     /** The real whisper streams by key, with the virtual streams on each. */
     readonly #whispers = new Map<string, { stream: HubStream; refs: Set<string> }>();
+
+    /** Virtual whisper streams waiting for a connection (over HTTP/1.1, past the budget), by id, in order: their URL. */
+    readonly #queuedWhispers = new Map<string, string>();
+
+    /** The room last told (see {@link StreamMuxHost.room}). */
+    #room = -1;
 
     /** The parameters each real main stream carries. */
     readonly #carried = new WeakMap<HubStream, { topics: ReadonlySet<string>; patterns: ReadonlySet<string> }>();
@@ -132,10 +140,12 @@ export class StreamMux {
     close(id: string): void {
         this.#catchUps.close(id);
         if (this.#mains.delete(id)) return this.#schedule();
+        this.#queuedWhispers.delete(id);
         for (const [key, entry] of this.#whispers) {
             if (!entry.refs.delete(id) || entry.refs.size > 0) continue;
             entry.stream.retire();
             this.#whispers.delete(key);
+            this.#admit();
         }
     }
 
@@ -143,6 +153,7 @@ export class StreamMux {
     forget(client: string): void {
         for (const [id, main] of this.#mains) if (main.client === client) this.close(id);
         for (const entry of this.#whispers.values()) for (const id of entry.refs) if (id.startsWith(client + "/")) this.close(id);
+        for (const id of this.#queuedWhispers.keys()) if (id.startsWith(client + "/")) this.close(id);
     }
 
     /**
@@ -161,6 +172,7 @@ export class StreamMux {
         this.#catchUps.closeAll();
         for (const entry of this.#whispers.values()) entry.stream.retire();
         this.#whispers.clear();
+        this.#queuedWhispers.clear();
         this.#mains.clear();
     }
 
@@ -374,9 +386,15 @@ export class StreamMux {
     };
 
     /** Open (or join) the real whisper stream of `url`'s topics for virtual stream `id`. */
-    #openWhisper(id: string, url: string): void {
+    #openWhisper(id: string, url: string, admitted = false): void {
         const key = whisperKey(url);
         let entry = this.#whispers.get(key);
+        // [spec] The main stream first: a whisper stream past the budget waits (connecting) for one to close. Its connector
+        // reports `limit` before it asks, from the room the engine tells; this catches two tabs asking at once.
+        if (entry === undefined && !admitted && (this.#whisperRoom() <= 0 || this.#queuedWhispers.size > 0)) {
+            this.#queuedWhispers.set(id, url);
+            return;
+        }
         if (entry === undefined) {
             this.#yieldCatchUps();
             this.#streams.trimDrains(streamBudget(this.host.hub) - this.#whispers.size - 1);
@@ -395,13 +413,41 @@ export class StreamMux {
                     this.host.refused(); // The hub refused the cookie: the next auth goes to the server.
                     failed.retire();
                     if (this.#whispers.get(key)?.stream === failed) this.#whispers.delete(key);
+                    this.#admit();
                 },
             });
             entry = { stream, refs };
             this.#whispers.set(key, entry);
+            this.#tellRoom();
         }
         entry.refs.add(id);
         if (entry.stream.isOpen()) this.host.send({ t: "state", s: id, state: 1 });
+    }
+
+    /**
+     * How many more real whisper streams fit: over HTTP/1.1 the budget (the browser's connections per host, shared by every
+     * tab, less one for requests) less the main stream, which comes first, less the whisper streams open.
+     */
+    #whisperRoom(): number {
+        return streamBudget(this.host.hub) - 1 - this.#whispers.size;
+    }
+
+    /** Open the queued whisper streams that fit now, in order. */
+    #admit(): void {
+        for (const [id, url] of [...this.#queuedWhispers]) {
+            if (this.#whisperRoom() <= 0 && !this.#whispers.has(whisperKey(url))) break;
+            this.#queuedWhispers.delete(id);
+            this.#openWhisper(id, url, true);
+        }
+        this.#tellRoom();
+    }
+
+    /** Tell the clients the room left when it changed (their connectors report `limit` past it, as without sharing). */
+    #tellRoom(): void {
+        const room = Math.max(this.#whisperRoom(), 0);
+        if (room === this.#room) return;
+        this.#room = room;
+        this.host.room?.(room);
     }
 }
 

@@ -106,7 +106,7 @@ export class TabLink {
     readonly #env: ShareEnvironment;
 
     /** The leading connector's hub and auth options, for the engine. */
-    readonly #engineOptions: Omit<HubEngineOptions, "send">;
+    readonly #engineOptions: Omit<HubEngineOptions, "send" | "room">;
 
     /** The bus every tab of the link hears. */
     readonly #channel: BroadcastChannelLike;
@@ -156,6 +156,9 @@ export class TabLink {
     /** The pending watchdog: no `pong`/`up` by then, and the lock is stolen. */
     #watchdog: ReturnType<typeof setTimeout> | null = null;
 
+    /** While this tab leads: the room its engine told last (see the `room` message), or null. */
+    #room: number | null = null;
+
     /** While this tab leads: the engine's inbox, where the other tabs' clients post to it. */
     #engineInbox: BroadcastChannelLike | null = null;
 
@@ -166,7 +169,7 @@ export class TabLink {
     #probedAt = 0;
 
     /** Create the link named `name` and queue for the lead; `engineOptions` are the leading connector's (hub, auth). */
-    constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "send">) {
+    constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "send" | "room">) {
         this.#name = name;
         this.#env = env;
         this.#engineOptions = engineOptions;
@@ -292,7 +295,11 @@ export class TabLink {
             this.#epoch = null;
             return;
         }
-        this.#engine = new HubEngine({ ...this.#engineOptions, send: (message, to) => this.#toClients(message, to) });
+        this.#engine = new HubEngine({
+            ...this.#engineOptions,
+            send: (message, to) => this.#toClients(message, to),
+            room: (n) => this.#toTabs({ t: "room", e: epoch, n: (this.#room = n) }),
+        });
         this.#engineInbox = new this.#env.BroadcastChannel(inboxName(this.#name, "engine " + epoch));
         this.#engineInbox.onmessage = (event) => this.#heardClient(event.data);
         this.#toTabs({ t: "up", e: epoch });
@@ -330,6 +337,7 @@ export class TabLink {
         this.#engine = null;
         this.#engineInbox?.close();
         this.#engineInbox = null;
+        this.#room = null;
         this.#remote.clear();
         for (const tab of this.#tabs.values()) tab.inbox.close();
         this.#tabs.clear();
@@ -466,7 +474,11 @@ export class TabLink {
         const { c, k } = message;
         let tab = this.#tabs.get(k);
         if (c !== "" && message.t !== "bye" && this.#remote.get(c) !== k) {
-            if (tab === undefined) this.#tabs.set(k, (tab = { inbox: new this.#env.BroadcastChannel(inboxName(this.#name, k)), heard: 0, pending: [] }));
+            if (tab === undefined) {
+                this.#tabs.set(k, (tab = { inbox: new this.#env.BroadcastChannel(inboxName(this.#name, k)), heard: 0, pending: [] }));
+                // A new tab learns the room before its first whisper stream (its connector reports `limit` past it).
+                if (this.#room !== null && this.#epoch !== null) this.#post({ t: "room", e: this.#epoch, n: this.#room });
+            }
             this.#remote.set(c, k);
             this.#probe(false);
         }
@@ -530,6 +542,10 @@ export class TabLink {
         // Another engine's traffic: the one followed may be a stray `up`'s; the real engine answers the ping with its epoch.
         if (update.e !== this.#epoch) return this.#expectEngine();
         this.#clearWatchdog();
+        if (update.t === "room") {
+            for (const client of this.#clients.values()) client.room = update.n;
+            return;
+        }
         if ((update.t === "probe" || update.t === "down") && typeof update.id === "string") for (const client of this.#clients.values()) client.advance(update.id);
         if (update.t === "probe") {
             if ([...this.#clients.values()].some((client) => client.registered())) this.#channel.postMessage({ t: "here", c: "", k: this.#tab } satisfies ToEngine);

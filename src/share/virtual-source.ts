@@ -39,6 +39,9 @@ export class ShareClient {
     /** The hub refused the cookie: the next auth request asks the server, not the last grant. */
     #fresh = false;
 
+    /** How many more whisper streams the engine's connection budget leaves (its `room` message), or undefined before it tells. */
+    room: number | undefined = undefined;
+
     /** The number of the next auth request. */
     #nextRequest = 1;
 
@@ -201,6 +204,8 @@ export class ShareClient {
             this.#narrow();
         });
         this.#sources.set(source.id, source);
+        // Counted at once: the engine's next `room` comes after it opened this one.
+        if (whisper && this.room !== undefined) this.room = Math.max(this.room - 1, 0);
         this.#post({ t: "open", c: this.id, s: source.id, url, w: whisper });
         if (!whisper) this.#narrow();
         return source;

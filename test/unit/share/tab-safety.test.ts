@@ -228,3 +228,32 @@ describe("tab sharing: Web Locks that refuse (issue 29)", () => {
         expect(browser.posted).toEqual([]);
     });
 });
+
+describe("tab sharing over HTTP/1.1: one connection budget for every tab (issue 29)", () => {
+    it("two tabs with three whisper channels each: the main stream connects, the whisper streams stay within what is left, and the rest is reported as limit", async () => {
+        const http = "http://app.test/.well-known/mercure";
+        const errors: string[] = [];
+        const tabs = [open({ host: http }), open({ host: http })];
+        for (const [t, { connector }] of tabs.entries()) {
+            for (let i = 0; i < 3; i++) {
+                const name = `room.${t}.${i}`;
+                connector
+                    .privateChannel(name)
+                    .listenForWhisper("typing", () => undefined)
+                    .error((error: MercureError) => errors.push(`${name} ${error.code}: ${error.message.slice(0, 40)}`));
+            }
+            await settle();
+            await openAll();
+        }
+        await openAll();
+        const live = ES.live();
+        // The browser's six connections per host, one kept for requests: five streams at most, the main one among them.
+        expect(live.length).toBeLessThanOrEqual(5);
+        expect(main().readyState).toBe(1);
+        const whispers = live.filter((source) => source.matches().some((match) => match.includes("/whisper/")));
+        expect(whispers).toHaveLength(4);
+        // The two whisper channels past the budget are named, in their own tab.
+        expect(errors.filter((error) => error.includes("stream_error: Channel"))).toHaveLength(2);
+        expect(tabs.map(({ connector }) => connector.connectionStatus())).toEqual(["connected", "connected"]);
+    });
+});
