@@ -1,7 +1,8 @@
 import { setClampedTimeout } from "../timers";
 import type { HubEngineOptions } from "./engine";
 import { loadEngine } from "./load";
-import { clientOf, inboxName, isBatch, isTabsMessage, newId, type ToClient, type ToEngine, type ToTabs } from "./protocol";
+import type { Leadership } from "./leadership";
+import { inboxName, isBatch, isTabsMessage, newId, type ToClient, type ToEngine, type ToTabs } from "./protocol";
 import { ShareClient } from "./virtual-source";
 
 /**
@@ -10,23 +11,13 @@ import { ShareClient } from "./virtual-source";
  */
 export const PING_TIMEOUT_MS = 3_000;
 
-/**
- * How often the leading tab asks the other tabs whether they are alive (`probe`); a tab that answered neither that
- * probe nor anything else by the next one is dropped (its clients' channels and streams, as on its `bye`). A live tab
- * answers from its message handler, which a hidden or frozen tab still runs; a discarded tab or a page evicted from
- * the back/forward cache never does. Bound: dropped within two periods of its last message (20 s), or, when the
- * browser throttles a hidden leader's timers to once a minute, within about two minutes.
- */
-export const PROBE_MS = 10_000;
-
 /** How often, and after how long, the leading tab retries loading the engine chunk before it reports the failure. */
 const ENGINE_RETRIES_MS = [1_000, 3_000];
 
 /** How long past the auth deadline a client waits for the engine's answer before it reports the request failed. */
 export const ANSWER_GRACE_MS = PING_TIMEOUT_MS + ENGINE_RETRIES_MS.reduce((sum, ms) => sum + ms, 0) + 2_000;
 
-/** The message types clients send to the engine (the others go to clients). */
-const ENGINE_MESSAGES: ReadonlySet<string> = new Set(["hello", "auth", "open", "close", "bye", "ping", "here"]);
+
 
 /** The part of `navigator.locks` (Web Locks) the election uses. */
 export interface LockManagerLike {
@@ -57,20 +48,6 @@ export interface ShareEnvironment {
     readonly hop?: (task: () => void) => void;
 }
 
-/** The engine as its tab link hosts it (see `engine.ts`). */
-interface EngineLike {
-    receive(message: ToEngine): void;
-    cursor(): string | null;
-    close(): void;
-}
-
-/** Another tab, as the leading tab knows it: its inbox, when it was last heard, what waits for the next hop. */
-interface RemoteTab {
-    readonly inbox: BroadcastChannelLike;
-    heard: number;
-    pending: ToClient[];
-}
-
 /**
  * One tab's link to the other tabs of the same app, per hub and auth endpoint: the leader election, the
  * message bus, the engine when this tab leads, and the clients (connectors) of this tab.
@@ -91,7 +68,7 @@ interface RemoteTab {
  *
  * Timers: clients ping the engine when they need it (the engine answers from its message handler, which runs even in
  * a throttled hidden tab), and a client that hears nothing within {@link PING_TIMEOUT_MS} steals the lock. The leader
- * runs one timer, the liveness probe ({@link PROBE_MS}), while another tab is registered, and no renewal timer: the
+ * runs one timer, the liveness probe (`PROBE_MS` in `leadership.ts`), while another tab is registered, and no renewal timer: the
  * clients' own renewal timers (those of visible tabs run unthrottled) send the auth requests that renew the cookie and
  * reopen the stream.
  */
@@ -117,20 +94,11 @@ export class TabLink {
     /** This tab's clients, by id. */
     readonly #clients = new Map<string, ShareClient>();
 
-    /** While this tab leads: the other tabs' clients the engine heard from over the bus (until their `bye`), with their tab. */
-    readonly #remote = new Map<string, string>();
-
-    /** While this tab leads: the other tabs with a registered client, by tab id. */
-    readonly #tabs = new Map<string, RemoteTab>();
-
-    /** Whether a hop is queued to post the other tabs' pending messages. */
-    #hopQueued = false;
-
     /** The engine's messages to this tab's own clients, waiting for the microtask that hands them over. */
     #outbox: Array<{ message: ToClient | ToTabs; client: ShareClient | null }> = [];
 
-    /** The engine, while this tab leads and the engine chunk has loaded. */
-    #engine: EngineLike | null = null;
+    /** The leading tab's side (the engine, the other tabs), while this tab leads and the engine chunk has loaded. */
+    #leader: Leadership | null = null;
 
     /** Whether this tab holds the lock (the engine may still be loading). */
     #leading = false;
@@ -156,18 +124,6 @@ export class TabLink {
     /** The pending watchdog: no `pong`/`up` by then, and the lock is stolen. */
     #watchdog: ReturnType<typeof setTimeout> | null = null;
 
-    /** While this tab leads: the room its engine told last (see the `room` message), or null. */
-    #room: number | null = null;
-
-    /** While this tab leads: the engine's inbox, where the other tabs' clients post to it. */
-    #engineInbox: BroadcastChannelLike | null = null;
-
-    /** The liveness probe's timer, while this tab leads and another tab is registered. */
-    #prober: ReturnType<typeof setTimeout> | null = null;
-
-    /** When the last probe was posted: a tab not heard since is dropped at the next. */
-    #probedAt = 0;
-
     /** Create the link named `name` and queue for the lead; `engineOptions` are the leading connector's (hub, auth). */
     constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "send" | "room">) {
         this.#name = name;
@@ -181,7 +137,7 @@ export class TabLink {
         this.#channel.onmessage = (event) => {
             if (this.#alone) return;
             const message = event.data as { t?: unknown } | null;
-            if (message?.t === "ping" || message?.t === "here") this.#heardClient(message);
+            if (message?.t === "ping" || message?.t === "here") this.#leader?.heard(message);
             else if (!this.#leading && isTabsMessage(message)) this.#heardEngine(message);
         };
         this.#inbox.onmessage = (event) => {
@@ -284,9 +240,9 @@ export class TabLink {
         const epoch = newId();
         // The engine chunk may fail to load (offline, a deploy removed it): retried, then reported to this tab's waiting
         // clients, and the lead released for another tab.
-        const { HubEngine } = (await this.#loadEngine(() => this.#stepDown === stepDown)) ?? {};
+        const { Leadership } = (await this.#loadEngine(() => this.#stepDown === stepDown)) ?? {};
         if (this.#stepDown !== stepDown) return;
-        if (HubEngine === undefined) {
+        if (Leadership === undefined) {
             // Not queued again at once (a lone tab would get the lock back and load in a loop): the clients' next request
             // (the connector's backoff) finds no engine, and its watchdog makes this tab lead and load again.
             for (const client of this.#clients.values()) client.fail("the engine chunk of tab sharing did not load");
@@ -295,13 +251,21 @@ export class TabLink {
             this.#epoch = null;
             return;
         }
-        this.#engine = new HubEngine({
-            ...this.#engineOptions,
-            send: (message, to) => this.#toClients(message, to),
-            room: (n) => this.#toTabs({ t: "room", e: epoch, n: (this.#room = n) }),
+        this.#leader = new Leadership({
+            name: this.#name,
+            env: this.#env,
+            epoch,
+            engine: this.#engineOptions,
+            post: (message) => {
+                if (!this.#alone) this.#channel.postMessage(message);
+            },
+            own: (message, id) => {
+                const client = this.#clients.get(id);
+                if (client !== undefined) this.#toOwn(message, client);
+                return client !== undefined;
+            },
+            tabs: (message) => this.#toOwn(message, null),
         });
-        this.#engineInbox = new this.#env.BroadcastChannel(inboxName(this.#name, "engine " + epoch));
-        this.#engineInbox.onmessage = (event) => this.#heardClient(event.data);
         this.#toTabs({ t: "up", e: epoch });
         return held;
     }
@@ -329,20 +293,11 @@ export class TabLink {
 
     /** Stop leading: close the real streams; the clients follow the next engine's `up`. */
     #resign(): void {
-        this.#flush();
         this.#leading = false;
         this.#stepDown?.();
         this.#stepDown = null;
-        this.#engine?.close();
-        this.#engine = null;
-        this.#engineInbox?.close();
-        this.#engineInbox = null;
-        this.#room = null;
-        this.#remote.clear();
-        for (const tab of this.#tabs.values()) tab.inbox.close();
-        this.#tabs.clear();
-        if (this.#prober !== null) clearTimeout(this.#prober);
-        this.#prober = null;
+        this.#leader?.close();
+        this.#leader = null;
     }
 
     /**
@@ -353,7 +308,7 @@ export class TabLink {
         // A page kept in the back/forward cache may come back: its clients stay (the leader drops them if it is evicted).
         if (!persisted) for (const client of this.#clients.values()) client.release();
         if (!this.#leading) return;
-        if (this.#epoch !== null && this.#engine !== null) this.#post({ t: "down", e: this.#epoch, id: this.#engine.cursor() });
+        if (this.#epoch !== null && this.#leader !== null) this.#post({ t: "down", e: this.#epoch, id: this.#leader.cursor() });
         this.#resign();
     }
 
@@ -376,9 +331,9 @@ export class TabLink {
     /** Send a client's message to the engine: in-process in the leading tab, else over the bus (with a ping when one waits for it). */
     #toEngine(message: ToEngine): void {
         if (this.#leading) {
-            const engine = this.#engine;
+            const leader = this.#leader;
             // An engine still loading misses nothing: clients re-send everything on its `up`.
-            if (engine !== null) queueMicrotask(() => this.#engine === engine && engine.receive(message));
+            if (leader !== null) queueMicrotask(() => this.#leader === leader && leader.receive(message));
             return;
         }
         if (this.#alone) {
@@ -395,23 +350,6 @@ export class TabLink {
             inbox.close();
         }
         if (message.t !== "bye" && message.t !== "close") this.#expectEngine();
-    }
-
-    /**
-     * Send the engine's message to the clients it is for (`to`, or the one it names): this tab's in-process (events at
-     * once, answers to a client's request after the current task), another tab's on its inbox. What goes to another tab
-     * waits for a task hop and goes in one message per tab: the events of one task (the browser parses a network chunk
-     * of a stream in one task) cost one structured clone and one delivery per tab that wants them; a tab that wants
-     * none of them gets nothing, and a single tab pays no clone at all. A microtask would not batch them: the browser
-     * runs the microtasks after each event's handler.
-     */
-    #toClients(message: ToClient, to?: readonly string[]): void {
-        const single = message.t === "granted" || message.t === "dropped" ? message.c : message.t === "state" || message.s !== undefined ? clientOf(message.s!) : null;
-        for (const id of single === null ? (to ?? []) : [single]) {
-            const client = this.#clients.get(id);
-            if (client !== undefined) this.#toOwn(message, client);
-            else this.#toRemote(message, id);
-        }
     }
 
     /** Hand the engine's message to this tab's `client` (null: to every one, an engine's `up`). */
@@ -431,16 +369,6 @@ export class TabLink {
         });
     }
 
-    /** Queue the engine's message for client `id` of another tab, for the next hop; nothing for a client not registered. */
-    #toRemote(message: ToClient, id: string): void {
-        const tab = this.#tabs.get(this.#remote.get(id) ?? "");
-        if (tab === undefined || (tab.pending.length > 0 && tab.pending.at(-1) === message)) return;
-        tab.pending.push(message);
-        if (this.#hopQueued) return;
-        this.#hopQueued = true;
-        (this.#env.hop ?? later)(() => this.#flush());
-    }
-
     /** Post the engine's message to every tab: on the bus, after what waits for the hop (it must not overtake it), and to this tab's clients. */
     #toTabs(message: ToTabs): void {
         this.#post(message);
@@ -449,81 +377,8 @@ export class TabLink {
 
     /** Post the engine's message on the bus, after what waits for the hop. */
     #post(message: ToTabs): void {
-        this.#flush();
+        this.#leader?.flush();
         if (!this.#alone) this.#channel.postMessage(message);
-    }
-
-    /** Post each other tab's waiting messages in one message on its inbox. */
-    #flush(): void {
-        this.#hopQueued = false;
-        const epoch = this.#epoch;
-        for (const tab of this.#tabs.values()) {
-            if (tab.pending.length === 0) continue;
-            const m = tab.pending;
-            tab.pending = [];
-            if (epoch !== null) tab.inbox.postMessage({ t: "batch", e: epoch, m });
-        }
-    }
-
-    /** While this tab leads: another tab's client's message (`k`: its tab), on the engine's inbox (`ping` and `here`: on the bus). */
-    #heardClient(data: unknown): void {
-        const engine = this.#engine;
-        const raw = data as { t?: unknown; c?: unknown; k?: unknown } | null;
-        if (!this.#leading || engine === null || !ENGINE_MESSAGES.has(raw?.t as string) || typeof raw!.c !== "string" || typeof raw!.k !== "string") return;
-        const message = raw as ToEngine & { k: string };
-        const { c, k } = message;
-        let tab = this.#tabs.get(k);
-        if (c !== "" && message.t !== "bye" && this.#remote.get(c) !== k) {
-            if (tab === undefined) {
-                this.#tabs.set(k, (tab = { inbox: new this.#env.BroadcastChannel(inboxName(this.#name, k)), heard: 0, pending: [] }));
-                // A new tab learns the room before its first whisper stream (its connector reports `limit` past it).
-                if (this.#room !== null && this.#epoch !== null) this.#post({ t: "room", e: this.#epoch, n: this.#room });
-            }
-            this.#remote.set(c, k);
-            this.#probe(false);
-        }
-        if (tab !== undefined) tab.heard = Date.now();
-        else if (message.t === "here") {
-            // A tab this engine dropped (or never knew) says it is alive: its clients register again.
-            const inbox = new this.#env.BroadcastChannel(inboxName(this.#name, k));
-            if (this.#epoch !== null) inbox.postMessage({ t: "batch", e: this.#epoch, m: [{ t: "dropped", c: "" }] });
-            inbox.close();
-        }
-        if (message.t === "bye") this.#remote.delete(c);
-        // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
-        if (message.t === "ping") return this.#post({ t: "pong", e: this.#epoch ?? "" });
-        if (message.t !== "here") engine.receive(message);
-    }
-
-    /**
-     * The liveness probe (see {@link PROBE_MS}); `now`: the timer fired. Drops each other tab not heard since the last
-     * probe: the engine forgets its clients (as on their `bye`), and the tab is told, should it still be alive but slow,
-     * to register again. Runs while another tab is registered.
-     */
-    #probe(now: boolean): void {
-        if (!now) {
-            if (this.#prober === null) this.#prober = setClampedTimeout(() => this.#probe(true), PROBE_MS);
-            return;
-        }
-        this.#prober = null;
-        const engine = this.#engine;
-        if (!this.#leading || engine === null || this.#epoch === null) return;
-        for (const [id, tab] of this.#tabs) {
-            if (tab.heard >= this.#probedAt) continue;
-            for (const [c, k] of [...this.#remote]) {
-                if (k !== id) continue;
-                this.#remote.delete(c);
-                engine.receive({ t: "bye", c });
-                tab.pending.push({ t: "dropped", c });
-            }
-            this.#flush();
-            tab.inbox.close();
-            this.#tabs.delete(id);
-        }
-        if (this.#tabs.size === 0) return;
-        this.#probedAt = Date.now();
-        this.#post({ t: "probe", e: this.#epoch, id: engine.cursor() });
-        this.#probe(false);
     }
 
     /** An engine's message to every tab (on the bus, or this tab's own engine's `up`). */
@@ -580,9 +435,4 @@ export class TabLink {
         if (this.#watchdog !== null) clearTimeout(this.#watchdog);
         this.#watchdog = null;
     }
-}
-
-/** The default task hop (outside the page's environment: tests' fakes). */
-function later(task: () => void): void {
-    setTimeout(task, 0);
 }

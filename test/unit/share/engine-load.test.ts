@@ -17,7 +17,7 @@ vi.mock("../../../src/share/load", () => ({
     loadEngine: async () => {
         chunk.loads++;
         if (chunk.failures-- > 0) throw new TypeError("Failed to fetch dynamically imported module");
-        return import("../../../src/share/engine");
+        return import("../../../src/share/leadership");
     },
 }));
 

@@ -3,7 +3,7 @@ import { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { MercureConnectorOptions } from "../../../src/connector/options";
 import type { MercureError } from "../../../src/errors";
 import type { LockManagerLike } from "../../../src/share/tab-link";
-import { PROBE_MS } from "../../../src/share/tab-link";
+import { PROBE_MS } from "../../../src/share/leadership";
 import { FakeAuthServer, grant } from "../../fakes/fake-auth-server";
 import { HUB, envelope, settleLoads, topic } from "../../fakes/connector-harness";
 import { createFakeEventSource, type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
