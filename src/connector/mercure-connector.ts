@@ -91,7 +91,7 @@ export class MercureConnector extends EchoChannelMethods {
             // For the diagnosis of a refused whisper: the cookie's expiry, as far as `expires_in` tells it.
             tokenExpiresAt: () => this.cookieRefresh.expiresAt(),
         },
-        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: () => this.hub.budget() - 1 },
+        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: (): number => this.hub.whisperBudget(this.whispers.size) },
     );
 
     /** The capabilities, told of joins, leaves, auth answers and streams through one seam (see {@link Capabilities}). */

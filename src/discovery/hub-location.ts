@@ -137,6 +137,15 @@ export class HubLocator {
         return this.platform === null ? Infinity : streamBudget(this.platform.hub);
     }
 
+    /**
+     * How many whisper streams the connector may hold, `own` of them open: the budget less the main stream, or, shared
+     * across tabs, its own and what the engine has left for every tab (see {@link Platform.whisperRoom}).
+     */
+    whisperBudget(own: number): number {
+        const room = this.platform?.whisperRoom?.();
+        return room === undefined ? this.budget() - 1 : own + room;
+    }
+
     /** Forget the hub and its platform (`disconnect()`). */
     forget(): void {
         this.platform?.release?.();

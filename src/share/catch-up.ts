@@ -6,8 +6,8 @@ import type { EventMessage } from "./protocol";
 export interface CatchUpHost {
     /** The real `EventSource` (the leading tab's). */
     readonly EventSource: EventSourceConstructor;
-    /** Send an event to one virtual stream (`s` set; without the epoch: the engine adds it). */
-    send(message: Omit<EventMessage, "e">): void;
+    /** Send an event to one virtual stream (`s` set: its client alone). */
+    send(message: EventMessage): void;
 }
 
 /**

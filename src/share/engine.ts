@@ -3,12 +3,10 @@ import type { HubTimeouts } from "../auth/cookie-refresh";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 import { AuthGateway } from "./auth-gateway";
 import type { ToClient, ToEngine } from "./protocol";
-import { StreamMux, type DistributiveOmit } from "./stream-mux";
+import { StreamMux } from "./stream-mux";
 
 /** What the engine is made of: the leading tab's platform and auth options, its epoch, and how it reaches the clients. */
 export interface HubEngineOptions {
-    /** This engine's epoch (clients re-register when it changes). */
-    readonly epoch: string;
     /** The hub URL. */
     readonly hub: URL;
     /** The auth endpoint, ready for `fetch`. */
@@ -23,8 +21,10 @@ export interface HubEngineOptions {
     readonly timeout: () => number;
     /** The leading connector's hub timings. */
     readonly hubTimeouts: () => HubTimeouts;
-    /** Send a message to every tab's clients. */
-    readonly send: (message: ToClient) => void;
+    /** Send a message to the clients `to`, or to the one client it names (`c`, or the client of stream `s`). */
+    readonly send: (message: ToClient, to?: readonly string[]) => void;
+    /** Tell every client how many more whisper streams the connection budget leaves. */
+    readonly room: (free: number) => void;
 }
 
 /**
@@ -45,8 +45,7 @@ export class HubEngine {
 
     /** Start an engine; opens nothing until a client asks. */
     constructor(private readonly options: HubEngineOptions) {
-        const send = (message: DistributiveOmit<ToClient, "e">) => options.send({ ...message, e: options.epoch } as ToClient);
-        this.#mux = new StreamMux({ hub: options.hub, EventSource: options.EventSource, send, refused: () => this.#gateway.invalidate() });
+        this.#mux = new StreamMux({ hub: options.hub, EventSource: options.EventSource, send: options.send, refused: () => this.#gateway.invalidate(), room: options.room });
         this.#gateway = new AuthGateway({
             // [spec] laravel-mercure §2.2: one batch request with the leading tab's endpoint, headers and timeout.
             request: (names) =>
@@ -72,7 +71,7 @@ export class HubEngine {
             case "auth": {
                 const { c, r } = message;
                 if (message.fresh === true) this.#gateway.invalidate();
-                return this.#gateway.request(c, message.names, (result) => this.options.send({ t: "granted", e: this.options.epoch, c, r, result: cloneable(result) }));
+                return this.#gateway.request(c, message.names, (result) => this.options.send({ t: "granted", c, r, result: cloneable(result) }));
             }
             case "open":
                 return this.#mux.open(message.c, message.s, message.url, message.w);
@@ -82,8 +81,14 @@ export class HubEngine {
                 this.#gateway.forget(message.c);
                 return this.#mux.forget(message.c);
             case "ping":
+            case "here":
                 return;
         }
+    }
+
+    /** The last event id forwarded (the real main stream's cursor), or null. */
+    cursor(): string | null {
+        return this.#mux.cursor;
     }
 
     /** Stop: close the real streams and answer nothing more (a stolen lead; the clients follow the next engine). */

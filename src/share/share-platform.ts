@@ -80,7 +80,8 @@ export function sharePlatform(platform: Platform, options: ShareOptions): Platfo
     if (options.shareAcrossTabs === false || platform.hubToken !== null) return platform;
     const env = options.shareEnvironment ?? pageEnvironment();
     if (env === null) return platform;
-    const scope = `laravel-echo-mercure ${platform.hub.href} ${new URL(platform.authEndpoint, scopeBase(platform.hub)).href} `;
+    // The protocol's version ("2": per-tab inboxes) is in the name: tabs of an older build share among themselves.
+    const scope = `laravel-echo-mercure 2 ${platform.hub.href} ${new URL(platform.authEndpoint, scopeBase(platform.hub)).href} `;
     let scoped = links.get(env);
     if (scoped === undefined) links.set(env, (scoped = new Map()));
     const linkFor = (headers: Record<string, string>): TabLink => {
@@ -115,6 +116,7 @@ export function sharePlatform(platform: Platform, options: ShareOptions): Platfo
             return client.authorize(names, signal);
         },
         stale: () => client.stale(),
+        whisperRoom: () => client.room,
         release: () => client.release(),
     };
 }

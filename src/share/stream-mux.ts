@@ -5,7 +5,7 @@ import type { EventSourceConstructor, StreamMessage } from "../transport/platfor
 import { StreamSwitch } from "../transport/stream-switch";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { CatchUps } from "./catch-up";
-import { whisperKey, type EventMessage, type ToClient } from "./protocol";
+import { clientOf, topicNames, whisperKey, type EventMessage, type ToClient } from "./protocol";
 
 /**
  * How many event ids the engine remembers at least, to forward each event once across its streams (current and
@@ -26,10 +26,15 @@ export interface StreamMuxHost {
     readonly hub: URL;
     /** The real `EventSource` (the leading tab's). */
     readonly EventSource: EventSourceConstructor;
-    /** Send a message to the clients (without the epoch: the engine adds it). */
-    send(message: DistributiveOmit<ToClient, "e">): void;
+    /**
+     * Send `message` to the clients `to` (an event: those whose virtual streams want it), or to the one client it names
+     * (`c`, or the client of stream `s`) when `to` is absent.
+     */
+    send(message: ToClient, to?: readonly string[]): void;
     /** The hub refused a real stream: the cookie is not what the gateway thinks. */
     refused(): void;
+    /** How many more real whisper streams the connection budget leaves (see {@link StreamMux}), told when it changes. */
+    room?(free: number): void;
 }
 
 /** `Omit` over each member of a union. */
@@ -42,6 +47,8 @@ export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omi
 interface VirtualMain {
     readonly client: string;
     readonly topics: readonly string[];
+    /** The channel names its topics carry (see {@link topicNames}), to address events to it. */
+    readonly names: ReadonlySet<string>;
     readonly patterns: readonly string[];
     open: boolean;
     cursor: string | null;
@@ -67,6 +74,12 @@ export class StreamMux {
     /** The real whisper streams by key, with the virtual streams on each. */
     readonly #whispers = new Map<string, { stream: HubStream; refs: Set<string> }>();
 
+    /** Virtual whisper streams waiting for a connection (over HTTP/1.1, past the budget), by id, in order: their URL. */
+    readonly #queuedWhispers = new Map<string, string>();
+
+    /** The room last told (see {@link StreamMuxHost.room}). */
+    #room = -1;
+
     /** The parameters each real main stream carries. */
     readonly #carried = new WeakMap<HubStream, { topics: ReadonlySet<string>; patterns: ReadonlySet<string> }>();
 
@@ -80,7 +93,7 @@ export class StreamMux {
     #cursorSet = false;
 
     /** The main-stream events forwarded lately, in order (see {@link RECENT_LIMIT}), for late virtual streams. */
-    #recent: Array<Omit<EventMessage, "e">> = [];
+    #recent: Recent[] = [];
 
     /** The id just before the first of {@link StreamMux.#recent}: the first cursor, then the last event dropped from it. */
     #base: string | null = null;
@@ -105,6 +118,11 @@ export class StreamMux {
         this.#catchUps = new CatchUps(host);
     }
 
+    /** The last event id forwarded: the `last_event_id` of the next real reopen. */
+    get cursor(): string | null {
+        return this.#cursor;
+    }
+
     /** Open virtual stream `id` of `client` for `url` (a whisper stream when `whisper`). */
     open(client: string, id: string, url: string, whisper: boolean): void {
         this.close(id); // A client re-sending after a handover.
@@ -113,7 +131,8 @@ export class StreamMux {
         const cursor = params.get("last_event_id");
         if (!this.#cursorSet) this.#cursor = this.#base = cursor;
         this.#cursorSet = true;
-        this.#mains.set(id, { client, topics: params.getAll("match"), patterns: params.getAll("match_urlpattern"), open: false, cursor });
+        const topics = params.getAll("match");
+        this.#mains.set(id, { client, topics, names: topicNames(topics), patterns: params.getAll("match_urlpattern"), open: false, cursor });
         this.#schedule();
     }
 
@@ -121,10 +140,12 @@ export class StreamMux {
     close(id: string): void {
         this.#catchUps.close(id);
         if (this.#mains.delete(id)) return this.#schedule();
+        this.#queuedWhispers.delete(id);
         for (const [key, entry] of this.#whispers) {
             if (!entry.refs.delete(id) || entry.refs.size > 0) continue;
             entry.stream.retire();
             this.#whispers.delete(key);
+            this.#admit();
         }
     }
 
@@ -132,6 +153,7 @@ export class StreamMux {
     forget(client: string): void {
         for (const [id, main] of this.#mains) if (main.client === client) this.close(id);
         for (const entry of this.#whispers.values()) for (const id of entry.refs) if (id.startsWith(client + "/")) this.close(id);
+        for (const id of this.#queuedWhispers.keys()) if (id.startsWith(client + "/")) this.close(id);
     }
 
     /**
@@ -150,6 +172,7 @@ export class StreamMux {
         this.#catchUps.closeAll();
         for (const entry of this.#whispers.values()) entry.stream.retire();
         this.#whispers.clear();
+        this.#queuedWhispers.clear();
         this.#mains.clear();
     }
 
@@ -226,7 +249,7 @@ export class StreamMux {
     #after(cursor: string | null): number {
         if (cursor === null) return -1;
         if (cursor === this.#base) return 0;
-        for (let at = this.#recent.length - 1; at >= 0; at--) if (this.#recent[at]!.id === cursor) return at + 1;
+        for (let at = this.#recent.length - 1; at >= 0; at--) if (this.#recent[at]!.event.id === cursor) return at + 1;
         return -1;
     }
 
@@ -253,8 +276,9 @@ export class StreamMux {
         const { cursor } = main;
         const from = this.#after(cursor);
         main.cursor = null;
-        if (from >= 0) for (const event of this.#recent.slice(from)) this.host.send({ ...event, s: id });
-        else if (cursor !== null) this.#catchUp(id, main, cursor);
+        if (from >= 0) {
+            for (const { event, channels } of this.#recent.slice(from)) if (wants(main, event.type, channels)) this.host.send({ ...event, s: id });
+        } else if (cursor !== null) this.#catchUp(id, main, cursor);
     }
 
     /**
@@ -273,7 +297,7 @@ export class StreamMux {
     /** Whether event `id` is among those forwarded since {@link StreamMux.#forwarded} was `start` (as far as they are kept). */
     #forwardedSince(id: string, start: number): boolean {
         for (let at = this.#recent.length - 1, left = this.#forwarded - start; left > 0 && at >= 0; at--, left--) {
-            if (this.#recent[at]!.id === id) return true;
+            if (this.#recent[at]!.event.id === id) return true;
         }
         return false;
     }
@@ -320,7 +344,10 @@ export class StreamMux {
         else this.#refuse();
     }
 
-    /** Forward one event of a real main stream once, by id. */
+    /**
+     * Forward one event of a real main stream once, by id, to the clients whose virtual main streams carry one of its
+     * channels (a broadcast's `channels`, a subscription event's `match`): a tab never gets another tab's channels' data.
+     */
     #forward(stream: HubStream, type: "message" | "mercure", event: StreamMessage): void {
         const id = event.lastEventId;
         if (id !== "") {
@@ -329,11 +356,14 @@ export class StreamMux {
             this.#cursor = id;
         }
         const message = { t: "event", w: null, type, data: String(event.data), id } as const;
-        this.host.send(message);
+        const channels = addressOf(type, message.data);
+        const to: string[] = [];
+        for (const main of this.#mains.values()) if (!to.includes(main.client) && wants(main, type, channels)) to.push(main.client);
+        if (to.length > 0) this.host.send(message, to);
         if (id === "") return;
         // Kept for late virtual streams: at least the last RECENT_LIMIT, dropped in halves (no shift per event).
         this.#forwarded++;
-        if (this.#recent.push(message) > 2 * RECENT_LIMIT) this.#base = this.#recent.splice(0, RECENT_LIMIT).pop()!.id;
+        if (this.#recent.push({ event: message, channels }) > 2 * RECENT_LIMIT) this.#base = this.#recent.splice(0, RECENT_LIMIT).pop()!.event.id;
     }
 
     /** The handlers of the real main streams. */
@@ -356,9 +386,15 @@ export class StreamMux {
     };
 
     /** Open (or join) the real whisper stream of `url`'s topics for virtual stream `id`. */
-    #openWhisper(id: string, url: string): void {
+    #openWhisper(id: string, url: string, admitted = false): void {
         const key = whisperKey(url);
         let entry = this.#whispers.get(key);
+        // [spec] The main stream first: a whisper stream past the budget waits (connecting) for one to close. Its connector
+        // reports `limit` before it asks, from the room the engine tells; this catches two tabs asking at once.
+        if (entry === undefined && !admitted && (this.#whisperRoom() <= 0 || this.#queuedWhispers.size > 0)) {
+            this.#queuedWhispers.set(id, url);
+            return;
+        }
         if (entry === undefined) {
             this.#yieldCatchUps();
             this.#streams.trimDrains(streamBudget(this.host.hub) - this.#whispers.size - 1);
@@ -366,26 +402,91 @@ export class StreamMux {
             const tell = (state: 0 | 1 | 2) => {
                 for (const ref of refs) this.host.send({ t: "state", s: ref, state });
             };
+            // A whisper goes to the clients on this stream only.
+            const clients = (): string[] => [...new Set([...refs].map(clientOf))];
             const stream = new HubStream(this.host.EventSource, url, [], [], {
                 open: () => tell(1),
-                message: (_stream, event) => this.host.send({ t: "event", w: key, type: "message", data: String(event.data), id: event.lastEventId }),
+                message: (_stream, event) => this.host.send({ t: "event", w: key, type: "message", data: String(event.data), id: event.lastEventId }, clients()),
                 error: (failed, _event, closed) => {
                     tell(closed ? 2 : 0);
                     if (!closed) return;
                     this.host.refused(); // The hub refused the cookie: the next auth goes to the server.
                     failed.retire();
                     if (this.#whispers.get(key)?.stream === failed) this.#whispers.delete(key);
+                    this.#admit();
                 },
             });
             entry = { stream, refs };
             this.#whispers.set(key, entry);
+            this.#tellRoom();
         }
         entry.refs.add(id);
         if (entry.stream.isOpen()) this.host.send({ t: "state", s: id, state: 1 });
+    }
+
+    /**
+     * How many more real whisper streams fit: over HTTP/1.1 the budget (the browser's connections per host, shared by every
+     * tab, less one for requests) less the main stream, which comes first, less the whisper streams open.
+     */
+    #whisperRoom(): number {
+        return streamBudget(this.host.hub) - 1 - this.#whispers.size;
+    }
+
+    /** Open the queued whisper streams that fit now, in order. */
+    #admit(): void {
+        for (const [id, url] of [...this.#queuedWhispers]) {
+            if (this.#whisperRoom() <= 0 && !this.#whispers.has(whisperKey(url))) break;
+            this.#queuedWhispers.delete(id);
+            this.#openWhisper(id, url, true);
+        }
+        this.#tellRoom();
+    }
+
+    /** Tell the clients the room left when it changed (their connectors report `limit` past it, as without sharing). */
+    #tellRoom(): void {
+        const room = Math.max(this.#whisperRoom(), 0);
+        if (room === this.#room) return;
+        this.#room = room;
+        this.host.room?.(room);
     }
 }
 
 /** Whether `a` holds exactly the elements of `b`. */
 function sameSet(a: ReadonlySet<string> | undefined, b: ReadonlySet<string>): boolean {
     return a !== undefined && a.size === b.size && [...b].every((item) => a.has(item));
+}
+
+/** A forwarded event as the multiplexer keeps it for late virtual streams: with its address (see {@link addressOf}). */
+interface Recent {
+    readonly event: EventMessage;
+    readonly channels: readonly string[] | string | null;
+}
+
+/** A broadcast envelope's leading `channels` (laravel-mercure §4.3: the server writes it first), read without parsing the payload. */
+const LEADING_CHANNELS = /^\{"channels":(\[(?:"(?:[^"\\]|\\.)*"(?:,"(?:[^"\\]|\\.)*")*)?\])/;
+
+/**
+ * Where an event goes: a broadcast's `channels` (laravel-mercure §4.4 step 2; the leading array alone is parsed when the
+ * envelope starts with it, as the server writes it), a subscription event's `match` topic (§5.4), or null: not
+ * addressable, which no connector dispatches (a raw publisher's data, a malformed document).
+ */
+function addressOf(type: "message" | "mercure", data: string): readonly string[] | string | null {
+    try {
+        if (type === "mercure") {
+            const match = (JSON.parse(data) as { match?: unknown } | null)?.match;
+            return typeof match === "string" ? match : null;
+        }
+        const leading = LEADING_CHANNELS.exec(data)?.[1];
+        const channels = (leading === undefined ? (JSON.parse(data) as { channels?: unknown } | null)?.channels : JSON.parse(leading)) as unknown;
+        return Array.isArray(channels) ? channels.filter((name): name is string => typeof name === "string") : null;
+    } catch {
+        return null;
+    }
+}
+
+/** Whether virtual main stream `main` carries an event of `type` addressed to `channels` (see {@link addressOf}). */
+function wants(main: VirtualMain, type: "message" | "mercure", channels: readonly string[] | string | null): boolean {
+    if (channels === null) return false;
+    if (type === "mercure") return main.topics.includes(channels as string);
+    return (channels as readonly string[]).some((name) => main.names.has(name));
 }

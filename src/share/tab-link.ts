@@ -1,7 +1,8 @@
 import { setClampedTimeout } from "../timers";
 import type { HubEngineOptions } from "./engine";
 import { loadEngine } from "./load";
-import { isClientMessage, newId, type EventMessage, type ToClient, type ToEngine } from "./protocol";
+import type { Leadership } from "./leadership";
+import { inboxName, isBatch, isTabsMessage, newId, type ToClient, type ToEngine, type ToTabs } from "./protocol";
 import { ShareClient } from "./virtual-source";
 
 /**
@@ -10,8 +11,13 @@ import { ShareClient } from "./virtual-source";
  */
 export const PING_TIMEOUT_MS = 3_000;
 
-/** The message types clients send to the engine (the others go to clients). */
-const ENGINE_MESSAGES: ReadonlySet<string> = new Set(["hello", "auth", "open", "close", "bye", "ping"]);
+/** How often, and after how long, the leading tab retries loading the engine chunk before it reports the failure. */
+const ENGINE_RETRIES_MS = [1_000, 3_000];
+
+/** How long past the auth deadline a client waits for the engine's answer before it reports the request failed. */
+export const ANSWER_GRACE_MS = PING_TIMEOUT_MS + ENGINE_RETRIES_MS.reduce((sum, ms) => sum + ms, 0) + 2_000;
+
+
 
 /** The part of `navigator.locks` (Web Locks) the election uses. */
 export interface LockManagerLike {
@@ -22,6 +28,7 @@ export interface LockManagerLike {
 export interface BroadcastChannelLike {
     postMessage(message: unknown): void;
     onmessage: ((event: MessageEvent) => unknown) | null;
+    close(): void;
 }
 
 /** The browser APIs sharing needs (the page's by default; fakes in tests). */
@@ -41,12 +48,6 @@ export interface ShareEnvironment {
     readonly hop?: (task: () => void) => void;
 }
 
-/** The engine as its tab link hosts it (see `engine.ts`). */
-interface EngineLike {
-    receive(message: ToEngine): void;
-    close(): void;
-}
-
 /**
  * One tab's link to the other tabs of the same app, per hub and auth endpoint: the leader election, the
  * message bus, the engine when this tab leads, and the clients (connectors) of this tab.
@@ -57,43 +58,53 @@ interface EngineLike {
  * life elects exactly one leader per browser profile, is released the moment its tab closes or is discarded
  * (the next waiting tab gets it at once), and can be stolen from a frozen leader; `BroadcastChannel` carries
  * the messages. Web Locks exist only in secure contexts (https, localhost): on a plain-http host (`http://app.test`)
- * each connector connects on its own (see `share-platform.ts`).
+ * each connector connects on its own (see `share-platform.ts`); where a lock request is refused (an opaque origin:
+ * a sandboxed iframe; a document that is not fully active) this tab runs its own engine, unshared.
  *
- * Timers: none runs in the leader for sharing. Clients ping the engine when they need it (the engine answers
- * from its message handler, which runs even in a throttled hidden tab), and a client that hears nothing within
- * {@link PING_TIMEOUT_MS} steals the lock. The leader runs no renewal timer: the clients' own renewal timers
- * (those of visible tabs run unthrottled) send the auth requests that renew the cookie and reopen the stream.
+ * Two buses: the link's own, which every tab hears, carries only the clients' messages to the engine and the engine's
+ * `up`/`down`/`pong`/`probe` (no channel data); each tab's inbox (see {@link inboxName}) carries the engine's answers,
+ * stream states and events for that tab's clients alone, so that a tab never gets the events or keys of channels it
+ * did not join.
+ *
+ * Timers: clients ping the engine when they need it (the engine answers from its message handler, which runs even in
+ * a throttled hidden tab), and a client that hears nothing within {@link PING_TIMEOUT_MS} steals the lock. The leader
+ * runs one timer, the liveness probe (`PROBE_MS` in `leadership.ts`), while another tab is registered, and no renewal timer: the
+ * clients' own renewal timers (those of visible tabs run unthrottled) send the auth requests that renew the cookie and
+ * reopen the stream.
  */
 export class TabLink {
     /** The link's name: the lock's and the bus's. */
     readonly #name: string;
 
+    /** This tab's id on the link: its inbox's name ends with it. */
+    readonly #tab = newId();
+
     /** The browser APIs the link uses. */
     readonly #env: ShareEnvironment;
 
     /** The leading connector's hub and auth options, for the engine. */
-    readonly #engineOptions: Omit<HubEngineOptions, "epoch" | "send">;
+    readonly #engineOptions: Omit<HubEngineOptions, "send" | "room">;
 
-    /** The bus to the other tabs. */
+    /** The bus every tab of the link hears. */
     readonly #channel: BroadcastChannelLike;
+
+    /** This tab's inbox: the engine's messages for this tab's clients. */
+    readonly #inbox: BroadcastChannelLike;
 
     /** This tab's clients, by id. */
     readonly #clients = new Map<string, ShareClient>();
 
-    /** While this tab leads: the other tabs' clients the engine heard from over the bus (until their `bye`). */
-    readonly #remote = new Set<string>();
-
     /** The engine's messages to this tab's own clients, waiting for the microtask that hands them over. */
-    #outbox: ToClient[] = [];
+    #outbox: Array<{ message: ToClient | ToTabs; client: ShareClient | null }> = [];
 
-    /** The engine's events for the other tabs, waiting for the task hop that posts them in one bus message. */
-    #batch: EventMessage[] = [];
-
-    /** The engine, while this tab leads and the engine chunk has loaded. */
-    #engine: EngineLike | null = null;
+    /** The leading tab's side (the engine, the other tabs), while this tab leads and the engine chunk has loaded. */
+    #leader: Leadership | null = null;
 
     /** Whether this tab holds the lock (the engine may still be loading). */
     #leading = false;
+
+    /** Web Locks refused this tab: it runs its own engine, off the buses. */
+    #alone = false;
 
     /** The epoch of the engine the clients follow, or null before the first `up`. */
     #epoch: string | null = null;
@@ -114,17 +125,26 @@ export class TabLink {
     #watchdog: ReturnType<typeof setTimeout> | null = null;
 
     /** Create the link named `name` and queue for the lead; `engineOptions` are the leading connector's (hub, auth). */
-    constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "epoch" | "send">) {
+    constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "send" | "room">) {
         this.#name = name;
         this.#env = env;
         this.#engineOptions = engineOptions;
         this.#channel = new env.BroadcastChannel(name);
-        // [spec] Only well-formed messages are heard (`isClientMessage` here, the engine checks its own); and a leading tab
-        // hears only clients from the bus: its own engine reaches its clients in-process, so an engine's message on the bus
+        this.#inbox = new env.BroadcastChannel(inboxName(name, this.#tab));
+        // [spec] Only well-formed messages are heard (`isTabsMessage`, `isBatch` here, the engine checks its own); and a leading
+        // tab hears only clients from the bus: its own engine reaches its clients in-process, so an engine's message on the bus
         // (a stray or forged `up`, a stolen lead's last words) cannot make it follow another epoch and go deaf to its engine.
         this.#channel.onmessage = (event) => {
-            const message = event.data as { t?: unknown; c?: unknown } | null;
-            if (ENGINE_MESSAGES.has(message?.t as string) ? typeof message!.c === "string" : !this.#leading && isClientMessage(message)) this.#heard(message as ToEngine | ToClient);
+            if (this.#alone) return;
+            const message = event.data as { t?: unknown } | null;
+            if (message?.t === "ping" || message?.t === "here") this.#leader?.heard(message);
+            else if (!this.#leading && isTabsMessage(message)) this.#heardEngine(message);
+        };
+        this.#inbox.onmessage = (event) => {
+            const batch: unknown = event.data;
+            if (this.#leading || this.#alone || !isBatch(batch) || batch.e !== this.#epoch) return;
+            this.#clearWatchdog();
+            for (const message of batch.m) this.#deliver(message);
         };
         env.page?.addEventListener("pagehide", (event) => this.#hidden(event.persisted === true));
         env.page?.addEventListener("pageshow", (event) => {
@@ -160,21 +180,54 @@ export class TabLink {
             if (message.t === "bye") this.#clients.delete(client.id);
             this.#toEngine(message);
         },
+        deadline: (): number => this.#engineOptions.timeout() + ANSWER_GRACE_MS,
     };
 
     /** Queue for the lock; granted at once when no tab leads. */
     #queue(): void {
         const queued = (this.#queued = new AbortController());
         this.#inQueue = true;
-        this.#env.locks.request(this.#name, { signal: queued.signal }, () => this.#lead()).catch(() => this.#lost(queued));
+        this.#request({ signal: queued.signal }, queued);
     }
 
     /** Steal the lock from a leader that did not answer (frozen, or discarded without releasing). */
     #steal(): void {
         this.#queued?.abort();
         this.#queued = null;
-        const stealing = new AbortController();
-        this.#env.locks.request(this.#name, { steal: true }, () => this.#lead()).catch(() => this.#lost(stealing));
+        this.#request({ steal: true }, new AbortController());
+    }
+
+    /**
+     * Request the lock. A request that ends after its callback ran lost the lead (stolen) and queues again; one that
+     * ends before, not by its own abort, was refused (an opaque origin, a document not fully active): re-requesting
+     * would be refused again at once, in a loop of microtasks, so this tab runs its own engine instead.
+     */
+    #request(options: { steal?: boolean; signal?: AbortSignal }, request: AbortController): void {
+        let granted = false;
+        const lead = (): Promise<void> => {
+            granted = true;
+            return this.#lead();
+        };
+        let pending: Promise<unknown>;
+        try {
+            pending = this.#env.locks.request(this.#name, options, lead);
+        } catch {
+            pending = Promise.reject(new Error("refused"));
+        }
+        pending.catch(() => {
+            if (granted || request.signal.aborted) this.#lost(request);
+            else this.#goAlone();
+        });
+    }
+
+    /** Web Locks refused this tab: lead its own clients, off the buses (an unshared connection, as without sharing). */
+    #goAlone(): void {
+        if (this.#alone) return;
+        this.#alone = true;
+        this.#inQueue = false;
+        this.#clearWatchdog();
+        this.#epoch = null;
+        void this.#lead();
     }
 
     /** This tab got the lock: start the engine (the lazy chunk) and announce it; hold the lock while the tab lives. */
@@ -183,19 +236,51 @@ export class TabLink {
         this.#inQueue = false;
         this.#clearWatchdog();
         const held = new Promise<void>((resolve) => (this.#stepDown = resolve));
+        const stepDown = this.#stepDown;
         const epoch = newId();
-        try {
-            const { HubEngine } = await loadEngine();
-            if (!this.#leading || this.#stepDown === null) return;
-            this.#engine = new HubEngine({ ...this.#engineOptions, epoch, send: (message) => this.#toClients(message) });
-            this.#toClients({ t: "up", e: epoch });
-        } catch {
-            // The engine chunk did not load (offline, a deploy in between): let another tab lead.
+        // The engine chunk may fail to load (offline, a deploy removed it): retried, then reported to this tab's waiting
+        // clients, and the lead released for another tab.
+        const { Leadership } = (await this.#loadEngine(() => this.#stepDown === stepDown)) ?? {};
+        if (this.#stepDown !== stepDown) return;
+        if (Leadership === undefined) {
+            // Not queued again at once (a lone tab would get the lock back and load in a loop): the clients' next request
+            // (the connector's backoff) finds no engine, and its watchdog makes this tab lead and load again.
+            for (const client of this.#clients.values()) client.fail("the engine chunk of tab sharing did not load");
             this.#leading = false;
             this.#stepDown = null;
+            this.#epoch = null;
             return;
         }
+        this.#leader = new Leadership({
+            name: this.#name,
+            env: this.#env,
+            epoch,
+            engine: this.#engineOptions,
+            post: (message) => {
+                if (!this.#alone) this.#channel.postMessage(message);
+            },
+            own: (message, id) => {
+                const client = this.#clients.get(id);
+                if (client !== undefined) this.#toOwn(message, client);
+                return client !== undefined;
+            },
+            tabs: (message) => this.#toOwn(message, null),
+        });
+        this.#toTabs({ t: "up", e: epoch });
         return held;
+    }
+
+    /** Load the engine chunk, retrying (see {@link ENGINE_RETRIES_MS}) while `current()`; undefined when it did not load. */
+    async #loadEngine(current: () => boolean): Promise<Awaited<ReturnType<typeof loadEngine>> | undefined> {
+        for (let attempt = 0; ; attempt++) {
+            try {
+                return await loadEngine();
+            } catch {
+                const wait = ENGINE_RETRIES_MS[attempt];
+                if (wait === undefined || !current()) return undefined;
+                await new Promise((resolve) => setClampedTimeout(() => resolve(null), wait));
+            }
+        }
     }
 
     /** The lock request ended without leading, or the lead was stolen: close the engine, become a client, queue again. */
@@ -208,13 +293,11 @@ export class TabLink {
 
     /** Stop leading: close the real streams; the clients follow the next engine's `up`. */
     #resign(): void {
-        this.#flush();
         this.#leading = false;
         this.#stepDown?.();
         this.#stepDown = null;
-        this.#engine?.close();
-        this.#engine = null;
-        this.#remote.clear();
+        this.#leader?.close();
+        this.#leader = null;
     }
 
     /**
@@ -222,89 +305,84 @@ export class TabLink {
      * lock at once (not when the tab is torn down), so that the next tab takes over as early as possible.
      */
     #hidden(persisted: boolean): void {
-        // A page kept in the back/forward cache may come back: its clients stay (their names in the union are harmless).
+        // A page kept in the back/forward cache may come back: its clients stay (the leader drops them if it is evicted).
         if (!persisted) for (const client of this.#clients.values()) client.release();
         if (!this.#leading) return;
-        if (this.#epoch !== null && this.#engine !== null) this.#post({ t: "down", e: this.#epoch });
+        if (this.#epoch !== null && this.#leader !== null) this.#post({ t: "down", e: this.#epoch, id: this.#leader.cursor() });
         this.#resign();
     }
 
     /**
      * The page came back from the back/forward cache (`refollow`: its clients follow whichever engine answers the ping,
-     * the one they followed may be gone) or resumed from a freeze (its bus handler ran while frozen, so its clients
-     * still follow the current engine, and re-following it would resubscribe them for nothing: an event forwarded
-     * meanwhile would find their streams reconnecting). Either way: queue for the lead again, and ping.
+     * the one they followed may be gone or have dropped them) or resumed from a freeze (its bus handler ran while frozen,
+     * so its clients still follow the current engine, and re-following it would resubscribe them for nothing: an event
+     * forwarded meanwhile would find their streams reconnecting). Either way: queue for the lead again, and ping.
      */
     #shown(refollow: boolean): void {
-        if (refollow) this.#epoch = null;
+        if (refollow && !this.#leading) this.#epoch = null;
+        if (this.#alone) {
+            if (!this.#leading) void this.#lead();
+            return;
+        }
         if (!this.#leading && !this.#inQueue) this.#queue();
-        this.#channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
+        this.#channel.postMessage({ t: "ping", c: "", k: this.#tab } satisfies ToEngine);
     }
 
     /** Send a client's message to the engine: in-process in the leading tab, else over the bus (with a ping when one waits for it). */
     #toEngine(message: ToEngine): void {
         if (this.#leading) {
-            const engine = this.#engine;
+            const leader = this.#leader;
             // An engine still loading misses nothing: clients re-send everything on its `up`.
-            if (engine !== null) queueMicrotask(() => this.#engine === engine && engine.receive(message));
+            if (leader !== null) queueMicrotask(() => this.#leader === leader && leader.receive(message));
             return;
         }
-        this.#channel.postMessage(message);
+        if (this.#alone) {
+            // Its own engine failed to load: try again (the clients re-send everything on its `up`).
+            if (!this.#leading) void this.#lead();
+            return;
+        }
+        // [spec] On the engine's inbox, which no other tab listens to: a tab's channel names never reach the others. Opened for
+        // the message and closed (a post is delivered all the same), so that this tab hears no other tab's messages there.
+        // Before this tab follows an engine there is none to post to: its `up` (or `pong`) makes the clients re-send.
+        if (this.#epoch !== null) {
+            const inbox = new this.#env.BroadcastChannel(inboxName(this.#name, "engine " + this.#epoch));
+            inbox.postMessage({ ...message, k: this.#tab });
+            inbox.close();
+        }
         if (message.t !== "bye" && message.t !== "close") this.#expectEngine();
     }
 
-    /**
-     * Send the engine's message to every tab's clients (this tab's in-process: events at once, answers to a client's
-     * request after the current task). Events, the bulk of the traffic, cross the bus only while another tab's client
-     * is registered: a single tab pays no structured clone per event. (Another tab's client opens its stream with a
-     * message first, so it is known before any event is meant for it.) They cross it in batches: the events of one
-     * task (the browser parses a network chunk of a stream in one task) wait for a task hop and go in one message,
-     * one structured clone and one delivery per chunk instead of per event. A microtask would not batch them: the
-     * browser runs the microtasks after each event's handler.
-     */
-    #toClients(message: ToClient): void {
-        if (message.t !== "event") this.#post(message);
-        else if (this.#remote.size > 0 && this.#batch.push(message) === 1) (this.#env.hop ?? later)(() => this.#flush());
+    /** Hand the engine's message to this tab's `client` (null: to every one, an engine's `up`). */
+    #toOwn(message: ToClient | ToTabs, client: ShareClient | null): void {
         // An event comes from a stream's own task (the hub's), not from inside a client's call: heard at once, unless
         // messages wait in the outbox, which it must not overtake (a stream's `open` state before its first event).
-        if (message.t === "event" && this.#outbox.length === 0) return this.#heard(message);
+        if (message.t === "event" && this.#outbox.length === 0) return client?.receive(message);
         // The other messages answer a client's request: one microtask for every message of this task, heard in order.
-        if (this.#outbox.push(message) > 1) return;
+        if (this.#outbox.push({ message, client }) > 1) return;
         queueMicrotask(() => {
             const outbox = this.#outbox;
             this.#outbox = [];
-            for (const queued of outbox) this.#heard(queued);
+            for (const queued of outbox) {
+                if (queued.client !== null) queued.client.receive(queued.message as ToClient);
+                else this.#heardEngine(queued.message as ToTabs);
+            }
         });
     }
 
-    /** Post the engine's message on the bus, after the events waiting for their hop (it must not overtake them). */
-    #post(message: ToClient): void {
-        this.#flush();
-        this.#channel.postMessage(message);
+    /** Post the engine's message to every tab: on the bus, after what waits for the hop (it must not overtake it), and to this tab's clients. */
+    #toTabs(message: ToTabs): void {
+        this.#post(message);
+        this.#toOwn(message, null);
     }
 
-    /** Post the waiting events in one bus message. */
-    #flush(): void {
-        const events = this.#batch;
-        if (events.length === 0) return;
-        this.#batch = [];
-        this.#channel.postMessage({ t: "events", e: events[0]!.e, events } satisfies ToClient);
+    /** Post the engine's message on the bus, after what waits for the hop. */
+    #post(message: ToTabs): void {
+        this.#leader?.flush();
+        if (!this.#alone) this.#channel.postMessage(message);
     }
 
-    /** A message on the bus (or this tab's own engine's). */
-    #heard(message: ToClient | ToEngine): void {
-        if (ENGINE_MESSAGES.has(message.t)) {
-            const engine = this.#engine;
-            if (engine === null) return;
-            const { c } = message as ToEngine;
-            if (message.t === "bye") this.#remote.delete(c);
-            else if (c !== "") this.#remote.add(c);
-            // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
-            if (message.t === "ping") this.#post({ t: "pong", e: this.#epoch ?? "" });
-            else engine.receive(message as ToEngine);
-            return;
-        }
-        const update = message as ToClient;
+    /** An engine's message to every tab (on the bus, or this tab's own engine's `up`). */
+    #heardEngine(update: ToTabs): void {
         // An `up`, or a `pong` from an engine this tab has not followed yet (it opened after the `up`): follow it.
         // A `pong` after a `down` of the same engine: the `down` was not its own (a stray message), re-register with it.
         const refollow = update.t === "pong" && update.e === this.#epoch && this.#downHeard;
@@ -319,19 +397,33 @@ export class TabLink {
         // Another engine's traffic: the one followed may be a stray `up`'s; the real engine answers the ping with its epoch.
         if (update.e !== this.#epoch) return this.#expectEngine();
         this.#clearWatchdog();
+        if (update.t === "room") {
+            for (const client of this.#clients.values()) client.room = update.n;
+            return;
+        }
+        if ((update.t === "probe" || update.t === "down") && typeof update.id === "string") for (const client of this.#clients.values()) client.advance(update.id);
+        if (update.t === "probe") {
+            if ([...this.#clients.values()].some((client) => client.registered())) this.#channel.postMessage({ t: "here", c: "", k: this.#tab } satisfies ToEngine);
+            return;
+        }
         if (update.t === "down") {
             this.#downHeard = true;
             // [spec] A leaving engine no longer answers: silence until the watchdog means take the lead; a `pong`, a false `down`.
             this.#expectEngine();
+            for (const client of this.#clients.values()) client.down();
         }
-        if (update.t !== "events") for (const client of this.#clients.values()) client.receive(update);
-        else for (const event of update.events) for (const client of this.#clients.values()) client.receive(event);
+    }
+
+    /** One message of a batch on this tab's inbox: for the client it names, or every client it is for (an event). */
+    #deliver(message: ToClient): void {
+        if (message.t === "granted" || (message.t === "dropped" && message.c !== "")) return this.#clients.get(message.c)?.receive(message);
+        for (const client of this.#clients.values()) client.receive(message);
     }
 
     /** Start the watchdog unless one runs: `ping` the engine; silence (no `pong`, no new engine's `up`) steals the lock. */
     #expectEngine(): void {
-        if (this.#watchdog !== null || this.#leading) return;
-        this.#channel.postMessage({ t: "ping", c: "" } satisfies ToEngine);
+        if (this.#watchdog !== null || this.#leading || this.#alone) return;
+        this.#channel.postMessage({ t: "ping", c: "", k: this.#tab } satisfies ToEngine);
         this.#watchdog = setClampedTimeout(() => {
             this.#watchdog = null;
             if (!this.#leading && [...this.#clients.values()].some((client) => client.waiting())) this.#steal();
@@ -343,9 +435,4 @@ export class TabLink {
         if (this.#watchdog !== null) clearTimeout(this.#watchdog);
         this.#watchdog = null;
     }
-}
-
-/** The default task hop (outside the page's environment: tests' fakes). */
-function later(task: () => void): void {
-    setTimeout(task, 0);
 }

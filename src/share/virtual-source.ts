@@ -1,11 +1,14 @@
 import type { AuthResult } from "../auth/auth-client";
 import type { EventSourceConstructor, EventSourceInitLike, EventSourceLike } from "../transport/platform";
-import { newId, whisperKey, type EventMessage, type ToClient, type ToEngine } from "./protocol";
+import { setClampedTimeout } from "../timers";
+import { newId, topicNames, whisperKey, type EventMessage, type ToClient, type ToEngine } from "./protocol";
 
 /** What a {@link ShareClient} needs from its tab's link: send to the engine (and note that an answer is expected). */
 export interface ClientPort {
     /** Send `client`'s `message` to the engine of the current epoch (in-process in the leading tab). */
     post(client: ShareClient, message: ToEngine): void;
+    /** How long an auth request waits for the engine's answer before it fails (the engine may be gone, or fail to load). */
+    deadline(): number;
 }
 
 /**
@@ -27,11 +30,17 @@ export class ShareClient {
     /** The auth requests waiting for their answer, by number: re-sent to a new engine. */
     readonly #pending = new Map<number, { names: readonly string[]; resolve: (result: AuthResult) => void }>();
 
-    /** The channel set of the last auth request (re-announced to a new engine so that its union covers this tab). */
+    /**
+     * The channel set of the last auth request, narrowed as this client's main stream narrows (its leaves): announced to
+     * the engine (`hello`) when it changes, and to a new engine, so that the union covers this tab's channels, no more.
+     */
     #names: readonly string[] = [];
 
     /** The hub refused the cookie: the next auth request asks the server, not the last grant. */
     #fresh = false;
+
+    /** How many more whisper streams the engine's connection budget leaves (its `room` message), or undefined before it tells. */
+    room: number | undefined = undefined;
 
     /** The number of the next auth request. */
     #nextRequest = 1;
@@ -64,14 +73,15 @@ export class ShareClient {
         const r = this.#nextRequest++;
         this.#names = [...names];
         return new Promise<AuthResult>((resolve) => {
-            const abort = () => {
-                this.#pending.delete(r);
-                resolve({ kind: "aborted" });
-            };
+            const abort = () => this.#pending.get(r)?.resolve({ kind: "aborted" });
             signal.addEventListener("abort", abort, { once: true });
+            // [spec] Every request has a deadline: an engine that never answers (gone, or its chunk failed) is a failure.
+            const timer = setClampedTimeout(() => this.#pending.get(r)?.resolve({ kind: "error", status: null, cause: new Error("The leading tab's engine did not answer in time") }), this.#port.deadline());
             this.#pending.set(r, {
                 names,
                 resolve: (result) => {
+                    this.#pending.delete(r);
+                    clearTimeout(timer);
                     signal.removeEventListener("abort", abort);
                     resolve(result);
                 },
@@ -100,6 +110,11 @@ export class ShareClient {
         this.#fresh = true;
     }
 
+    /** Whether this client has anything the engine should know (a channel set, a request, a stream). */
+    registered(): boolean {
+        return this.#names.length > 0 || this.#pending.size > 0 || this.#sources.size > 0;
+    }
+
     /** Whether this client waits for the engine (an auth answer, a stream to open). */
     waiting(): boolean {
         return this.#pending.size > 0 || [...this.#sources.values()].some((source) => source.readyState === 0);
@@ -115,13 +130,12 @@ export class ShareClient {
     /** A message from the engine this client's link follows. */
     receive(message: ToClient): void {
         switch (message.t) {
-            case "granted": {
-                if (message.c !== this.id) return;
-                const request = this.#pending.get(message.r);
-                this.#pending.delete(message.r);
-                request?.resolve(message.result);
+            case "granted":
+                if (message.c === this.id) this.#pending.get(message.r)?.resolve(message.result);
                 return;
-            }
+            case "dropped":
+                // The engine dropped this client (it was silent too long): register again.
+                return message.c === this.id || message.c === "" ? this.resync() : undefined;
             case "state":
                 return this.#sources.get(message.s)?.state(message.state);
             case "event":
@@ -129,17 +143,44 @@ export class ShareClient {
                 if (message.s !== undefined) return this.#sources.get(message.s)?.deliver(message);
                 for (const source of this.#sources.values()) source.deliver(message);
                 return;
-            case "down":
-                for (const source of this.#sources.values()) source.interrupt();
-                return;
-            default:
-                return;
         }
+    }
+
+    /** The engine forwarded everything up to event `id` (see the `probe` message): the open main streams resume from there. */
+    advance(id: string): void {
+        for (const source of this.#sources.values()) source.advance(id);
+    }
+
+    /** The engine the link follows goes away: the streams wait for the next one. */
+    down(): void {
+        for (const source of this.#sources.values()) source.interrupt();
+    }
+
+    /** The engine cannot serve (its chunk did not load): every waiting auth request fails with `reason`. */
+    fail(reason: string): void {
+        for (const { resolve } of [...this.#pending.values()]) resolve({ kind: "error", status: null, cause: new Error(reason) });
+    }
+
+    /**
+     * Narrow the announced set to the channels this client's newest main stream carries (the connector opens a narrower
+     * one, or closes its last, when it leaves channels without an auth request): a tab's set follows its leaves, so that
+     * no channel it left stays in the union every renewal authorizes, nor counts against the 100-channel limit. Not while
+     * an auth request waits: that request carries the set.
+     */
+    #narrow(): void {
+        if (this.#pending.size > 0) return;
+        let newest: VirtualSource | undefined;
+        for (const source of this.#sources.values()) if (!source.whisper) newest = source;
+        const carried = newest?.names;
+        const names = carried === undefined ? [] : this.#names.filter((name) => carried.has(name));
+        if (names.length === this.#names.length) return;
+        this.#names = names;
+        this.#post({ t: "hello", c: this.id, names: [...names] });
     }
 
     /** A new engine is up: announce this client's set, re-send pending auth requests, resubscribe from each stream's cursor. */
     resync(): void {
-        if (this.#names.length > 0) this.#post({ t: "hello", c: this.id, names: [...this.#names] });
+        if (this.#names.length > 0 || this.#pending.size > 0) this.#post({ t: "hello", c: this.id, names: [...this.#names] });
         for (const [r, { names }] of this.#pending) this.#post({ t: "auth", c: this.id, r, names: [...names] });
         for (const source of this.#sources.values()) {
             source.interrupt();
@@ -157,9 +198,16 @@ export class ShareClient {
         const source = new VirtualSource(`${this.id}/${this.#nextRequest++}`, url, whisper, (closed) => {
             this.#sources.delete(closed.id);
             this.#post({ t: "close", c: this.id, s: closed.id });
-        }, (gone) => this.#sources.delete(gone.id));
+            this.#narrow();
+        }, (gone) => {
+            this.#sources.delete(gone.id);
+            this.#narrow();
+        });
         this.#sources.set(source.id, source);
+        // Counted at once: the engine's next `room` comes after it opened this one.
+        if (whisper && this.room !== undefined) this.room = Math.max(this.room - 1, 0);
         this.#post({ t: "open", c: this.id, s: source.id, url, w: whisper });
+        if (!whisper) this.#narrow();
         return source;
     }
 }
@@ -187,6 +235,9 @@ class VirtualSource implements EventSourceLike {
     /** The whisper stream key, or null for a main stream. */
     readonly #key: string | null;
 
+    /** The channel names a main stream's topics carry (see `topicNames`). */
+    readonly names: ReadonlySet<string>;
+
     /** The last event id delivered (resumes this stream after a handover), initially the URL's `last_event_id`. */
     #cursor: string | null;
 
@@ -204,7 +255,9 @@ class VirtualSource implements EventSourceLike {
         this.#closed = closed;
         this.#gone = gone;
         this.#key = whisper ? whisperKey(url) : null;
-        this.#cursor = new URL(url).searchParams.get("last_event_id");
+        const params = new URL(url).searchParams;
+        this.#cursor = params.get("last_event_id");
+        this.names = whisper ? new Set() : topicNames(params.getAll("match"));
     }
 
     /** Listen for `mercure` subscription events (the only named events the hub sends). */
@@ -253,6 +306,11 @@ class VirtualSource implements EventSourceLike {
         const event = { type: message.type, data: message.data, lastEventId: message.id } as MessageEvent;
         if (message.type === "message") this.onmessage?.(event);
         else for (const listener of [...this.#listeners]) listener(event);
+    }
+
+    /** An open main stream has every event of its channels up to `id`: it resumes from there. */
+    advance(id: string): void {
+        if (this.readyState === 1 && !this.whisper) this.#cursor = id;
     }
 
     /** The URL to resubscribe with after a handover: resuming from this stream's own cursor. */

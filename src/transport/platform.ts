@@ -160,6 +160,11 @@ export interface Platform {
     authorize?: (names: readonly string[], signal: AbortSignal) => Promise<AuthResult>;
     /** The hub refused the cookie (a whisper POST): the next `authorize` must reach the auth endpoint, not a cached grant. */
     stale?: () => void;
+    /**
+     * Shared across tabs: how many more whisper streams the leading tab's engine can open within the connection budget of
+     * every tab (undefined: not known yet, the connector's own budget applies).
+     */
+    whisperRoom?: () => number | undefined;
     /** Called when the connector forgets this platform (`disconnect()`): a shared platform leaves the tabs' union. */
     release?: () => void;
 }

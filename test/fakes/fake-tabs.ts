@@ -23,6 +23,12 @@ export class FakeBrowser {
     /** Every message posted, in order (for protocol assertions). */
     readonly posted: unknown[] = [];
 
+    /** Every message delivered, in order, with the tab that heard it and the channel's name. */
+    readonly heard: Array<{ name: string; tab: FakeTab; message: unknown }> = [];
+
+    /** Every message posted, in order, with the name of the channel it was posted on and the tab that posted it. */
+    readonly log: Array<{ name: string; tab: FakeTab; message: unknown }> = [];
+
     /** Open a new tab. */
     tab(): FakeTab {
         return new FakeTab(this);
@@ -126,17 +132,28 @@ export class FakeTab {
         const locks: LockManagerLike = { request: (name, options, callback) => browser.request(tab, name, options, callback) };
         class Channel implements BroadcastChannelLike {
             onmessage: ((event: MessageEvent) => unknown) | null = null;
+            #closed = false;
             constructor(readonly name: string) {
                 browser.channels.push({ tab, name, instance: this });
             }
+            close(): void {
+                this.#closed = true;
+                const at = browser.channels.findIndex((entry) => entry.instance === this);
+                if (at >= 0) browser.channels.splice(at, 1);
+            }
             postMessage(message: unknown): void {
+                if (this.#closed) throw new DOMException("closed", "InvalidStateError");
                 if (tab.closed || tab.cached) return;
                 browser.posted.push(structuredClone(message));
+                browser.log.push({ name: this.name, tab, message: structuredClone(message) });
                 for (const other of browser.channels) {
                     if (other.name !== this.name || other.instance === this || other.tab.cached) continue;
                     const data = structuredClone(message);
                     setTimeout(() => {
-                        if (!other.tab.closed && !other.tab.cached) other.instance.onmessage?.(new MessageEvent("message", { data }));
+                        if (!other.tab.closed && !other.tab.cached && browser.channels.some((entry) => entry.instance === other.instance)) {
+                            browser.heard.push({ name: other.name, tab: other.tab, message: data });
+                            other.instance.onmessage?.(new MessageEvent("message", { data }));
+                        }
                     }, other.tab.lag);
                 }
             }

@@ -75,8 +75,8 @@ describe("the page's sharing environment", () => {
         a.privateChannel("orders.1");
         b.privateChannel("chat.1");
         await settle();
-        // One link for the page's two connectors: one BroadcastChannel, one auth request for both.
-        expect(channels).toBe(1);
+        // One link for the page's two connectors (its bus, its tab's inbox, its engine's inbox), one auth request for both.
+        expect(channels).toBe(3);
         expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "private-chat.1"]]);
 
         // Another tab (its own environment) follows the page's engine; three events of one task reach it in one

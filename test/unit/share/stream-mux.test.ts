@@ -20,6 +20,9 @@ afterEach(() => {
     vi.useRealTimers();
 });
 
+/** A broadcast on channel (here: legacy topic) `news`: the engine addresses it to the streams on `news`. */
+const NEWS = JSON.stringify({ channels: ["news"], event: "e", payload: {} });
+
 /** A virtual main stream's subscribe URL on topic `news`, resuming from `cursor`. */
 const url = (cursor?: string) => `${HUB.href}?match=news${cursor === undefined ? "" : `&last_event_id=${cursor}`}`;
 
@@ -32,7 +35,7 @@ describe("StreamMux: replaying to a virtual stream that opens late", () => {
         await vi.advanceTimersByTimeAsync(0);
         const real = ES.last();
         real.emitOpen();
-        for (let n = 1; n <= 1_100; n++) real.emitMessage("{}", `id-${n}`);
+        for (let n = 1; n <= 1_100; n++) real.emitMessage(NEWS, `id-${n}`);
         // 1 100 forwarded: the oldest 512 were dropped at the 1 025th, so id-512 is where the kept ones start.
         for (const [stream, cursor] of [["b/1", "id-600"], ["c/1", "id-100"], ["d/1", "id-512"], ["e/1", undefined]] as const) {
             mux.open(stream.slice(0, 1), stream, url(cursor), false);
@@ -57,8 +60,8 @@ describe("StreamMux: replaying to a virtual stream that opens late", () => {
         await vi.advanceTimersByTimeAsync(0);
         const real = ES.last();
         real.emitOpen();
-        real.emitMessage("{}", "id-1");
-        real.emitMessage("{}", "id-2");
+        real.emitMessage(NEWS, "id-1");
+        real.emitMessage(NEWS, "id-2");
         mux.open("b", "b/1", `${HUB.href}?match=news&match=sports&last_event_id=id-1`, false);
         await vi.advanceTimersByTimeAsync(0);
         expect(ES.last().param("last_event_id")).toBe("id-1");
@@ -77,7 +80,7 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         await vi.advanceTimersByTimeAsync(0);
         const real = ES.last();
         real.emitOpen();
-        for (let n = 1; n <= count; n++) real.emitMessage("{}", `id-${n}`);
+        for (let n = 1; n <= count; n++) real.emitMessage(NEWS, `id-${n}`);
         return real;
     }
 
@@ -97,15 +100,15 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         expect(sent.findIndex((message) => message["t"] === "state" && message["s"] === "c/1" && message["state"] === 1)).toBeGreaterThan(-1);
         catchUp.emitOpen();
         // The hub replays in order: what the engine forwarded before the catch-up began, and a presence event.
-        catchUp.emitMessage("{}", "id-101");
+        catchUp.emitMessage(NEWS, "id-101");
         catchUp.emitSubscription("{}", "id-102");
-        catchUp.emitMessage("{}", "id-1100");
+        catchUp.emitMessage(NEWS, "id-1100");
         expect(replayed("c/1")).toEqual(["id-101", "id-102", "id-1100"]);
         expect(sent.filter((message) => message["s"] === "c/1" && message["t"] === "event").map((message) => message["type"])).toEqual(["message", "mercure", "message"]);
         // The shared stream forwards id-1101 to every virtual stream; the catch-up's copy of it ends the catch-up.
-        shared.emitMessage("{}", "id-1101");
-        catchUp.emitMessage("{}", "id-1101");
-        catchUp.emitMessage("{}", "id-1102");
+        shared.emitMessage(NEWS, "id-1101");
+        catchUp.emitMessage(NEWS, "id-1101");
+        catchUp.emitMessage(NEWS, "id-1102");
         expect(replayed("c/1")).toEqual(["id-101", "id-102", "id-1100"]);
         expect(broadcast().filter((id) => id === "id-1101")).toEqual(["id-1101"]);
         expect(catchUp.closed).toBe(true);
@@ -142,7 +145,7 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         await vi.advanceTimersByTimeAsync(0);
         const real = ES.last();
         real.emitOpen();
-        for (let n = 1; n <= 1_100; n++) real.emitMessage("{}", `id-${n}`);
+        for (let n = 1; n <= 1_100; n++) real.emitMessage(NEWS, `id-${n}`);
         for (const name of ["b", "c", "d", "e"]) mux.open(name, `${name}/1`, at("id-1"), false);
         await vi.advanceTimersByTimeAsync(0);
         // The shared stream and three catch-ups: one connection is left for the next replacement, so e/1 gets none.

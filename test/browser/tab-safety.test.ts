@@ -1,0 +1,150 @@
+import { createHash } from "node:crypto";
+import { beforeEach, expect, it } from "vitest";
+import { presenceOf } from "./support/harness";
+import { harnessPage, HARNESS_PAGE } from "./support/pages";
+import { broadcastNumbered, DEADLINE, mainStreams, numbered, numbersOf, Profile, startTab, topicOf, waitForMainStreams, waitForNoStreams, waitForNumber, whisperStreams } from "./support/tabs";
+import { describeInChromium, DIST_DIR, type BrowserSuiteOptions } from "./support/suite";
+import { waitUntil } from "./support/wait";
+
+// Issues 28 and 29 in Chromium: what the tabs' buses carry, a tab frozen then closed without pagehide, a leader that
+// closes while a follower is in a presence room, and the HTTP/1.1 connection budget of every tab together.
+
+const ANN = 1;
+const BOB = 2;
+
+/** `window` as these tests extend it (type-only). */
+type TabWindow = {
+    heardOnBus?: string[];
+    harness: { echo: { private(name: string): { listenForWhisper(event: string, callback: (data: unknown) => void): unknown } } };
+};
+
+const SUITE: BrowserSuiteOptions = {
+    server: {
+        app: {
+            users: [
+                { id: ANN, name: "Ann" },
+                { id: BOB, name: "Bob" },
+            ],
+            encryptionKey: "base64:" + createHash("sha256").update("mercure-tab-safety-test").digest("base64"),
+        },
+        channels: {
+            "orders.{id}": () => true,
+            "chat.{id}": () => true,
+            "vault.{id}": () => true,
+            "typing.{id}": () => true,
+            "lobby.{id}": (user) => ({ id: user.id, name: user.name }),
+        },
+        pages: { [HARNESS_PAGE]: harnessPage() },
+        distDir: DIST_DIR,
+    },
+};
+
+describeInChromium("tab sharing: safe and robust in Chromium", SUITE, ({ browser, dev, track }) => {
+    beforeEach(async () => {
+        await waitForNoStreams(dev());
+        dev().hub.resetStats();
+    });
+
+    async function profile(userId: number): Promise<Profile> {
+        return track(await Profile.open(browser(), dev().url, userId));
+    }
+
+    it("issue 28: a tab never hears another tab's events or keys on any BroadcastChannel of the page", async () => {
+        const ann = await profile(ANN);
+        const a = ann.firstTab;
+        await startTab(a, [numbered("private", "orders.1"), numbered("encrypted", "vault.1")]);
+        // Tab B records every message any BroadcastChannel of its page hears (the link's bus, its inbox), as a script of
+        // the origin could; installed before its page's scripts run.
+        await a.page.context().addInitScript(() => {
+            const heard: string[] = ((window as unknown as TabWindow).heardOnBus = []);
+            const Native = window.BroadcastChannel;
+            window.BroadcastChannel = class extends Native {
+                constructor(name: string) {
+                    super(name);
+                    this.addEventListener("message", (event) => heard.push(JSON.stringify(event.data, (_key, value: unknown) => (value instanceof Map ? [...value] : value))));
+                }
+            };
+        });
+        const b = await ann.openTab();
+        await startTab(b, [numbered("private", "chat.1")]);
+        await dev().broadcast({ channels: ["private-orders.1"], event: "numbered", payload: { n: 1, secret: "for-tab-a" } });
+        await dev().broadcast({ channels: ["private-encrypted-vault.1"], event: "numbered", payload: { n: 1, text: "sealed" } });
+        await broadcastNumbered(dev(), "private-chat.1", [1]);
+        await waitForNumber(a, "private-orders.1", 1);
+        await waitForNumber(a, "private-encrypted-vault.1", 1);
+        await waitForNumber(b, "private-chat.1", 1);
+        const heard = (await b.page.evaluate(() => (window as unknown as TabWindow).heardOnBus ?? [])).join("\n");
+        expect(heard).toContain("private-chat.1");
+        for (const secret of ["for-tab-a", "orders.1", "vault.1", '"jwk":{']) expect(heard).not.toContain(secret);
+    });
+
+    it("issue 29: a follower frozen (Page Lifecycle, via CDP) then closed without pagehide is dropped by the leader within the bound", async () => {
+        const ann = await profile(ANN);
+        await startTab(ann.firstTab, [numbered("private", "orders.1")]);
+        const b = await ann.openTab();
+        await startTab(b, [numbered("private", "chat.2")]);
+        await waitForMainStreams(dev(), 1, ["private-orders.1", "private-chat.2"]);
+        // A discarded tab runs nothing more, and Chromium may still run a frozen page's pagehide on close: so the tab is
+        // first made mute (whatever it posts from now on, its bye included, goes nowhere), then frozen, then closed.
+        await b.page.evaluate(() => {
+            BroadcastChannel.prototype.postMessage = () => undefined;
+        });
+        const session = await b.page.context().newCDPSession(b.page);
+        await session.send("Page.setWebLifecycleState", { state: "frozen" });
+        const closedAt = Date.now();
+        await b.page.close({ runBeforeUnload: false });
+        // Dropped within two probe periods (20 s); the real stream then no longer carries its channel.
+        await waitUntil(
+            "the leader to drop the closed tab's channel",
+            () => {
+                const streams = mainStreams(dev());
+                return streams.length === 1 && !streams[0]!.selectors.includes(topicOf("private-chat.2")) && streams[0]!.selectors.includes(topicOf("private-orders.1"));
+            },
+            { timeout: 40_000, describe: () => dev().hub.stats.openStreams },
+        );
+        // Dropped by the liveness probe, not by a message: not before one probe period (10 s), within two and a reopen.
+        expect(Date.now() - closedAt).toBeGreaterThan(9_000);
+        await broadcastNumbered(dev(), "private-orders.1", [1]);
+        expect(numbersOf(await waitForNumber(ann.firstTab, "private-orders.1", 1), "private-orders.1")).toEqual([1]);
+    }, 60_000);
+
+    it("issue 29: the leader closes while a follower is in a presence room: that room sees no leave or join of its own user", async () => {
+        const bob = await profile(BOB);
+        await startTab(bob.firstTab, [{ kind: "presence", name: "lobby.7" }]);
+        const ann = await profile(ANN);
+        await startTab(ann.firstTab, [{ kind: "presence", name: "lobby.7" }]);
+        const follower = await ann.openTab();
+        await startTab(follower, [{ kind: "presence", name: "lobby.7" }]);
+        await waitUntil("Ann's second tab to list Ann and Bob", async () => JSON.stringify(await follower.members("lobby.7")) === '["Ann","Bob"]', DEADLINE);
+        const before = presenceOf(await follower.snapshot(), "presence-lobby.7").length;
+        await ann.firstTab.closeTab();
+        // The follower leads now: its stream is open again, and a later join (Bob's second tab) is a barrier.
+        await waitForMainStreams(dev(), 2, ["presence-lobby.7"]);
+        const bobB = await bob.openTab();
+        await startTab(bobB, [{ kind: "presence", name: "lobby.7" }]);
+        await broadcastNumbered(dev(), "presence-lobby.7", [1]);
+        const after = presenceOf(await follower.snapshot(), "presence-lobby.7").slice(before);
+        expect(after.filter((line) => line.includes("Ann"))).toEqual([]);
+        expect(await follower.members("lobby.7")).toEqual(["Ann", "Bob"]);
+    });
+
+    it("issue 29: over HTTP/1.1, two tabs with three whisper channels each: the main stream connects, whispers fit the budget, the rest is reported", async () => {
+        const ann = await profile(ANN);
+        const tabs = [ann.firstTab, await ann.openTab()];
+        for (const [t, tab] of tabs.entries()) {
+            await startTab(tab, [0, 1, 2].map((i) => numbered("private", `typing.${t}${i}`)));
+            await tab.page.evaluate((t) => {
+                for (const i of [0, 1, 2]) (window as unknown as TabWindow).harness.echo.private(`typing.${t}${i}`).listenForWhisper("typing", () => undefined);
+            }, t);
+        }
+        await waitUntil("four whisper streams and the main stream at the hub", () => whisperStreams(dev()).length === 4 && mainStreams(dev()).length === 1, {
+            ...DEADLINE,
+            describe: () => dev().hub.stats.openStreams,
+        });
+        const limited = async () => (await Promise.all(tabs.map((tab) => tab.snapshot()))).flatMap((snapshot) => snapshot.errors.filter((error) => /whispers until another channel/.test(error.message)));
+        await waitUntil("two whisper channels reported past the budget", async () => (await limited()).length === 2, DEADLINE);
+        await broadcastNumbered(dev(), "private-typing.12", [1]);
+        await waitForNumber(tabs[1]!, "private-typing.12", 1);
+        expect(whisperStreams(dev())).toHaveLength(4);
+    });
+});
