@@ -8,6 +8,14 @@ import { FakeAuthServer, grant } from "../../fakes/fake-auth-server";
 import { HUB, envelope, settleLoads, topic } from "../../fakes/connector-harness";
 import { createFakeEventSource, type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
+// The lazy chunks these connectors may load mid-test (a refused stream's diagnosis, whispers, the unheard-event warning,
+// isolation, credentials), loaded up front: their dynamic import() then settles from the module cache within the
+// settle rounds below, however slowly a loaded machine would transform them on first use.
+import "../../../src/discovery/diagnose";
+import "../../../src/whisper/index";
+import "../../../src/channel/unheard-event";
+import "../../../src/auth/isolation";
+import "../../../src/auth/credentials";
 
 /*
  * Tab sharing under what browsers do to tabs (issues 28 and 29): data only to the tabs that joined its channels, a tab's
