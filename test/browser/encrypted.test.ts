@@ -218,8 +218,8 @@ describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, 
             // dist/index.js re-exports the public API from the core chunk, which it imports statically.
             expect(requests.filter((path) => path.startsWith("/dist/chunks/core-"))).toHaveLength(1);
             expect(requests).toContain("/esm/laravel-echo/echo.js");
-            // The leading tab loads the hub engine shared by the tabs (shareAcrossTabs), nothing else.
-            expect(requests.filter((path) => (path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(engine|core)-/.test(path)) || path.startsWith("/esm/jose/"))).toEqual([]);
+            // The leading tab loads the hub engine shared by the tabs (shareAcrossTabs: the leadership chunk), nothing else.
+            expect(requests.filter((path) => (path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(leadership|core)-/.test(path)) || path.startsWith("/esm/jose/"))).toEqual([]);
         });
 
         it("downloads the chunk and jose when the page joins an encrypted channel, and decrypts", async () => {
@@ -227,7 +227,7 @@ describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, 
             await dev().broadcast({ channels: [ORDERS], event: "ping", payload: { n: 2 } });
             await waitUntil("the encrypted event", async () => (await received(page)).length === 1);
             expect(await received(page)).toEqual([[ORDERS, { n: 2 }]]);
-            expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(engine|core)-/.test(path))).toHaveLength(1);
+            expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(leadership|core)-/.test(path))).toHaveLength(1);
             expect(requests).toContain("/esm/jose/index.js");
         });
     });

@@ -199,18 +199,18 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "whisper", "diagnose", "discover", "engine", "hub-token", "isolation"].map(named);
-        const [jwe, whisper, diagnose, discover, engine, hubToken, isolation] = entries as [string, string, string, string, string, string, string];
+        const entries = ["jwe", "whisper", "diagnose", "discover", "leadership", "hub-token", "isolation", "credentials", "unheard-event"].map(named);
+        const [jwe, whisper, diagnose, discover, engine, hubToken, isolation, credentials, unheard] = entries as [string, string, string, string, string, string, string, string, string];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
         const shared = chunks.filter((file) => !entries.includes(file));
         const staticImports = (code: string) => [...code.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]!).sort();
         const read = (file: string) => readFileSync(`dist/chunks/${file}`, "utf8");
         const local = (ids: string[]) => ids.filter((id) => id !== "laravel-echo" && id !== `./${coreChunk[0]}`);
-        // The core's only module edges: laravel-echo statically, the seven lazy entries dynamically.
+        // The core's only module edges: laravel-echo statically, the nine lazy entries dynamically.
         expect(staticImports(core)).toEqual(["laravel-echo"]);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, hubToken, isolation, jwe, whisper].map((file) => `./${file}`).sort(),
+            [diagnose, discover, engine, hubToken, isolation, jwe, whisper, credentials, unheard].map((file) => `./${file}`).sort(),
         );
         // Header auth (the hubToken option) is loaded only by a connector that sets it.
         for (const hubTokenCode of ["class HubTokenSource", "function withHubToken", "function tokenExpiry"]) expect(core).not.toContain(hubTokenCode);
@@ -227,7 +227,7 @@ describe("the published package", () => {
         expect(read(jwe)).toContain("compactDecrypt");
         expect(read(whisper)).toContain("class WhisperPublisher");
         expect(read(engine)).toContain("class HubEngine");
-        for (const chunk of [whisper, diagnose, discover, engine, hubToken, isolation, ...shared]) {
+        for (const chunk of [whisper, diagnose, discover, engine, hubToken, isolation, credentials, unheard, ...shared]) {
             for (const id of local(staticImports(read(chunk)))) expect(shared.map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
         }
         for (const chunk of shared) expect(read(chunk)).not.toContain("class WhisperPublisher");
