@@ -197,6 +197,9 @@ export class ShareClient {
     #open(url: string, whisper: boolean): VirtualSource {
         const source = new VirtualSource(`${this.id}/${this.#nextRequest++}`, url, whisper, (closed) => {
             this.#sources.delete(closed.id);
+            // Freed at once, as an open is counted at once: a channel waiting for a whisper stream takes it now, before
+            // the engine's next `room` (which tells the truth if another tab still listens on that channel).
+            if (closed.whisper && this.room !== undefined) this.room++;
             this.#post({ t: "close", c: this.id, s: closed.id });
             this.#narrow();
         }, (gone) => {

@@ -264,4 +264,31 @@ describe("tab sharing over HTTP/1.1: one connection budget for every tab (issue 
         expect(errors.filter((error) => error.includes("stream_error: Channel"))).toHaveLength(2);
         expect(tabs.map(({ connector }) => connector.connectionStatus())).toEqual(["connected", "connected"]);
     });
+
+    it("a channel that waited for a whisper stream gets one as soon as a channel of its tab stops listening for whispers", async () => {
+        const http = "http://app.test/.well-known/mercure";
+        const errors: string[] = [];
+        const { connector } = open({ host: http });
+        for (let i = 0; i < 6; i++) {
+            const name = `room.${i}`;
+            connector
+                .privateChannel(name)
+                .listenForWhisper("typing", () => undefined)
+                .error((error: MercureError) => errors.push(`${name} ${error.code}`));
+        }
+        await settle();
+        await openAll();
+        const whisperStreams = () => ES.live().filter((source) => source.matches().some((match) => match.includes("/whisper/")));
+        expect(whisperStreams()).toHaveLength(4);
+        expect(errors).toEqual(["room.4 stream_error", "room.5 stream_error"]);
+        const waiting = (name: string) => whisperStreams().some((source) => source.matches().some((match) => match.endsWith(encodeURIComponent(name)) || match.endsWith(name)));
+        expect(waiting("private-room.4")).toBe(false);
+        // Its connection goes to the first channel that waited, without waiting for the engine's next room count.
+        connector.privateChannel("room.0").stopListeningForWhisper("typing");
+        await settle();
+        await openAll();
+        expect(whisperStreams()).toHaveLength(4);
+        expect(waiting("private-room.0")).toBe(false);
+        expect(waiting("private-room.4")).toBe(true);
+    });
 });
