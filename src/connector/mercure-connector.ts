@@ -1,5 +1,4 @@
 import type { ConnectionStatus } from "laravel-echo";
-import type { AuthResult } from "../auth/auth-client";
 import { BatchAuth, type BatchAuthOptions } from "../auth/batch-auth";
 import { CookieRefreshTimer } from "../auth/cookie-refresh";
 import { hasFunction } from "../auth/credential-options";
@@ -9,7 +8,7 @@ import type { MercureChannel } from "../channel/mercure-channel";
 import { EncryptedChannels } from "../crypto";
 import { Capabilities, cryptoCapability, presenceCapability, whisperCapability } from "./capabilities";
 import { HubLocator, type HubOptions } from "../discovery/hub-location";
-import { deliverRoute, type RouteTarget } from "../dispatch/deliver-route";
+import type { RouteTarget } from "../dispatch/deliver-route";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
 import type { MercureError } from "../errors";
@@ -19,18 +18,17 @@ import { StatusStore } from "../status/status-store";
 import { WakeSignals } from "../status/wake-signals";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { channelTopic } from "../topic/topics";
-import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
+import { HubStream } from "../transport/hub-stream";
 import { OPEN_DEADLINE_MS, StreamSwitch } from "../transport/stream-switch";
-import type { Platform, StreamMessage } from "../transport/platform";
+import type { Platform } from "../transport/platform";
 import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
 import { EchoChannelMethods } from "./echo-channel-methods";
 import { resolveDebug } from "./debug-log";
-import { BatchIsolation } from "./batch-isolation";
-import { StreamDiagnosis } from "./stream-diagnosis";
-import { planStreamFailure } from "./stream-failure";
-import { RefreshScheduler } from "./refresh-scheduler";
-import { cloneHeaderOptions, MAX_CHANNELS, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
+import type { ConnectorHost } from "./connector-host";
+import { RefreshCycle } from "./refresh-cycle";
+import { StreamEvents } from "./stream-events";
+import { cloneHeaderOptions, resolveHubTimeouts, type MercureConnectorOptions } from "./options";
 
 /**
  * Laravel Echo connector for Laravel's `mercure` broadcaster: every channel over one Mercure `EventSource`.
@@ -40,7 +38,9 @@ import { cloneHeaderOptions, MAX_CHANNELS, resolveHubTimeouts, type MercureConne
  * URLs in `topic/`, the streams and the connection budget in `transport/`, routing in `dispatch/`,
  * status, backoff and wake-up signals in `status/`, presence members in `presence/`, whisper publishing
  * and the per-channel whisper streams in `whisper/` (loaded on first use), hub discovery and diagnostics
- * in `discovery/`.
+ * in `discovery/`. In this folder, the refresh (locate the hub, authorize the batch, act on the answer) is
+ * `refresh-cycle.ts` and the answers to what the streams report are `stream-events.ts`: both act through the
+ * parts and state changes the connector lends them (`connector-host.ts`); the state changes stay here.
  *
  * State changes first, user callbacks after: every entry point (a public method, a stream event, a
  * timer, an auth answer) runs its state change inside {@link MercureConnector.settle}, which then runs
@@ -112,24 +112,6 @@ export class MercureConnector extends EchoChannelMethods {
     /** The `debug` option's logger, or null (then call sites build no detail objects). */
     private readonly log = resolveDebug(this.options["debug"]);
 
-    /** Probes the hub once per failure streak to name the cause of a terminal stream failure. */
-    private readonly diagnosis = new StreamDiagnosis();
-
-    /**
-     * Coalesces joins and leaves into one refresh (auth, then stream) at a time, plus one trailing run. A
-     * refresh that throws where nothing should (a broken EventSource polyfill, a fetch wrapper that throws
-     * synchronously) is reported on every channel and retried with backoff, never an unhandled rejection.
-     */
-    private readonly refresher = new RefreshScheduler(
-        () => this.refreshOnce(this.generation),
-        (error) =>
-            this.settle(() => {
-                this.reportEach(this.registry.names(), (name) => failures.unexpectedFailure(name, error));
-                this.capabilities.tell("authFailed");
-                this.backOff();
-            }),
-    );
-
     /** The next refresh must open a new stream even when the topics did not change (renewal, stream lost). */
     private reopenRequested = false;
 
@@ -157,20 +139,8 @@ export class MercureConnector extends EchoChannelMethods {
         (stream) => this.log?.("drain end", { stream: stream.id }),
     );
 
-    /** Whether any stream opened since construction, the last `disconnect()` or the last channel left. */
-    private everConnected = false;
-
     /** The one pending reconnect, with its backoff. */
     private readonly reconnect = new ReconnectTimer();
-
-    /** Channels whose auth fails alone (issue 30): found, reported, left out of the batch and retried alone. */
-    private readonly isolation = new BatchIsolation({
-        auth: this.auth,
-        signal: () => this.aborter.signal,
-        current: (generation) => generation === this.generation,
-        report: (names, error) => this.settle(() => this.reportEach(names, error)),
-        refresh: () => this.scheduleRefresh(),
-    });
 
     /** The renewal of the cookie and of the stream, before the hub may end it. */
     private readonly cookieRefresh = new CookieRefreshTimer();
@@ -182,6 +152,58 @@ export class MercureConnector extends EchoChannelMethods {
             this.cookieRefresh.check();
         }),
     );
+
+    /** Where routed broadcasts go: the joined channels' listeners, and a failed decryption to their `error()` callbacks. */
+    private readonly deliveries: RouteTarget = {
+        deliver: (name, event, payload) => {
+            const matched = this.registry.get(name)?.deliver(event, payload);
+            this.log?.("deliver", { channel: name, event, matched }); // The name and whether a listener matched, never the payload.
+        },
+        failed: (name, error) => {
+            this.log?.("decrypt failed", { channel: name, code: error.code });
+            this.settle(() => this.reportEach([name], () => error));
+        },
+    };
+
+    /** What the refresh cycle and the stream events act on: the parts above, and the state changes below. */
+    private readonly host: ConnectorHost = {
+        hubOptions: this.options as HubOptions,
+        registry: this.registry,
+        status: this.status,
+        dispatcher: this.dispatcher,
+        encrypted: this.encrypted,
+        presence: this.presence,
+        capabilities: this.capabilities,
+        hub: this.hub,
+        auth: this.auth,
+        streams: this.streams,
+        reconnect: this.reconnect,
+        cookieRefresh: this.cookieRefresh,
+        wake: this.wake,
+        deliveries: this.deliveries,
+        log: this.log,
+        generation: () => this.generation,
+        signal: () => this.aborter.signal,
+        everConnected: () => this.events.everConnected,
+        settle: (change) => this.settle(change),
+        reportEach: (names, error) => this.reportEach(names, error),
+        backOff: () => this.backOff(),
+        evict: (name, error) => this.evict(name, error),
+        windDown: () => this.windDown(),
+        stop: (status) => this.stop(status),
+        lose: (channels) => this.lose(channels),
+        renew: (expired) => this.renew(expired),
+        announce: (stream) => this.announce(stream),
+        openStream: (granted, topicPrefix, platform) => this.openStream(granted, topicPrefix, platform),
+        scheduleRefresh: (reopen) => this.scheduleRefresh(reopen),
+        scheduleRetry: () => this.scheduleRetry(),
+    };
+
+    /** Locates the hub, authorizes the joined channels in one batch and acts on the answer, one refresh at a time. */
+    private readonly cycle = new RefreshCycle(this.host);
+
+    /** What every main stream reports to (open, message, subscription event, error); a retired stream falls silent. */
+    private readonly events = new StreamEvents(this.host);
 
     /**
      * Create the connector; opens no connection until the first channel is joined. With `host` set, in a browser where
@@ -254,7 +276,7 @@ export class MercureConnector extends EchoChannelMethods {
         this.aborter = new AbortController();
         this.wake.stop();
         this.hub.forget();
-        this.refresher.reset();
+        this.cycle.reset();
         this.dispatcher.reset();
         this.capabilities.tell("cleared");
         this.windDown(status);
@@ -301,82 +323,7 @@ export class MercureConnector extends EchoChannelMethods {
     private scheduleRefresh(reopen = false): void {
         if (this.paused) return;
         if (reopen) this.reopenRequested = true;
-        this.refresher.request();
-    }
-
-    /** Authorize the current channel set, then open (or keep) the stream that carries it. */
-    private async refreshOnce(generation: number): Promise<void> {
-        const found = this.hub.locate(this.options as HubOptions) || (await this.hub.prepare(this.options as HubOptions, this.aborter.signal, this.log));
-        if (found instanceof Error) {
-            this.settle(() => {
-                this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, found));
-                if (found.status === undefined) this.backOff();
-                else this.status.set("failed");
-            });
-        }
-        if (found !== true) return;
-        this.refresher.captured(); // The joins made while locating are in this batch.
-        const batch = this.settle(() => this.prepareBatch());
-        if (batch === null) this.capabilities.tell("authFailed");
-        if (batch === null || generation !== this.generation) return;
-        this.log?.("auth", { channels: batch.names });
-        const requestedAt = Date.now();
-        this.capabilities.tell("authStarted");
-        const result = await this.auth.request(batch.names, batch.platform, this.aborter.signal);
-        if (generation !== this.generation) return;
-        if (this.auth.shouldIsolate(batch.names, result) && (await this.isolation.isolate(batch.names, batch.platform, generation))) return;
-        this.settle(() => this.applyAuthResult(batch.names, result, batch.platform, requestedAt));
-    }
-
-    /**
-     * Resolve the platform at first use (on failure report and set `failed`), evict the channels past the
-     * 100th with an explicit error, and report `connecting`; the names to authorize, or null for nothing to do.
-     */
-    private prepareBatch(): { names: string[]; platform: Platform } | null {
-        let platform = this.hub.platform;
-        try {
-            platform ??= this.hub.resolve(this.options as HubOptions, this.dispatcher, this.log);
-        } catch (error) {
-            this.reportEach(this.registry.names(), (name) => failures.platformFailure(name, error));
-            this.status.set("failed");
-            return null;
-        }
-        this.wake.start();
-        this.reconnect.cancel();
-        const joined = this.registry.names();
-        for (const name of joined.splice(MAX_CHANNELS)) this.evict(name, failures.channelLimit(name, MAX_CHANNELS));
-        for (const name of this.auth.isolated.keys()) if (!this.registry.has(name)) this.auth.isolated.delete(name);
-        const names = joined.filter((name) => !this.auth.isolated.has(name));
-        if (names.length === 0) {
-            // Only channels whose auth fails alone are left: their retry brings them back.
-            if (this.auth.isolated.size === 0) this.windDown();
-            return null;
-        }
-        if (this.streams.latest() === null) this.status.set(this.everConnected ? "reconnecting" : "connecting");
-        return { names, platform };
-    }
-
-    /** Act on what the auth answer means for the batch (see {@link BatchAuth.answer}): evictions first. */
-    private applyAuthResult(names: string[], result: AuthResult, platform: Platform, requestedAt: number): void {
-        const outcome = this.auth.answer(names, result, platform.authEndpoint, (name) => this.registry.has(name));
-        this.log?.("auth result", outcome.kind === "granted" ? { granted: outcome.granted, denied: outcome.denied } : { outcome: outcome.kind });
-        for (const [name, error] of outcome.evict ?? []) this.evict(name, error);
-        if (outcome.kind === "granted") {
-            // With `hubToken`, the token's `exp` may come before the cookie's: the renewal follows the earlier.
-            this.cookieRefresh.authorized(requestedAt, platform.hubToken?.lifetime(requestedAt, outcome.response.expiresIn) ?? outcome.response.expiresIn);
-            // [spec] laravel-mercure §6.4, §7.3: keys and whisper streams follow every auth, before the stream opens and counts them.
-            const report = (name: string, error: MercureError) => this.reportEach([name], () => error);
-            this.capabilities.tell("authorized", { granted: outcome.granted, response: outcome.response, platform, report });
-            if (outcome.granted.length === 0) this.windDown();
-            else this.openStream(outcome.granted, outcome.response.topicPrefix, platform);
-            return;
-        }
-        if (outcome.kind === "newcomers_rejected") return this.refresher.request(); // A trailing run authorizes the others again.
-        if (outcome.failure !== undefined) {
-            this.reportEach(names, outcome.failure);
-            this.backOff();
-        }
-        this.capabilities.tell("authFailed");
+        this.cycle.request();
     }
 
     /**
@@ -408,7 +355,7 @@ export class MercureConnector extends EchoChannelMethods {
         // [spec] laravel-mercure §4.1: match per channel, match_urlpattern per presence channel, last_event_id when reopening.
         const patterns = this.presence.patterns(platform.hub, granted, topics);
         const url = buildSubscribeUrl(platform.hub, { topics, patterns, lastEventId: this.dispatcher.cursor });
-        this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.streamHandlers), fallback);
+        this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.events), fallback);
         this.log?.(reopen ? "reopen" : "stream", { url, channels: granted });
         // [spec] mercure-hub §1.5: replace this stream before the hub may end it.
         const generation = this.generation;
@@ -419,54 +366,6 @@ export class MercureConnector extends EchoChannelMethods {
         );
     }
 
-    /** Callbacks every stream reports to; the stream itself drops them once retired. */
-    private readonly streamHandlers: HubStreamHandlers = {
-        // A stream opened, for the first time or after a native reconnect.
-        open: (stream) =>
-            this.settle(() => {
-                // A replacement that opens becomes current; the streams it replaces drain, then retire.
-                const replaced = this.streams.current;
-                if (!this.streams.opened(stream)) return;
-                this.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
-                this.diagnosis.reset();
-                // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
-                // anonymous at best; renew instead of reporting `connected`.
-                if (this.cookieRefresh.isExpired()) return this.renew(true);
-                this.everConnected = true;
-                this.status.set("connected");
-                this.announce(stream);
-                this.reconnect.connected(() => stream === this.streams.current && stream.isOpen());
-                this.cookieRefresh.check(); // The renewal timer may be late (a throttled tab).
-            }),
-        message: (stream, event) => this.dispatch(stream, event),
-        // [spec] laravel-mercure §5.4 step 6 and §8: a subscription event (presence) moves the main cursor too.
-        subscription: (stream, { lastEventId: id, data }) => {
-            if (id !== "") this.streams.delivered(stream, (this.dispatcher.cursor = id));
-            this.presence.handleEvent(data, id);
-        },
-        // A stream error: report it; a stream that gave up is replaced with backoff.
-        error: (stream, event, closed) =>
-            this.settle(() => {
-                const failure = this.streams.failed(stream, closed);
-                this.log?.("stream error", { stream: stream.id, failure });
-                if (failure === "ignored") return;
-                if (failure !== "replacement_refused") this.lose(stream.channels);
-                this.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
-                const plan = planStreamFailure(failure, event, stream.hasOpened(), stream.failedToConnect(), this.streams.candidate !== null);
-                if (plan.retry) {
-                    // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel.
-                    if (this.auth.refusedAfterGrant()) {
-                        this.hub.platform?.stale?.();
-                        this.scheduleRefresh(true);
-                    } else {
-                        if (plan.reconnectRefused) this.hub.platform?.stale?.(); // The retry's auth must reach Laravel for a new cookie.
-                        this.scheduleRetry();
-                    }
-                }
-                if (plan.diagnose) void this.diagnoseStream(stream, plan.fatal);
-            }),
-    };
-
     /**
      * The open `stream` serves: mark the channels it carries subscribed once the state is settled, while it
      * still carries them, and seed its presence channels from their snapshots (laravel-mercure §5.4 step 3).
@@ -476,46 +375,6 @@ export class MercureConnector extends EchoChannelMethods {
         const carried = () => generation === this.generation && stream === this.streams.current && stream.isOpen();
         this.callbacks.defer(() => this.registry.markSubscribed(stream.channels, carried));
         this.capabilities.tell("announced", stream.channels, this.hub.platform, this.aborter.signal, this.log);
-    }
-
-    /** Deliver one main-stream message to its channels (laravel-mercure §4.4), once per channel. */
-    private dispatch(stream: HubStream, event: StreamMessage): void {
-        const { id, route } = this.dispatcher.receive(event, (name) => stream.channels.has(name) && this.registry.has(name));
-        if (id !== null) this.streams.delivered(stream, id);
-        if (route === null) return;
-        this.log?.("event", { id, channels: route.channels });
-        deliverRoute(route, this.encrypted, this.deliveries, this.aborter.signal);
-    }
-
-    /** Where routed broadcasts go: the joined channels' listeners, and a failed decryption to their `error()` callbacks. */
-    private readonly deliveries: RouteTarget = {
-        deliver: (name, event, payload) => {
-            const matched = this.registry.get(name)?.deliver(event, payload);
-            this.log?.("deliver", { channel: name, event, matched }); // The name and whether a listener matched, never the payload.
-        },
-        failed: (name, error) => {
-            this.log?.("decrypt failed", { channel: name, code: error.code });
-            this.settle(() => this.reportEach([name], () => error));
-        },
-    };
-
-    /**
-     * Name the cause of a terminal stream failure once per failure streak (a `fetch` probe reads what
-     * `EventSource` hides), after the `stream_error`; a configuration that must change first (or a `fatal` refusal,
-     * whatever the probe finds) stops with `failed`.
-     */
-    private async diagnoseStream(stream: HubStream, fatal: boolean): Promise<void> {
-        const { hub: { platform }, generation } = this;
-        if (platform === null) return;
-        const named = await this.diagnosis.once(platform, stream, this.cookieRefresh.expiresAt(), this.aborter.signal);
-        // A disconnect() during the probe, or a stream that opened meanwhile: the failure is history.
-        if (generation !== this.generation || this.streams.current?.isOpen() === true) return;
-        if (named === null) return void (fatal && this.settle(() => this.stop("failed")));
-        this.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
-        this.settle(() => {
-            this.reportEach(stream.channels, named.error);
-            if (fatal || !named.diagnosis.retry) this.stop("failed");
-        });
     }
 
     /** An auth or a stream failed: report `reconnecting` unless a stream still serves, and retry with backoff. */
@@ -564,13 +423,12 @@ export class MercureConnector extends EchoChannelMethods {
         this.streams.closeAll();
         this.cookieRefresh.reset();
         this.reconnect.reset();
-        this.isolation.reset();
+        this.cycle.isolation.reset();
         this.auth.reset();
         this.reopenRequested = false;
-        this.everConnected = false;
+        this.events.reset();
         this.registry.markUnsubscribed();
         this.capabilities.tell("streamLost");
-        this.diagnosis.reset();
         this.status.set(status);
     }
 }

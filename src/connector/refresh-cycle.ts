@@ -1,0 +1,136 @@
+import type { AuthResult } from "../auth/auth-client";
+import type { MercureError } from "../errors";
+import * as failures from "../error-messages";
+import type { Platform } from "../transport/platform";
+import { BatchIsolation } from "./batch-isolation";
+import type { ConnectorHost } from "./connector-host";
+import { RefreshScheduler } from "./refresh-scheduler";
+import { MAX_CHANNELS } from "./options";
+
+/**
+ * The connector's refresh: locate the hub, resolve its platform, authorize the joined channels in one batch, then act
+ * on the answer (evictions, the cookie's renewal, the capabilities, the stream). Joins and leaves coalesce into one
+ * refresh at a time plus one trailing run ({@link RefreshScheduler}); channels whose auth fails alone are found and
+ * retried alone ({@link BatchIsolation}). A refresh that throws where nothing should (a broken EventSource polyfill, a
+ * fetch wrapper that throws synchronously) is reported on every channel and retried with backoff, never an unhandled
+ * rejection.
+ */
+export class RefreshCycle {
+    /** The connector this refresh works for. */
+    readonly #host: ConnectorHost;
+
+    /** Coalesces the requests into one running refresh plus one trailing run. */
+    readonly #scheduler: RefreshScheduler;
+
+    /** Channels whose auth fails alone (issue 30): found, reported, left out of the batch and retried alone. */
+    readonly isolation: BatchIsolation;
+
+    /** Refresh for `host`. */
+    constructor(host: ConnectorHost) {
+        this.#host = host;
+        this.#scheduler = new RefreshScheduler(
+            () => this.#run(host.generation()),
+            (error) =>
+                host.settle(() => {
+                    host.reportEach(host.registry.names(), (name) => failures.unexpectedFailure(name, error));
+                    host.capabilities.tell("authFailed");
+                    host.backOff();
+                }),
+        );
+        this.isolation = new BatchIsolation({
+            auth: host.auth,
+            signal: () => host.signal(),
+            current: (generation) => generation === host.generation(),
+            report: (names, error) => host.settle(() => host.reportEach(names, error)),
+            refresh: () => host.scheduleRefresh(),
+        });
+    }
+
+    /** Ask for a refresh: in the next microtask, or one trailing run when one is running. */
+    request(): void {
+        this.#scheduler.request();
+    }
+
+    /** Forget queued and running refreshes (`disconnect()`). */
+    reset(): void {
+        this.#scheduler.reset();
+    }
+
+    /** Authorize the current channel set, then open (or keep) the stream that carries it. */
+    async #run(generation: number): Promise<void> {
+        const host = this.#host;
+        const found = host.hub.locate(host.hubOptions) || (await host.hub.prepare(host.hubOptions, host.signal(), host.log));
+        if (found instanceof Error) {
+            host.settle(() => {
+                host.reportEach(host.registry.names(), (name) => failures.platformFailure(name, found));
+                if (found.status === undefined) host.backOff();
+                else host.status.set("failed");
+            });
+        }
+        if (found !== true) return;
+        this.#scheduler.captured(); // The joins made while locating are in this batch.
+        const batch = host.settle(() => this.#prepareBatch());
+        if (batch === null) host.capabilities.tell("authFailed");
+        if (batch === null || generation !== host.generation()) return;
+        host.log?.("auth", { channels: batch.names });
+        const requestedAt = Date.now();
+        host.capabilities.tell("authStarted");
+        const result = await host.auth.request(batch.names, batch.platform, host.signal());
+        if (generation !== host.generation()) return;
+        if (host.auth.shouldIsolate(batch.names, result) && (await this.isolation.isolate(batch.names, batch.platform, generation))) return;
+        host.settle(() => this.#applyAuthResult(batch.names, result, batch.platform, requestedAt));
+    }
+
+    /**
+     * Resolve the platform at first use (on failure report and set `failed`), evict the channels past the
+     * 100th with an explicit error, and report `connecting`; the names to authorize, or null for nothing to do.
+     */
+    #prepareBatch(): { names: string[]; platform: Platform } | null {
+        const host = this.#host;
+        let platform = host.hub.platform;
+        try {
+            platform ??= host.hub.resolve(host.hubOptions, host.dispatcher, host.log);
+        } catch (error) {
+            host.reportEach(host.registry.names(), (name) => failures.platformFailure(name, error));
+            host.status.set("failed");
+            return null;
+        }
+        host.wake.start();
+        host.reconnect.cancel();
+        const joined = host.registry.names();
+        for (const name of joined.splice(MAX_CHANNELS)) host.evict(name, failures.channelLimit(name, MAX_CHANNELS));
+        for (const name of host.auth.isolated.keys()) if (!host.registry.has(name)) host.auth.isolated.delete(name);
+        const names = joined.filter((name) => !host.auth.isolated.has(name));
+        if (names.length === 0) {
+            // Only channels whose auth fails alone are left: their retry brings them back.
+            if (host.auth.isolated.size === 0) host.windDown();
+            return null;
+        }
+        if (host.streams.latest() === null) host.status.set(host.everConnected() ? "reconnecting" : "connecting");
+        return { names, platform };
+    }
+
+    /** Act on what the auth answer means for the batch (see `BatchAuth.answer`): evictions first. */
+    #applyAuthResult(names: string[], result: AuthResult, platform: Platform, requestedAt: number): void {
+        const host = this.#host;
+        const outcome = host.auth.answer(names, result, platform.authEndpoint, (name) => host.registry.has(name));
+        host.log?.("auth result", outcome.kind === "granted" ? { granted: outcome.granted, denied: outcome.denied } : { outcome: outcome.kind });
+        for (const [name, error] of outcome.evict ?? []) host.evict(name, error);
+        if (outcome.kind === "granted") {
+            // With `hubToken`, the token's `exp` may come before the cookie's: the renewal follows the earlier.
+            host.cookieRefresh.authorized(requestedAt, platform.hubToken?.lifetime(requestedAt, outcome.response.expiresIn) ?? outcome.response.expiresIn);
+            // [spec] laravel-mercure §6.4, §7.3: keys and whisper streams follow every auth, before the stream opens and counts them.
+            const report = (name: string, error: MercureError) => host.reportEach([name], () => error);
+            host.capabilities.tell("authorized", { granted: outcome.granted, response: outcome.response, platform, report });
+            if (outcome.granted.length === 0) host.windDown();
+            else host.openStream(outcome.granted, outcome.response.topicPrefix, platform);
+            return;
+        }
+        if (outcome.kind === "newcomers_rejected") return this.#scheduler.request(); // A trailing run authorizes the others again.
+        if (outcome.failure !== undefined) {
+            host.reportEach(names, outcome.failure);
+            host.backOff();
+        }
+        host.capabilities.tell("authFailed");
+    }
+}
