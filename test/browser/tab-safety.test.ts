@@ -121,9 +121,10 @@ describeInChromium("tab sharing: safe and robust in Chromium", SUITE, ({ browser
         const bob = await profile(BOB);
         await startTab(bob.firstTab, [{ kind: "presence", name: "lobby.7" }]);
         const ann = await profile(ANN);
-        await startTab(ann.firstTab, [{ kind: "presence", name: "lobby.7" }]);
+        // leaveDelay: 0, so that a leave of Ann in her own follower's room would show, not be held back.
+        await startTab(ann.firstTab, [{ kind: "presence", name: "lobby.7" }], { leaveDelay: 0 });
         const follower = await ann.openTab();
-        await startTab(follower, [{ kind: "presence", name: "lobby.7" }]);
+        await startTab(follower, [{ kind: "presence", name: "lobby.7" }], { leaveDelay: 0 });
         await waitUntil("Ann's second tab to list Ann and Bob", async () => JSON.stringify(await follower.members("lobby.7")) === '["Ann","Bob"]', DEADLINE);
         const before = presenceOf(await follower.snapshot(), "presence-lobby.7").length;
         await ann.firstTab.closeTab();
