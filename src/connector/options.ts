@@ -71,8 +71,8 @@ export interface MercureConnectorOptions {
     shareAcrossTabs?: boolean;
     /**
      * Presence channels: hold `leaving` back this many milliseconds after a user's last connection ended, and
-     * report nothing if the same user connects again meanwhile (a page reload, a tab handing over). Default 0
-     * (report at once); 3000 covers a typical reload.
+     * report nothing if the same user connects again meanwhile (a page reload, a tab handing over). Default 5000
+     * (covers a reload and a tab hand-over); 0 reports at once.
      */
     leaveDelay?: number;
     /** Other Echo options (for example `withoutInterceptors`) pass through untouched. */

@@ -1,11 +1,14 @@
 import type { Channel, PresenceChannel } from "laravel-echo";
-import { createRoster, type PresenceEvent, type Roster } from "./roster";
+import { createRoster, DEFAULT_LEAVE_DELAY, type PresenceEvent, type Roster } from "./roster";
 import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 
-/** The connector's `leaveDelay` option in ms when it is a number > 0, else 0 (`leaving` at once). */
+/**
+ * The connector's `leaveDelay` option in ms when it is a number ≥ 0 (0: `leaving` at once), else (absent, not a
+ * number, negative) {@link DEFAULT_LEAVE_DELAY}.
+ */
 const leaveDelay = (options: Channel["options"]): number => {
     const value: unknown = options?.leaveDelay;
-    return typeof value === "number" && value > 0 ? value : 0;
+    return typeof value === "number" && value >= 0 ? value : DEFAULT_LEAVE_DELAY;
 };
 
 /**

@@ -1,4 +1,5 @@
 import { isRecord } from "../json";
+import { setClampedTimeout } from "../timers";
 import type { Subscription } from "./subscription-event";
 
 /** The member changes a roster reports, named as the presence channel methods that listen to them. */
@@ -34,8 +35,13 @@ export interface Roster<TMember> {
     close(): void;
 }
 
-/** Default `leaveDelay`: `leaving` is reported as soon as a user's last subscription ends. */
-export const DEFAULT_LEAVE_DELAY = 0;
+/**
+ * Default `leaveDelay` (ms): long enough that a tab hand-over (the leading tab closes, reloads or freezes; its leave
+ * and the next leader's join came at most 170 ms apart in 22 hand-overs in Chromium on both hubs) and the
+ * unresponsive-leader path (a follower takes the lead after the 3 s ping timeout, then authorizes and subscribes)
+ * are not reported as the user leaving and joining again; a user who really left is reported this much later.
+ */
+export const DEFAULT_LEAVE_DELAY = 5_000;
 
 /**
  * One member and how many live subscriptions it holds (0: lingering after a re-seed, or held back by
@@ -49,12 +55,12 @@ interface Member {
 }
 
 /**
- * Create an empty roster reporting to `emit`. `leaveDelay` (ms, default {@link DEFAULT_LEAVE_DELAY}): how long
- * `leaving` is held back after a user's last subscription ends; a subscription of the same user within it (a
- * page reload, a tab handing the stream over) cancels it, and neither `leaving` nor `joining` is reported.
- * Meanwhile the user stays in `members()`.
+ * Create an empty roster reporting to `emit`. `leaveDelay` (ms, default 0 here: the presence channel passes the
+ * connector's option, {@link DEFAULT_LEAVE_DELAY} when unset): how long `leaving` is held back after a user's last
+ * subscription ends; a subscription of the same user within it (a page reload, a tab handing the stream over)
+ * cancels it, and neither `leaving` nor `joining` is reported. Meanwhile the user stays in `members()`.
  */
-export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay = DEFAULT_LEAVE_DELAY): Roster<TMember> {
+export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay = 0): Roster<TMember> {
     /** Subscriber id → member key; the subscriptions counted in `members`. */
     let subscribers = new Map<string, string>();
     /** Member key → member; insertion order is first-seen order. */
@@ -155,7 +161,7 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
                 members.delete(key);
                 report("leaving", member.info);
             };
-            if (leaveDelay > 0) member.leave = setTimeout(gone, leaveDelay);
+            if (leaveDelay > 0) member.leave = setClampedTimeout(gone, leaveDelay);
             else gone();
         },
     };

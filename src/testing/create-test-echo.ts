@@ -44,6 +44,8 @@ export function createTestEcho<TEcho>(options: TestEchoOptions & { framework?: T
     const auth = new TestAuthEndpoint();
     const network = new MemoryHub(hubUrl, new URL(authEndpoint, hubUrl).pathname, auth, () => user);
     const connectorOptions: MercureConnectorOptions = {
+        // `leaving` as soon as `hub.presence(…).leave(user)` ran (no tab hand-over to hide in memory); a test may set its own.
+        leaveDelay: 0,
         ...rest,
         authEndpoint,
         host: hubUrl.href,

@@ -47,7 +47,7 @@ describeInChromium(
 
         it("hides a member's page reload from an observer with leaveDelay, and still reports the member leaving for good", async () => {
             const ann = await enter(ANN, { leaveDelay: LEAVE_DELAY });
-            const cid = await enter(CID); // The control: leaving at once.
+            const cid = await enter(CID, { leaveDelay: 0 }); // The control: leaving at once.
             const bob = await enter(BOB);
             await ann.waitFor("joining Bob", (s) => presenceOf(s, ROOM).includes("joining Bob"), DEADLINE);
             await cid.waitFor("joining Bob", (s) => presenceOf(s, ROOM).includes("joining Bob"), DEADLINE);

@@ -35,10 +35,14 @@ function stackOptions(extra: Pick<DevServerOptions, "hub" | "app"> = {}): Browse
 function presenceSuite({ dev, open, track }: BrowserSuite) {
     let markers = 0;
 
-    /** A user in a fresh context (one cookie jar per user), with Echo created and the room joined. */
+    /**
+     * A user in a fresh context (one cookie jar per user), with Echo created and the room joined. `leaveDelay: 0`
+     * unless `create` says otherwise: these tests assert each leave as it happens, and that none happens, which a
+     * held-back leave would hide.
+     */
     async function enter(userId: number, create: Record<string, unknown> = {}): Promise<PageHarness> {
         const page = await open(userId);
-        await page.create(create);
+        await page.create({ leaveDelay: 0, ...create });
         await page.join(ROOM_SPEC);
         return page;
     }
@@ -46,7 +50,7 @@ function presenceSuite({ dev, open, track }: BrowserSuite) {
     /** Another tab of the user of `page`, with Echo created and the room joined. */
     async function secondTab(page: PageHarness, create: Record<string, unknown> = {}): Promise<PageHarness> {
         const tab = track(await page.openTab());
-        await tab.create(create);
+        await tab.create({ leaveDelay: 0, ...create });
         await tab.join(ROOM_SPEC);
         return tab;
     }

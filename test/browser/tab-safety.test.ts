@@ -2,15 +2,24 @@ import { createHash } from "node:crypto";
 import { beforeEach, expect, it } from "vitest";
 import { presenceOf } from "./support/harness";
 import { harnessPage, HARNESS_PAGE } from "./support/pages";
-import { broadcastNumbered, DEADLINE, mainStreams, numbered, numbersOf, Profile, startTab, topicOf, waitForMainStreams, waitForNoStreams, waitForNumber, whisperStreams } from "./support/tabs";
+import { broadcastNumbered, DEADLINE, mainStreams, numbered, numbersOf, Profile, startTab, topicOf, waitForMainStreams, waitForReopened, waitForNoStreams, waitForNumber, whisperStreams } from "./support/tabs";
 import { describeInChromium, DIST_DIR, type BrowserSuiteOptions } from "./support/suite";
 import { waitUntil } from "./support/wait";
+import { DEFAULT_LEAVE_DELAY } from "../../src/presence/roster";
 
 // Issues 28 and 29 in Chromium: what the tabs' buses carry, a tab frozen then closed without pagehide, a leader that
 // closes while a follower is in a presence room, and the HTTP/1.1 connection budget of every tab together.
 
 const ANN = 1;
 const BOB = 2;
+/** The gap forced between the old leader's stream end and the next leader's subscription (see the test). */
+const HANDOVER_GAP_MS = 1_500;
+/**
+ * How long after a user's last tab closed others hear `leaving` at the latest, as docs/tabs-and-connections.md states:
+ * the default leaveDelay, plus the hub noticing the closed connection and delivering its event (far less on a quiet
+ * machine; room for a loaded one).
+ */
+const LEAVE_BOUND_MS = DEFAULT_LEAVE_DELAY + 5_000;
 
 /** `window` as these tests extend it (type-only). */
 type TabWindow = {
@@ -112,9 +121,10 @@ describeInChromium("tab sharing: safe and robust in Chromium", SUITE, ({ browser
         const bob = await profile(BOB);
         await startTab(bob.firstTab, [{ kind: "presence", name: "lobby.7" }]);
         const ann = await profile(ANN);
-        await startTab(ann.firstTab, [{ kind: "presence", name: "lobby.7" }]);
+        // leaveDelay: 0, so that a leave of Ann in her own follower's room would show, not be held back.
+        await startTab(ann.firstTab, [{ kind: "presence", name: "lobby.7" }], { leaveDelay: 0 });
         const follower = await ann.openTab();
-        await startTab(follower, [{ kind: "presence", name: "lobby.7" }]);
+        await startTab(follower, [{ kind: "presence", name: "lobby.7" }], { leaveDelay: 0 });
         await waitUntil("Ann's second tab to list Ann and Bob", async () => JSON.stringify(await follower.members("lobby.7")) === '["Ann","Bob"]', DEADLINE);
         const before = presenceOf(await follower.snapshot(), "presence-lobby.7").length;
         await ann.firstTab.closeTab();
@@ -127,6 +137,45 @@ describeInChromium("tab sharing: safe and robust in Chromium", SUITE, ({ browser
         expect(after.filter((line) => line.includes("Ann"))).toEqual([]);
         expect(await follower.members("lobby.7")).toEqual(["Ann", "Bob"]);
     });
+
+    it("issue 29: the leader closes while its user has another tab in a presence room: another user sees no leave or join, and a leave within the bound once the last tab closes", async () => {
+        const lobby = numbered("presence", "lobby.8");
+        const bob = await profile(BOB);
+        await startTab(bob.firstTab, [lobby]); // The default leaveDelay.
+        const ann = await profile(ANN);
+        await startTab(ann.firstTab, [lobby]);
+        const follower = await ann.openTab();
+        await startTab(follower, [lobby]);
+        await bob.firstTab.waitFor("joining Ann at Bob's", (s) => presenceOf(s, "presence-lobby.8").includes("joining Ann"), DEADLINE);
+        await waitForMainStreams(dev(), 2, ["presence-lobby.8"]);
+        // The next leader's stream opens HANDOVER_GAP_MS after the old one ended (a slow network), not the tens of ms
+        // measured here: far inside the default leaveDelay, and what makes `leaving` certain without it.
+        await ann.firstTab.page.context().route(
+            (url) => url.pathname === "/.well-known/mercure",
+            async (route) => {
+                await new Promise((resolve) => setTimeout(resolve, HANDOVER_GAP_MS));
+                await route.continue();
+            },
+        );
+        const before = presenceOf(await bob.firstTab.snapshot(), "presence-lobby.8").length;
+        const since = dev().hub.stats.subscribeConnections.length;
+        await ann.firstTab.closeTab();
+        // The follower leads now: its stream is open again, and a broadcast after it is a barrier at Bob's.
+        await waitForReopened(dev(), since, ["presence-lobby.8"]);
+        await waitForMainStreams(dev(), 2, ["presence-lobby.8"]);
+        await broadcastNumbered(dev(), "presence-lobby.8", [1]);
+        await waitForNumber(bob.firstTab, "presence-lobby.8", 1);
+        expect(presenceOf(await bob.firstTab.snapshot(), "presence-lobby.8").slice(before)).toEqual([]);
+        expect(await bob.firstTab.members("lobby.8")).toEqual(["Ann", "Bob"]);
+
+        // Ann's last tab closes: Bob hears it once, after the delay and within the documented bound.
+        const closedAt = Date.now();
+        await follower.closeTab();
+        const final = await bob.firstTab.waitFor("leaving Ann at Bob's", (s) => presenceOf(s, "presence-lobby.8").includes("leaving Ann"), { timeout: LEAVE_BOUND_MS });
+        expect(Date.now() - closedAt).toBeGreaterThan(DEFAULT_LEAVE_DELAY / 2);
+        expect(presenceOf(final, "presence-lobby.8").slice(before)).toEqual(["leaving Ann"]);
+        expect(final.errors).toEqual([]);
+    }, 60_000);
 
     it("issue 29: over HTTP/1.1, two tabs with three whisper channels each: the main stream connects, whispers fit the budget, the rest is reported", async () => {
         const ann = await profile(ANN);

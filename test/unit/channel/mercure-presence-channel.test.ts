@@ -6,8 +6,10 @@ import { MercureError } from "../../../src/errors";
 import { createPresenceRooms } from "../../../src/presence/presence-rooms";
 import type { PresenceTarget } from "../../../src/presence/presence-sync";
 import type { Subscription } from "../../../src/presence/subscription-event";
+import { DEFAULT_LEAVE_DELAY } from "../../../src/presence/roster";
 
-const options = { namespace: "App.Events" } as never;
+/** `leaveDelay: 0`: these tests assert each `leaving` as it happens. */
+const options = { namespace: "App.Events", leaveDelay: 0 } as never;
 const TOPIC = "https://laravel.alt/echo/channel/presence-room";
 
 interface Person {
@@ -184,9 +186,23 @@ describe("MercurePresenceChannel leaveDelay option", () => {
         }
     });
 
-    it("reports leaving at once without the option, and ignores a value that is not a number ≥ 0", () => {
-        expect(annLeft({})).toEqual(["here Ann", "leaving Ann"]);
-        expect(annLeft({ leaveDelay: "3000" })).toEqual(["here Ann", "leaving Ann"]);
-        expect(annLeft({ leaveDelay: -1 })).toEqual(["here Ann", "leaving Ann"]);
+    it("reports leaving at once with leaveDelay: 0", () => {
+        expect(annLeft({ leaveDelay: 0 })).toEqual(["here Ann", "leaving Ann"]);
+    });
+
+    it("holds leaving back for DEFAULT_LEAVE_DELAY without the option, and for a value that is not a number ≥ 0", () => {
+        expect(DEFAULT_LEAVE_DELAY).toBe(5_000);
+        vi.useFakeTimers();
+        try {
+            for (const extra of [{}, { leaveDelay: "3000" }, { leaveDelay: -1 }]) {
+                const log = annLeft(extra);
+                vi.advanceTimersByTime(DEFAULT_LEAVE_DELAY - 1);
+                expect(log).toEqual(["here Ann"]);
+                vi.advanceTimersByTime(1);
+                expect(log).toEqual(["here Ann", "leaving Ann"]);
+            }
+        } finally {
+            vi.useRealTimers();
+        }
     });
 });

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { MercurePresenceChannel } from "../../../src/presence/mercure-presence-channel";
 import { MercureEcho } from "../../../src/connector/mercure-echo";
+import type { MercureConnectorOptions } from "../../../src/connector/options";
 import type { MercureError } from "../../../src/errors";
 import { LEAVE_GRACE } from "../../../src/presence/presence-sync";
+import { DEFAULT_LEAVE_DELAY } from "../../../src/presence/roster";
 import { createHarness, envelope, topic, useScopedFakeTimers, type Harness } from "../../fakes/connector-harness";
 import { FakeAuthServer, grant } from "../../fakes/fake-auth-server";
 import { createFakeEventSource } from "../../fakes/fake-event-source";
@@ -28,10 +30,13 @@ const cid: Person = { id: 4, name: "Cid" };
 /** Connection `n` of a user (a tab, or one stream of a reopen). */
 const conn = (user: Person, n = 1): FakeMember => ({ subscriber: `urn:uuid:${user.name}-${n}`, user });
 
-/** A harness whose fetch also serves a fake subscription API. */
-function presenceHarness(): Harness & { snapshots: FakeSnapshots } {
+/**
+ * A harness whose fetch also serves a fake subscription API; `options` for the connector, by default `leaveDelay: 0`
+ * (these tests assert each `leaving` as it happens).
+ */
+function presenceHarness(options: MercureConnectorOptions = { leaveDelay: 0 }): Harness & { snapshots: FakeSnapshots } {
     const snapshots = new FakeSnapshots();
-    const h: Harness = createHarness({ fetch: snapshots.fetch(() => h.auth.fetch) });
+    const h: Harness = createHarness({ ...options, fetch: snapshots.fetch(() => h.auth.fetch) });
     return Object.assign(h, { snapshots });
 }
 
@@ -48,9 +53,9 @@ function joinRoom(h: Harness, name = "room.2") {
     return { channel, log, errors };
 }
 
-/** A harness with the room joined, its stream open and seeded with `members`. */
-async function seededRoom(...members: FakeMember[]) {
-    const h = presenceHarness();
+/** A harness with the room joined, its stream open and seeded with `members`; `options` as {@link presenceHarness}'s. */
+async function seededRoomWith(options: MercureConnectorOptions | undefined, ...members: FakeMember[]) {
+    const h = presenceHarness(options);
     const room = joinRoom(h);
     await h.flush();
     h.stream().emitOpen();
@@ -58,6 +63,9 @@ async function seededRoom(...members: FakeMember[]) {
     await h.flush();
     return { h, ...room };
 }
+
+/** A harness with the room joined, its stream open and seeded with `members`. */
+const seededRoom = (...members: FakeMember[]) => seededRoomWith(undefined, ...members);
 
 describe("a presence channel on the connector", () => {
     it("is authorized in the same batch and rides the same stream: one match per channel, one match_urlpattern per presence channel (Appendix A, byte for byte)", async () => {
@@ -300,6 +308,27 @@ describe("a presence channel on the connector", () => {
         expect(second.log).toEqual(["here Me,Ann", "joining Bob"]);
         expect(first.log).toEqual(["here Me,Ann"]);
         expect([...first.errors, ...second.errors]).toEqual([]);
+    });
+});
+
+describe("a presence channel with the default leaveDelay", () => {
+    it("hides another user's tab hand-over (last subscription ends, a new one comes 40 ms later), and reports a real leave DEFAULT_LEAVE_DELAY later", async () => {
+        const { h, log, errors } = await seededRoomWith({}, conn(me), conn(ann, 1));
+        const stream = h.stream();
+        // Break before make, as when Ann's leading tab closes and her next tab takes the stream over.
+        stream.emitSubscription(subscriptionEvent(ROOM_TOPIC, conn(ann, 1), false), "e1");
+        await vi.advanceTimersByTimeAsync(40);
+        stream.emitSubscription(subscriptionEvent(ROOM_TOPIC, conn(ann, 2), true), "e2");
+        await vi.advanceTimersByTimeAsync(DEFAULT_LEAVE_DELAY * 2);
+        expect(log).toEqual(["here Me,Ann"]);
+        expect(h.connector.presenceChannel<Person>("room.2").roster.members()).toEqual([me, ann]);
+        // Ann's last tab closes: leaving once the delay has passed, not before.
+        stream.emitSubscription(subscriptionEvent(ROOM_TOPIC, conn(ann, 2), false), "e3");
+        await vi.advanceTimersByTimeAsync(DEFAULT_LEAVE_DELAY - 1);
+        expect(log).toEqual(["here Me,Ann"]);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(log).toEqual(["here Me,Ann", "leaving Ann"]);
+        expect(errors).toEqual([]);
     });
 });
 

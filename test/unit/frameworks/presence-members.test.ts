@@ -31,11 +31,11 @@ const sub = (subscriber: string, person: Person, active = true): Subscription =>
 const names = (members: readonly Person[]) => members.map((member) => member.name).join(",");
 
 /** The options both entries are configured with: fakes, no tab sharing. */
-const options = () => ({ host: HUB, eventSource: createFakeEventSource(), fetch: new FakeAuthServer().fetch, shareAcrossTabs: false, namespace: false as const });
+const options = () => ({ host: HUB, eventSource: createFakeEventSource(), fetch: new FakeAuthServer().fetch, shareAcrossTabs: false, namespace: false as const, leaveDelay: 0 });
 
 describe("watchPresenceMembers", () => {
     it("keeps one entry per user from here, joining and leaving, a new array each time, for every listener until it stops", () => {
-        const channel = new MercurePresenceChannel<Person>("presence-room", {} as never);
+        const channel = new MercurePresenceChannel<Person>("presence-room", { leaveDelay: 0 } as never);
         const first: string[] = [];
         const second: string[] = [];
         const a = watchPresenceMembers<Person>(channel, (members) => first.push(names(members)));

@@ -58,7 +58,7 @@ async function stack(): Promise<DevServer> {
 async function tab(server: DevServer, userId: number): Promise<Tab> {
     const jar = new CookieJar();
     expect((await jar.fetch(`${server.url}/dev/login?user=${userId}`, { method: "POST" })).ok).toBe(true);
-    const channel = new MercurePresenceChannel<Person>(ROOM, { namespace: "App.Events" } as never);
+    const channel = new MercurePresenceChannel<Person>(ROOM, { namespace: "App.Events", leaveDelay: 0 } as never);
     const rooms = createPresenceRooms();
     rooms.add(channel);
     const hub = new URL(server.hubUrl);

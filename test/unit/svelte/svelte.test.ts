@@ -46,7 +46,7 @@ async function settle(): Promise<void> {
 beforeEach(() => {
     useScopedFakeTimers();
     EventSource = createFakeEventSource();
-    svelte.configureEcho({ host: HUB, eventSource: EventSource, fetch: new FakeAuthServer().fetch, shareAcrossTabs: false });
+    svelte.configureEcho({ host: HUB, eventSource: EventSource, fetch: new FakeAuthServer().fetch, shareAcrossTabs: false, leaveDelay: 0 });
 });
 afterEach(() => {
     svelte.configureEcho({ host: HUB }); // Retires the instance the test used.
