@@ -72,15 +72,16 @@ const preserveEntrySignatures = "strict";
 // MercureConnector class, and the core entry stays as it is. Every file of theirs is one folder below dist/, so
 // `../index.js` is the core from each (written as is: "absolute" keeps rollup from rewriting it). Their own
 // dependencies are peers: external.
-const CORE_SOURCE = resolve("src/index");
-const coreAsSibling = () => ({
-    name: "core-as-sibling",
-    resolveId(source, importer) {
-        if (importer === undefined || !source.startsWith(".")) return null;
-        const target = resolve(dirname(importer), source).replace(/\.ts$/, "");
-        return target === CORE_SOURCE ? { id: "../index.js", external: "absolute" } : null;
+/** A plugin that leaves the imports of `source` (without extension) external, written as `id` (one folder below dist/). */
+const asSibling = (name, source, id) => ({
+    name,
+    resolveId(imported, importer) {
+        if (importer === undefined || !imported.startsWith(".")) return null;
+        const target = resolve(dirname(importer), imported).replace(/\.ts$/, "");
+        return target === source ? { id, external: "absolute" } : null;
     },
 });
+const coreAsSibling = () => asSibling("core-as-sibling", resolve("src/index"), "../index.js");
 // The modules src/index.ts reaches through static imports, src/index.ts itself excepted: the core chunk
 // (dist/chunks/core-*.js) that dist/index.js, the testing kit and the lazy chunks import. Without this rule, rollup
 // would split the core into one chunk per set of importers once the kit is an entry of the same build.
@@ -100,15 +101,7 @@ const coreModules = (getModuleInfo) => {
     return coreModuleIds;
 };
 // The kit's end-to-end entry (dist/testing/e2e.js) imports the dev stack as ../dev/index.js rather than copying it.
-const DEV_SOURCE = resolve("src/dev/index");
-const devAsSibling = () => ({
-    name: "dev-as-sibling",
-    resolveId(source, importer) {
-        if (importer === undefined || !source.startsWith(".")) return null;
-        const target = resolve(dirname(importer), source).replace(/\.ts$/, "");
-        return target === DEV_SOURCE ? { id: "../dev/index.js", external: "absolute" } : null;
-    },
-});
+const devAsSibling = () => asSibling("dev-as-sibling", resolve("src/dev/index"), "../dev/index.js");
 const frameworkExternal = (id) => ["laravel-echo", "@laravel/echo-react", "@laravel/echo-vue", "react", "vue", "svelte", "svelte/reactivity"].includes(id);
 const frameworkEntries = {
     "react/index": "src/react/index.ts",

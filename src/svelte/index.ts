@@ -173,17 +173,33 @@ export function useEcho<TPayload = unknown, TVisibility extends ChannelVisibilit
 ): UseEchoResult<ChannelOf<TVisibility>> {
     const joined = useChannel(channelName, visibility);
     const names = Array.isArray(event) ? [...event] : [event];
-    let listening = false;
+    return listening(
+        joined,
+        (channel) => {
+            for (const name of names) channel.listen(name, callback);
+        },
+        (channel) => {
+            for (const name of names) channel.stopListening(name, callback);
+        },
+    );
+}
+
+/**
+ * What {@link useEcho} and {@link useEchoNotification} share: listen on `joined`'s channel with `on` at once, stop with
+ * `off` when the component is destroyed (the channel stays joined for the other components that use it).
+ */
+function listening<TChannel>(joined: UseChannelResult<TChannel>, on: (channel: TChannel) => void, off: (channel: TChannel) => void): UseEchoResult<TChannel> {
+    let active = false;
     const listen = (): void => {
         const channel = joined.channel();
-        if (listening || channel === null) return;
-        for (const name of names) channel.listen(name, callback);
-        listening = true;
+        if (active || channel === null) return;
+        on(channel);
+        active = true;
     };
     const stopListening = (): void => {
         const channel = joined.channel();
-        if (listening && channel !== null) for (const name of names) channel.stopListening(name, callback);
-        listening = false;
+        if (active && channel !== null) off(channel);
+        active = false;
     };
     const leaveChannel = (leaveAll = false): void => {
         stopListening();
@@ -227,25 +243,11 @@ export function useEchoNotification<TPayload extends { type: string } = { id: st
     const handler = (notification: TPayload): void => {
         if (types.length === 0 || types.includes(notification.type)) callback(notification);
     };
-    let listening = false;
-    const listen = (): void => {
-        const channel = joined.channel();
-        if (listening || channel === null) return;
-        channel.notification(handler as never);
-        listening = true;
-    };
-    const stopListening = (): void => {
-        const channel = joined.channel();
-        if (listening && channel !== null) channel.stopListeningForNotification(handler as never);
-        listening = false;
-    };
-    const leaveChannel = (leaveAll = false): void => {
-        stopListening();
-        joined.leaveChannel(leaveAll);
-    };
-    listen();
-    onDestroy(stopListening);
-    return { listen, stopListening, leaveChannel, leave: () => leaveChannel(true), channel: joined.channel };
+    return listening(
+        joined,
+        (channel) => channel.notification(handler as never),
+        (channel) => channel.stopListeningForNotification(handler as never),
+    );
 }
 
 /** What {@link useEchoEncrypted} returns. */
