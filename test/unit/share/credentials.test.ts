@@ -5,7 +5,8 @@ import { fingerprint } from "../../../src/share/share-platform";
 import { PING_TIMEOUT_MS } from "../../../src/share/tab-link";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
 import { HUB, envelope, settleLoads, topic } from "../../fakes/connector-harness";
-import { createFakeEventSource, type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
+import { type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
+import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
 
 // Issue 28 (medium): tabs of one browser share a hub connection only when they would authorize identically, and a
@@ -17,15 +18,11 @@ let auth: FakeAuthServer;
 const connectors: MercureConnector[] = [];
 
 beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-    browser = new FakeBrowser();
-    ES = createFakeEventSource();
-    auth = new FakeAuthServer();
+    ({ browser, ES, auth } = enterTabWorld());
 });
 
 afterEach(() => {
-    for (const connector of connectors.splice(0)) connector.disconnect();
-    vi.useRealTimers();
+    leaveTabWorld(connectors);
 });
 
 /** Open a tab with its connector. */

@@ -7,7 +7,8 @@ import { ShareClient } from "../../../src/share/virtual-source";
 import type { AuthResult } from "../../../src/auth/auth-client";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
 import { HUB, settleLoads } from "../../fakes/connector-harness";
-import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
+import type { FakeEventSourceClass } from "../../fakes/fake-event-source";
+import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
 import { FakeBrowser } from "../../fakes/fake-tabs";
 
 /** How many of the next engine chunk loads fail (a flaky network, a deploy that removed the chunk). */
@@ -27,16 +28,12 @@ let auth: FakeAuthServer;
 const connectors: MercureConnector[] = [];
 
 beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-    browser = new FakeBrowser();
-    ES = createFakeEventSource();
-    auth = new FakeAuthServer();
+    ({ browser, ES, auth } = enterTabWorld());
     chunk.loads = 0;
 });
 
 afterEach(() => {
-    for (const connector of connectors.splice(0)) connector.disconnect();
-    vi.useRealTimers();
+    leaveTabWorld(connectors);
 });
 
 /** A tab's connector joining `private-a`, recording its errors. */

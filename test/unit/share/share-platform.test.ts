@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
 import { HUB, envelope, settleLoads } from "../../fakes/connector-harness";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
-import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
+import type { FakeEventSourceClass } from "../../fakes/fake-event-source";
+import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
 
 /*
@@ -22,11 +23,8 @@ let hops: number;
 const connectors: MercureConnector[] = [];
 
 beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-    browser = new FakeBrowser();
+    ({ browser, ES, auth } = enterTabWorld());
     page = browser.tab();
-    ES = createFakeEventSource();
-    auth = new FakeAuthServer();
     channels = 0;
     hops = 0;
     const Base = page.env.BroadcastChannel;
@@ -56,9 +54,8 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-    for (const connector of connectors.splice(0)) connector.disconnect();
     vi.unstubAllGlobals();
-    vi.useRealTimers();
+    leaveTabWorld(connectors);
 });
 
 /** Let tasks, microtasks and the engine chunk's import run (as in tabs.test.ts). */

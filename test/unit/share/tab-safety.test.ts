@@ -6,7 +6,8 @@ import type { LockManagerLike } from "../../../src/share/tab-link";
 import { PROBE_MS } from "../../../src/share/leadership";
 import { FakeAuthServer, grant } from "../../fakes/fake-auth-server";
 import { HUB, envelope, settleLoads, topic } from "../../fakes/connector-harness";
-import { createFakeEventSource, type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
+import { type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
+import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
 // The lazy chunks these connectors may load mid-test (a refused stream's diagnosis, whispers, the unheard-event warning,
 // isolation, credentials), loaded up front: their dynamic import() then settles from the module cache within the
@@ -31,15 +32,11 @@ const connectors: MercureConnector[] = [];
 const KEY = "S2V5T2ZUYWJBT25seS1ub3QtZm9yLXRhYi1CLTEyMzQ";
 
 beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"] });
-    browser = new FakeBrowser();
-    ES = createFakeEventSource();
-    auth = new FakeAuthServer();
+    ({ browser, ES, auth } = enterTabWorld());
 });
 
 afterEach(() => {
-    for (const connector of connectors.splice(0)) connector.disconnect();
-    vi.useRealTimers();
+    leaveTabWorld(connectors);
 });
 
 /** Open a tab with its connector (`env`: another environment for that tab, e.g. other Web Locks). */
