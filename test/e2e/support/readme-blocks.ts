@@ -158,7 +158,7 @@ export function createAppDir(): { dir: string; dispose(): void } {
     symlinkSync(ROOT, join(dir, "node_modules", "laravel-echo-mercure"), "dir");
     // The framework examples (README "React", "Vue") import these too; scoped folders are linked whole.
     // README "Testing your app" imports the test runners and libraries an app's tests use.
-    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "react", "vue", "vite", "@laravel", "@types", "@vitejs", "svelte", "axios", "@inertiajs", "vitest", "@testing-library", "@playwright", "playwright", "playwright-core"]) {
+    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "react", "vue", "vite", "@laravel", "@types", "@vitejs", "svelte", "axios", "@inertiajs", "vitest", "@testing-library", "@playwright", "playwright", "playwright-core", "@jest"]) {
         symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
     }
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-check-app", private: true, type: "module" }));
