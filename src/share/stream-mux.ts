@@ -277,7 +277,7 @@ export class StreamMux {
         const from = this.#after(cursor);
         main.cursor = null;
         if (from >= 0) {
-            for (const { event, channels } of this.#recent.slice(from)) if (wants(main, event.type, channels)) this.host.send({ ...event, s: id });
+            for (const recent of this.#recent.slice(from)) if (wants(main, recent)) this.host.send({ ...recent.event, s: id });
         } else if (cursor !== null) this.#catchUp(id, main, cursor);
     }
 
@@ -356,14 +356,27 @@ export class StreamMux {
             this.#cursor = id;
         }
         const message = { t: "event", w: null, type, data: String(event.data), id } as const;
-        const channels = addressOf(type, message.data);
-        const to: string[] = [];
-        for (const main of this.#mains.values()) if (!to.includes(main.client) && wants(main, type, channels)) to.push(main.client);
-        if (to.length > 0) this.host.send(message, to);
+        const recent: Recent = { event: message, channels: undefined };
+        // One tab (the usual case): the real stream carries its channels only, and its connector drops what it did not
+        // join, so the event is not parsed here; the address is read only when tabs must be told apart.
+        let only: string | null = null;
+        for (const main of this.#mains.values()) {
+            if (only !== null && only !== main.client) {
+                only = null;
+                break;
+            }
+            only = main.client;
+        }
+        if (only !== null) this.host.send(message, [only]);
+        else {
+            const to: string[] = [];
+            for (const main of this.#mains.values()) if (!to.includes(main.client) && wants(main, recent)) to.push(main.client);
+            if (to.length > 0) this.host.send(message, to);
+        }
         if (id === "") return;
         // Kept for late virtual streams: at least the last RECENT_LIMIT, dropped in halves (no shift per event).
         this.#forwarded++;
-        if (this.#recent.push({ event: message, channels }) > 2 * RECENT_LIMIT) this.#base = this.#recent.splice(0, RECENT_LIMIT).pop()!.event.id;
+        if (this.#recent.push(recent) > 2 * RECENT_LIMIT) this.#base = this.#recent.splice(0, RECENT_LIMIT).pop()!.event.id;
     }
 
     /** The handlers of the real main streams. */
@@ -456,10 +469,10 @@ function sameSet(a: ReadonlySet<string> | undefined, b: ReadonlySet<string>): bo
     return a !== undefined && a.size === b.size && [...b].every((item) => a.has(item));
 }
 
-/** A forwarded event as the multiplexer keeps it for late virtual streams: with its address (see {@link addressOf}). */
+/** A forwarded event as the multiplexer keeps it for late virtual streams: with its address once read (see {@link addressOf}). */
 interface Recent {
     readonly event: EventMessage;
-    readonly channels: readonly string[] | string | null;
+    channels: readonly string[] | string | null | undefined;
 }
 
 /** A broadcast envelope's leading `channels` (laravel-mercure §4.3: the server writes it first), read without parsing the payload. */
@@ -484,8 +497,10 @@ function addressOf(type: "message" | "mercure", data: string): readonly string[]
     }
 }
 
-/** Whether virtual main stream `main` carries an event of `type` addressed to `channels` (see {@link addressOf}). */
-function wants(main: VirtualMain, type: "message" | "mercure", channels: readonly string[] | string | null): boolean {
+/** Whether virtual main stream `main` carries the event `recent` (its address read at the first need, see {@link addressOf}). */
+function wants(main: VirtualMain, recent: Recent): boolean {
+    const { type } = recent.event;
+    const channels = (recent.channels ??= addressOf(type, recent.event.data));
     if (channels === null) return false;
     if (type === "mercure") return main.topics.includes(channels as string);
     return (channels as readonly string[]).some((name) => main.names.has(name));
