@@ -101,11 +101,14 @@ export function whisperOnPublicChannel(name: string): MercureError {
     });
 }
 
-/** The whisper code (a lazily loaded chunk) could not be loaded: the channel's whispers were not sent, or its whisper listeners hear nothing. */
-export function whisperLoadFailed(name: string, cause: unknown): MercureError {
+/**
+ * The code of a part loaded on first use (`part`: "presence", "encrypted channel", "whisper", "tab sharing") could not be
+ * downloaded for channel `name` (offline, or a deploy replaced the page's files); `next`: what happens now.
+ */
+export function loadFailed(name: string, part: string, cause: unknown, next: string): MercureError {
     return new MercureError(
-        "whisper_failed",
-        `The whisper code for channel "${name}" could not be loaded (${describe(cause)}), so its whispers were not sent nor received; the next whisper, whisper listener or re-authorization tries again.`,
+        "load_failed",
+        `The ${part} code for channel "${name}" could not be downloaded (${describe(cause)}): ${next}; check the network, or reload the page if the app was deployed since it loaded.`,
         { channel: name, cause },
     );
 }

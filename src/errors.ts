@@ -42,6 +42,8 @@ export type DiagnosisCode =
  * - `callback_failed`: a user callback (`here()`, `joining()`, `leaving()`, a listener) threw.
  * - `whisper_disabled`: the server's `client_events` is off, so `whisper()` sent nothing.
  * - `whisper_failed`: the hub refused a whisper publish, or it could not be sent.
+ * - `load_failed`: a part of the connector loaded on first use (presence, encrypted channels, whispers, tab sharing)
+ *   could not be downloaded; the next use downloads it again.
  *
  * Diagnostics (a probe of the hub after a stream failed for good, or a whisper was refused) name the cause:
  *
@@ -72,6 +74,7 @@ export type MercureErrorCode =
     | "callback_failed"
     | "whisper_disabled"
     | "whisper_failed"
+    | "load_failed"
     | DiagnosisCode
     | "discovery_failed";
 

@@ -1,7 +1,7 @@
 import type { WhisperLink } from "../channel/mercure-private-channel";
 import type { AuthResponse } from "../auth/auth-response";
 import type { EncryptedChannels } from "../crypto/encrypted-channels";
-import { whisperLoadFailed } from "../error-messages";
+import { loadFailed } from "../error-messages";
 import type { Platform } from "../transport/platform";
 import { loadWhispers, type WhisperModule } from "./load";
 import type { WhisperPublisher, WhisperPublisherHost, WhisperTarget } from "./publish";
@@ -252,7 +252,7 @@ export class Whispers {
             (cause: unknown) => {
                 this.#loading = null;
                 const channels = new Set([...this.#queued.splice(0).map(([channel]) => channel), ...this.#listening]);
-                for (const channel of channels) this.host.report(channel, whisperLoadFailed(channel, cause));
+                for (const channel of channels) this.host.report(channel, loadFailed(channel, "whisper", cause, "its whispers were not sent nor received, and the next whisper, whisper listener or re-authorization downloads it again"));
             },
         );
     }

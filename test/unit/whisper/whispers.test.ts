@@ -96,9 +96,9 @@ describe("Whispers: loaded on first use", () => {
         whispers.listen(OTHER, true);
         whispers.whisper(CHAT, "two", {});
         await drain();
-        expect(errors.codes()).toEqual([`${CHAT}:whisper_failed`, `${OTHER}:whisper_failed`]);
+        expect(errors.codes()).toEqual([`${CHAT}:load_failed`, `${OTHER}:load_failed`]);
         expect(errors.list[0]!.error.message).toBe(
-            `The whisper code for channel "${CHAT}" could not be loaded (chunk missing), so its whispers were not sent nor received; the next whisper, whisper listener or re-authorization tries again.`,
+            `The whisper code for channel "${CHAT}" could not be downloaded (chunk missing): its whispers were not sent nor received, and the next whisper, whisper listener or re-authorization downloads it again; check the network, or reload the page if the app was deployed since it loaded.`,
         );
         whispers.listen(OTHER, false);
         whispers.whisper(CHAT, "three", {});
