@@ -78,6 +78,9 @@ export class RefreshCycle {
         const result = await host.auth.request(batch.names, batch.platform, host.signal());
         if (generation !== host.generation()) return;
         if (host.auth.shouldIsolate(batch.names, result) && (await this.isolation.isolate(batch.names, batch.platform, generation))) return;
+        // Issue 32: the capabilities the batch's channels need (presence, encrypted) downloaded beside the auth request.
+        const loading = host.capabilities.ready();
+        if (loading !== null && (await loading, generation !== host.generation())) return;
         host.settle(() => this.#applyAuthResult(batch.names, result, batch.platform, requestedAt));
     }
 
