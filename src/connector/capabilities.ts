@@ -140,8 +140,9 @@ export class Capabilities {
 
     /** Start the download of `slot` (once at a time); a failure leaves the channels that need it. */
     #start(slot: CapabilitySlot): void {
+        if (this.#loading.has(slot)) return;
         const result = this.use(slot);
-        if (!(result instanceof Promise) || this.#loading.has(slot)) return;
+        if (!(result instanceof Promise)) return;
         const settled = result.then(
             () => undefined,
             (cause: unknown) => this.#host().settle(() => this.#failed(slot, cause)),
