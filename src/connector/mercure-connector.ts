@@ -399,7 +399,7 @@ export class MercureConnector extends EchoChannelMethods {
         this.streams.closeAll();
         this.cookieRefresh.reset();
         this.reconnect.reset();
-        this.cycle.isolation.reset();
+        this.cycle.resetIsolation();
         this.auth.reset();
         this.reopenRequested = false;
         this.events.reset();

@@ -13,7 +13,7 @@ import { CAPABILITY_SLOTS } from "../connector/capability-slots";
 await Promise.all([
     ...CAPABILITY_SLOTS.map((slot) => slot.chunk()),
     import("../discovery/diagnose"),
-    import("../auth/isolation"),
+    import("../connector/batch-isolation"),
 ]);
 
 export { createTestEcho, TEST_HUB_URL, type TestEcho, type TestEchoOptions, type TestFramework } from "./create-test-echo";

@@ -199,7 +199,7 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "hub-token", "isolation", "credentials", "unheard-event"].map(named);
+        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "hub-token", "batch-isolation", "credentials", "unheard-event"].map(named);
         const [jwe, encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard] = entries as [string, string, string, string, string, string, string, string, string, string, string];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
