@@ -1,0 +1,130 @@
+// BENCHMARKS.md's first-event part (issue 32): construction to the first event per capability, from this run
+// (`r.firstEvents`: scenarios/first-event.mjs) beside the recorded "before" figures (`r.firstEventBefore`:
+// bench/first-event-before.json, taken with `node bench/first-event.mjs --record`).
+import { MODES } from "./scenarios/first-event.mjs";
+
+/** The section's heading (bench/first-event.mjs --record rewrites the section from it to the next heading). */
+export const FIRST_EVENT_HEADING = "### Construction to first event, per capability (issue 32)";
+
+/** A number with `digits` decimals. */
+const dec = (value, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+/** A whole number with thousands separators. */
+const int = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a");
+
+const MODE_LABELS = { raw: "by hand (baseline)", on: "connector, sharing on", off: "connector, sharing off" };
+
+/** One run's cell: the median in ms and its ratio to the baseline row of the same capability, or why there is none. */
+function cell(run, kind, mode, key) {
+    if (!run) return ["", ""];
+    const row = run.rows.find((entry) => entry.kind === kind && entry.mode === mode);
+    const base = run.rows.find((entry) => entry.kind === kind && entry.mode === "raw");
+    if (!row || row.reps === 0) return [`failed (${row?.failures[0] ?? "not measured"})`, ""];
+    const partial = row.failures.length > 0 ? ` (${row.reps} of ${row.reps + row.failures.length} pages)` : "";
+    return [`${dec(row[key])}${partial}`, mode === "raw" ? "1" : dec(row[key] / base?.[key], 2)];
+}
+
+/** The requests after the construction of a row, as `modules, auth, streams, other`. */
+function requestCell(row) {
+    if (!row || row.reps === 0) return "";
+    const { module, auth, stream, snapshot, publish, other } = row.requests;
+    const extra = [snapshot > 0 ? `${snapshot} snapshot` : "", publish > 0 ? `${publish} publish` : "", other > 0 ? `${other} other` : ""].filter(Boolean);
+    return `${module}, ${auth}, ${stream}${extra.length > 0 ? " + " + extra.join(", ") : ""}`;
+}
+
+/** A row's waterfall: each request's start and first byte, ms from the construction. */
+function waterfallLine(row) {
+    const steps = row.waterfall.map((entry) => `${entry.name} ${dec(entry.start)}→${dec(entry.firstByte)}`);
+    const here = Number.isFinite(row.here) ? `, \`here()\` ${dec(row.here)}` : "";
+    const joined = Number.isFinite(row.joined) ? `constructed and joined ${dec(row.joined)}; ` : "";
+    return `- ${row.label}, ${MODE_LABELS[row.mode]}: ${joined}${steps.join(", ")}; \`subscribed\` ${dec(row.subscribed)}${here}, first event ${dec(row.first)}`;
+}
+
+/** The section: the table, the waterfalls, what the figures say. */
+export function firstEventSection(r) {
+    const now = r.firstEvents ?? null;
+    const before = r.firstEventBefore ?? null;
+    if (now === null && before === null) return [];
+    const shown = now ?? before;
+    const runs = [before ? ["before", before] : null, now ? ["this run", now] : null].filter(Boolean);
+    const header = runs.flatMap(([name, run]) => [`${name === "before" ? `Before (\`${run.commit}\`)` : "This run"} (ms)`, "× baseline"]);
+    const lines = [
+        FIRST_EVENT_HEADING,
+        "",
+        "A fresh page (a new browser context per page: empty HTTP cache and cookie jar, so every module file is downloaded",
+        "cold) loads the app as a code-splitting bundler ships it (`bench/lib/app-site.mjs`: rollup + node-resolve over",
+        "`dist/index.js`, laravel-echo in the entry, each chunk minified and served as its own file by the dev server, so a lazy",
+        "chunk is a real request), logs in, then in one tick constructs `new Echo({ broadcaster: MercureConnector, host })`",
+        "and makes the capability's first use. Times run from just before the construction to the first event delivered to",
+        "the listener (presence: also to the first `here()`); the event is published through the dev app's `/dev/broadcast`",
+        "once the channel fired `subscribed()`; a whisper comes from a second page (its own cookie) that publishes whispers",
+        `to the channel's whisper topic one after another, each POST awaited and ${shown.plan.whisperEveryMs} ms apart, while the row runs (part of a`,
+        "whisper row is the wait for the next whisper: up to one POST and that gap). The baseline of each",
+        "capability is the same page doing the protocol by hand on the same hub: the batch auth `fetch` for the one channel,",
+        "then one `EventSource` with its `match` (presence: with its `match_urlpattern` and the snapshot `fetch` on open;",
+        "encrypted: WebCrypto's AES-GCM with the key from the auth response; whisper: the whisper topic alone), publishing on",
+        `its \`open\`. Dev hub on 127.0.0.1, medians of ${shown.plan.reps} pages per row, the rows' order rotating between repetitions`,
+        "(`node bench/first-event.mjs` runs this part alone).",
+        "",
+        `| First use | Way | ${header.join(" | ")} | Requests after construction${now ? "" : " (before)"}: module files, auth, streams |`,
+        `|---|---|${header.map(() => "---|").join("")}---|`,
+    ];
+    for (const capability of shown.rows.filter((row) => row.mode === "raw")) {
+        for (const mode of MODES) {
+            const row = shown.rows.find((entry) => entry.kind === capability.kind && entry.mode === mode);
+            const cells = runs.flatMap(([, run]) => cell(run, capability.kind, mode, "first"));
+            lines.push(`| ${capability.label}: first event | ${MODE_LABELS[mode]} | ${cells.join(" | ")} | ${requestCell(row)} |`);
+            if (capability.kind === "presence") {
+                const hereCells = runs.flatMap(([, run]) => cell(run, capability.kind, mode, "here"));
+                lines.push(`| presence channel: first \`here()\` | ${MODE_LABELS[mode]} | ${hereCells.join(" | ")} | |`);
+            }
+        }
+    }
+    const loaded = shown.rows.find((row) => row.reps > 0)?.modulesAtLoad;
+    const eager = shown.files.filter((file) => !file.lazy);
+    const lazy = shown.files.filter((file) => file.lazy);
+    lines.push(
+        "",
+        `Before the construction each page loaded ${loaded ?? "n/a"} module files (${eager.map((file) => `\`${file.file}\` ${int(file.bytes)} B`).join(", ")}, minified, not`,
+        `gzipped by the dev server); the app module had run ${dec(shown.readyAt)} ms after the navigation started (median). Lazy files: ${lazy.map((file) => `\`${file.file.replace(/^chunks\//, "").replace(/-[A-Za-z0-9_-]{8}\.js$/, "")}\` ${int(file.bytes)} B`).join(", ")}.`,
+        "",
+        `Waterfall of the median page of each row${now ? "" : " (before)"}: each request's start → first byte, ms from the construction (module files by chunk name):`,
+        "",
+        ...shown.rows.filter((row) => row.reps > 0).map(waterfallLine),
+        "",
+    );
+    const errors = shown.rows.filter((row) => row.errors.length > 0);
+    if (errors.length > 0) lines.push(...errors.map((row) => `${row.label}, ${MODE_LABELS[row.mode]}: the channel reported ${row.errors.join("; ")}`), "");
+    const failed = shown.rows.filter((row) => row.failures.length > 0);
+    if (failed.length > 0) lines.push(...failed.map((row) => `${row.label}, ${MODE_LABELS[row.mode]}: ${row.failures.length} page(s) failed: ${row.failures[0]}`), "");
+    if (before) {
+        lines.push(
+            `The before figures were taken on ${before.date} at \`${before.commit}\` (load average ${dec(before.loadStart, 2)} at the start, ${dec(before.loadEnd, 2)} at the end on the`,
+            "2 shared cores: compare ratios rather than milliseconds across runs), and are not regenerated by `npm run bench`",
+            "(`bench/first-event-before.json`).",
+            "",
+        );
+    }
+    if (before?.notes) lines.push(...before.notes, "");
+    return lines;
+}
+
+/**
+ * The summary's row: construction to the first event with tab sharing on (the default), per capability, beside the
+ * protocol by hand, from this run; the recorded before figures' ratios in the target column.
+ */
+export function firstEventSummaryRows(r) {
+    const now = r.firstEvents;
+    if (!now) return [];
+    const kinds = now.rows.filter((row) => row.mode === "raw").map((row) => row.kind);
+    const row = (run, kind, mode) => run?.rows.find((entry) => entry.kind === kind && entry.mode === mode);
+    const ms = (run, kind, mode) => {
+        const entry = row(run, kind, mode);
+        return entry && entry.reps > 0 ? entry.first : Number.NaN;
+    };
+    const list = (values) => values.join(" / ");
+    const ratios = (run) => list(kinds.map((kind) => dec(ms(run, kind, "on") / ms(run, kind, "raw"), 2)));
+    const before = r.firstEventBefore;
+    return [
+        `| Construction to first event, tab sharing on, fresh page: ${kinds.join(" / ")} (ms, Chromium) | ${list(kinds.map((kind) => dec(ms(now, kind, "on"))))} | by hand (auth \`fetch\` + \`EventSource\`) ${list(kinds.map((kind) => dec(ms(now, kind, "raw"))))} | ${ratios(now)} | must not grow (issue 32)${before ? `; before (\`${before.commit}\`) ${ratios(before)}` : ""} |`,
+    ];
+}
