@@ -23,6 +23,12 @@ function cell(run, kind, mode, key) {
     return [`${dec(row[key])}${partial}`, mode === "raw" ? "1" : dec(row[key] / base?.[key], 2)];
 }
 
+/** One run's median time until `subscribed()` (the hub stream open), or nothing when the row failed. */
+function subscribedCell(run, kind, mode) {
+    const row = run.rows.find((entry) => entry.kind === kind && entry.mode === mode);
+    return row && row.reps > 0 ? dec(row.subscribed) : "";
+}
+
 /** The requests after the construction of a row, as `modules, auth, streams, other`. */
 function requestCell(row) {
     if (!row || row.reps === 0) return "";
@@ -31,12 +37,14 @@ function requestCell(row) {
     return `${module}, ${auth}, ${stream}${extra.length > 0 ? " + " + extra.join(", ") : ""}`;
 }
 
-/** A row's waterfall: each request's start and first byte, ms from the construction. */
+/** A row's waterfall: its median page's requests (start → first byte) and events, ms from the construction. */
 function waterfallLine(row) {
-    const steps = row.waterfall.map((entry) => `${entry.name} ${dec(entry.start)}→${dec(entry.firstByte)}`);
-    const here = Number.isFinite(row.here) ? `, \`here()\` ${dec(row.here)}` : "";
-    const joined = Number.isFinite(row.joined) ? `constructed and joined ${dec(row.joined)}; ` : "";
-    return `- ${row.label}, ${MODE_LABELS[row.mode]}: ${joined}${steps.join(", ")}; \`subscribed\` ${dec(row.subscribed)}${here}, first event ${dec(row.first)}`;
+    const page = row.page;
+    const steps = page.requests.map((entry) => `${entry.name} ${dec(entry.start)}→${dec(entry.firstByte)}`);
+    const joined = Number.isFinite(page.joined) ? `constructed and joined ${dec(page.joined)}; ` : "";
+    const here = page.here !== null && Number.isFinite(page.here) ? `, \`here()\` ${dec(page.here)}` : "";
+    const subscribed = page.subscribed === null ? "`subscribed` not yet" : `\`subscribed\` ${dec(page.subscribed)}`;
+    return `- ${row.label}, ${MODE_LABELS[row.mode]}: ${joined}${steps.join(", ")}; ${subscribed}${here}, first event ${dec(page.first)}`;
 }
 
 /** The section: the table, the waterfalls, what the figures say. */
@@ -46,7 +54,10 @@ export function firstEventSection(r) {
     if (now === null && before === null) return [];
     const shown = now ?? before;
     const runs = [before ? ["before", before] : null, now ? ["this run", now] : null].filter(Boolean);
-    const header = runs.flatMap(([name, run]) => [`${name === "before" ? `Before (\`${run.commit}\`)` : "This run"} (ms)`, "× baseline"]);
+    const header = runs.flatMap(([name, run]) => {
+        const label = name === "before" ? `before (\`${run.commit}\`)` : "this run";
+        return [`First event, ${label} (ms)`, "× baseline", `\`subscribed()\`, ${label} (ms)`];
+    });
     const lines = [
         FIRST_EVENT_HEADING,
         "",
@@ -71,10 +82,10 @@ export function firstEventSection(r) {
     for (const capability of shown.rows.filter((row) => row.mode === "raw")) {
         for (const mode of MODES) {
             const row = shown.rows.find((entry) => entry.kind === capability.kind && entry.mode === mode);
-            const cells = runs.flatMap(([, run]) => cell(run, capability.kind, mode, "first"));
+            const cells = runs.flatMap(([, run]) => [...cell(run, capability.kind, mode, "first"), subscribedCell(run, capability.kind, mode)]);
             lines.push(`| ${capability.label}: first event | ${MODE_LABELS[mode]} | ${cells.join(" | ")} | ${requestCell(row)} |`);
             if (capability.kind === "presence") {
-                const hereCells = runs.flatMap(([, run]) => cell(run, capability.kind, mode, "here"));
+                const hereCells = runs.flatMap(([, run]) => [...cell(run, capability.kind, mode, "here"), ""]);
                 lines.push(`| presence channel: first \`here()\` | ${MODE_LABELS[mode]} | ${hereCells.join(" | ")} | |`);
             }
         }
@@ -89,7 +100,7 @@ export function firstEventSection(r) {
         "",
         `Waterfall of the median page of each row${now ? "" : " (before)"}: each request's start → first byte, ms from the construction (module files by chunk name):`,
         "",
-        ...shown.rows.filter((row) => row.reps > 0).map(waterfallLine),
+        ...shown.rows.filter((row) => row.page).map(waterfallLine),
         "",
     );
     const errors = shown.rows.filter((row) => row.errors.length > 0);
@@ -108,23 +119,28 @@ export function firstEventSection(r) {
     return lines;
 }
 
+/** The summary row's label (bench/first-event.mjs --record finds the row by it). */
+export const FIRST_EVENT_SUMMARY_LABEL = "Construction to first event, tab sharing on, fresh page";
+
 /**
  * The summary's row: construction to the first event with tab sharing on (the default), per capability, beside the
- * protocol by hand, from this run; the recorded before figures' ratios in the target column.
+ * protocol by hand, from this run (the recorded before figures' ratios in the target column), or from the before
+ * figures alone when this run has none.
  */
 export function firstEventSummaryRows(r) {
-    const now = r.firstEvents;
-    if (!now) return [];
-    const kinds = now.rows.filter((row) => row.mode === "raw").map((row) => row.kind);
-    const row = (run, kind, mode) => run?.rows.find((entry) => entry.kind === kind && entry.mode === mode);
+    const before = r.firstEventBefore ?? null;
+    const shown = r.firstEvents ?? before;
+    if (!shown) return [];
+    const kinds = shown.rows.filter((row) => row.mode === "raw").map((row) => row.kind);
     const ms = (run, kind, mode) => {
-        const entry = row(run, kind, mode);
+        const entry = run?.rows.find((row) => row.kind === kind && row.mode === mode);
         return entry && entry.reps > 0 ? entry.first : Number.NaN;
     };
     const list = (values) => values.join(" / ");
     const ratios = (run) => list(kinds.map((kind) => dec(ms(run, kind, "on") / ms(run, kind, "raw"), 2)));
-    const before = r.firstEventBefore;
+    const which = r.firstEvents ? "" : ` (before, \`${before.commit}\`)`;
+    const target = r.firstEvents && before ? `; before (\`${before.commit}\`) ${ratios(before)}` : r.firstEvents ? "" : ": after, from the next `npm run bench`";
     return [
-        `| Construction to first event, tab sharing on, fresh page: ${kinds.join(" / ")} (ms, Chromium) | ${list(kinds.map((kind) => dec(ms(now, kind, "on"))))} | by hand (auth \`fetch\` + \`EventSource\`) ${list(kinds.map((kind) => dec(ms(now, kind, "raw"))))} | ${ratios(now)} | must not grow (issue 32)${before ? `; before (\`${before.commit}\`) ${ratios(before)}` : ""} |`,
+        `| ${FIRST_EVENT_SUMMARY_LABEL}: ${kinds.join(" / ")} (ms, Chromium)${which} | ${list(kinds.map((kind) => dec(ms(shown, kind, "on"))))} | by hand (auth \`fetch\` + \`EventSource\`) ${list(kinds.map((kind) => dec(ms(shown, kind, "raw"))))} | ${ratios(shown)} | must not grow (issue 32)${target} |`,
     ];
 }

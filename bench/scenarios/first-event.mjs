@@ -39,13 +39,16 @@ export const CAPABILITIES = [
  * `reps` fresh pages per row; every page's wait bounded by `timeoutMs`; the whisper sender's interval.
  */
 export function firstEventPlan(quick) {
-    return { warmup: 3, reps: quick ? 2 : 5, timeoutMs: 10_000, whisperEveryMs: 5 };
+    return { warmup: 3, reps: quick ? 2 : 9, timeoutMs: 10_000, whisperEveryMs: 5 };
 }
 
 /** The ways each capability is measured: by hand (the baseline), the connector with tab sharing on (default), off. */
 export const MODES = ["raw", "on", "off"];
 
 const HUB_PATH = "/.well-known/mercure";
+
+/** The deadline of loading a page, logging in and each bench step around the measured run (ms). */
+const PAGE_TIMEOUT_MS = 15_000;
 
 /** The in-page part: one function per way, each bounded by its own deadline, resolving with the page-clock times. */
 const FIRST_EVENT_SCRIPT = String.raw`
@@ -97,7 +100,7 @@ const FIRST_EVENT_SCRIPT = String.raw`
             var started = now();
             var times = { startedAt: started, constructed: null, joined: null, auth: null, subscribed: null, here: null, first: null, errors: [] };
             var timer = setTimeout(function () {
-                var reached = ["constructed", "auth", "subscribed", "here", "first"].filter(function (k) { return times[k] !== null; }).join(", ");
+                var reached = ["constructed", "joined", "auth", "subscribed", "here", "first"].filter(function (k) { return times[k] !== null; }).join(", ");
                 reject(new Error("no first event within " + ms + " ms (reached: " + (reached || "nothing") + ")" + (times.errors.length ? "; errors: " + times.errors.join("; ") : "")));
             }, ms);
             var stamp = function (key) { if (times[key] === null) times[key] = now() - started; };
@@ -205,12 +208,18 @@ const FIRST_EVENT_SCRIPT = String.raw`
                     };
                     var loop = function () {
                         if (!state.running) return;
-                        whisper().then(function () { setTimeout(loop, everyMs); }, function () { state.running = false; });
+                        whisper().then(function () { setTimeout(loop, everyMs); }, function (error) { state.running = false; state.error = error.message; });
                     };
                     return whisper().then(function () { setTimeout(loop, everyMs); });
                 });
         },
-        stopWhispering: function () { if (window.benchWhispers) window.benchWhispers.running = false; },
+        /** Stop the sender; resolves with why it had stopped by itself, if it had. */
+        stopWhispering: function () {
+            var state = window.benchWhispers;
+            if (!state) return null;
+            state.running = false;
+            return state.error || null;
+        },
     };
 })();
 `;
@@ -272,7 +281,8 @@ async function openFreshPage(browser, origin, timeoutMs) {
         const response = await page.goto(origin + FIRST_EVENT_PAGE, { timeout: timeoutMs });
         if (response?.status() !== 200) throw new Error(`the first-event page answered ${response?.status()}`);
         await page.waitForFunction(() => window.benchApp !== undefined, null, { timeout: timeoutMs });
-        const status = await page.evaluate((id) => fetch("/dev/login?user=" + id, { method: "POST", credentials: "same-origin" }).then((r) => r.status), USER.id);
+        const login = page.evaluate((id) => fetch("/dev/login?user=" + id, { method: "POST", credentials: "same-origin" }).then((r) => r.status), USER.id);
+        const status = await withTimeout(login, timeoutMs, "the login");
         if (status !== 200) throw new Error(`logging in answered ${status}`);
         return { context, page, errors, requests };
     } catch (error) {
@@ -309,7 +319,14 @@ export async function measureFirstEvents(browser, stack, plan, files = []) {
     const cases = [];
     for (const capability of CAPABILITIES) for (const mode of MODES) cases.push({ ...capability, mode, runs: [], failures: [] });
     const readyAt = [];
-    const sender = await openFreshPage(browser, origin, plan.timeoutMs);
+    // The whisper sender; without it (it failed to load) the whisper rows fail, saying why, and the others run.
+    let sender = null;
+    let senderFailure = null;
+    try {
+        sender = await openFreshPage(browser, origin, PAGE_TIMEOUT_MS);
+    } catch (error) {
+        senderFailure = `the whisper sender's page failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
+    }
     try {
         // Warm-up pages (Chromium's first contexts, the server's first requests), measured like the others and dropped.
         const warmup = MODES.map((mode) => ({ ...CAPABILITIES[0], mode, runs: [], failures: [] }));
@@ -320,31 +337,39 @@ export async function measureFirstEvents(browser, stack, plan, files = []) {
                 const whispering = entry.kind === "whisper";
                 let fresh = null;
                 try {
-                    fresh = await openFreshPage(browser, origin, plan.timeoutMs);
+                    if (whispering && sender === null) throw new Error(senderFailure);
+                    fresh = await openFreshPage(browser, origin, PAGE_TIMEOUT_MS);
                     if (whispering) {
                         const start = sender.page.evaluate(([name, every]) => window.firstEvent.startWhispering(name, every), [entry.name, plan.whisperEveryMs]);
-                        await withTimeout(start, plan.timeoutMs, "the whisper sender's first whisper");
+                        await withTimeout(start, PAGE_TIMEOUT_MS, "the whisper sender's first whisper");
                     }
                     const run =
                         entry.mode === "raw"
                             ? fresh.page.evaluate(([k, n, ms]) => window.firstEvent.raw(k, n, ms), [entry.kind, entry.name, plan.timeoutMs])
                             : fresh.page.evaluate(([k, n, o, ms]) => window.firstEvent.connector(k, n, o, ms), [entry.kind, entry.name, entry.mode === "off" ? { shareAcrossTabs: false } : {}, plan.timeoutMs]);
                     const times = await withTimeout(run, plan.timeoutMs + 2_000, `${entry.label}, ${entry.mode}`);
-                    readyAt.push(await fresh.page.evaluate(() => window.benchApp.readyAt));
+                    readyAt.push(await withTimeout(fresh.page.evaluate(() => window.benchApp.readyAt), PAGE_TIMEOUT_MS, "the page's load time"));
                     if (fresh.errors.length > 0) throw new Error(`page errors: ${fresh.errors.join("; ")}`);
                     entry.runs.push({ ...times, requests: waterfall(fresh.requests, times.startedAt) });
                 } catch (error) {
-                    entry.failures.push(String(error instanceof Error ? error.message.split("\n")[0] : error).slice(0, 300));
+                    const stopped = whispering && sender !== null ? await senderStopped(sender) : null;
+                    const message = String(error instanceof Error ? error.message.split("\n")[0] : error).replace(/^page\.evaluate: (Error: )?/, "").slice(0, 300);
+                    entry.failures.push(stopped === null ? message : `${message} (the whisper sender had stopped: ${stopped})`);
                 } finally {
-                    if (whispering) await sender.page.evaluate(() => window.firstEvent.stopWhispering()).catch(() => undefined);
+                    if (whispering && sender !== null) await senderStopped(sender);
                     await fresh?.context.close();
                 }
             }
         }
     } finally {
-        await sender.context.close();
+        await sender?.context.close();
     }
     return { plan, rows: cases.map(summarize), files, readyAt: median(readyAt) };
+}
+
+/** Stop the whisper sender; resolves with why it had stopped by itself, or null. */
+function senderStopped(sender) {
+    return withTimeout(sender.page.evaluate(() => window.firstEvent.stopWhispering()), 5_000, "the whisper sender to stop").catch((error) => error.message);
 }
 
 /** One row's medians, its request counts after the construction, and the waterfall of its median repetition. */
@@ -371,7 +396,16 @@ function summarize({ kind, label, mode, runs, failures }) {
         auth: pick("auth"),
         requests: counts,
         modulesAtLoad: middle ? middle.requests.filter((request) => request.kind === "module" && request.start < 0).length : Number.NaN,
-        waterfall: middle ? after(middle).map(({ name, start, firstByte }) => ({ name, start, firstByte })) : [],
+        // The median page's own requests and times (the medians above may come from different pages).
+        page: middle
+            ? {
+                  joined: middle.joined,
+                  subscribed: middle.subscribed,
+                  here: middle.here,
+                  first: middle.first,
+                  requests: after(middle).map(({ name, start, firstByte }) => ({ name, start, firstByte })),
+              }
+            : null,
         errors: [...new Set(runs.flatMap((run) => run.errors))],
     };
 }
