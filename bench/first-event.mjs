@@ -1,4 +1,4 @@
-// The bench's first-event part on its own (after `npm run build`): `node bench/first-event.mjs [--quick] [--reps=N] [--record | --render]`.
+// The bench's first-event part on its own (after `npm run build`): `node bench/first-event.mjs [--quick] [--reps=N] [--latency-reps=N] [--record | --render]`.
 // Measures, in headless Chromium on the dev hub, construction to the first event per capability
 // (scenarios/first-event.mjs), the figures `npm run bench` writes into BENCHMARKS.md, prints them and writes them to
 // .bench-results/first-event.json. With `--record`, they become issue 32's "before" figures
@@ -22,8 +22,15 @@ const render = process.argv.includes("--render");
 if (record && quick) throw new Error("--record takes the full plan: run without --quick.");
 
 /** `--reps=N`: more pages per row than the plan's (the recorded before figures took more, for steadier medians). */
-const reps = Number(process.argv.find((arg) => arg.startsWith("--reps="))?.slice("--reps=".length) ?? Number.NaN);
-const FIRST_EVENT_PLAN = { ...firstEventPlan(quick), ...(Number.isInteger(reps) && reps > 0 ? { reps } : {}) };
+const count = (name) => Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? Number.NaN);
+const reps = count("reps");
+/** `--latency-reps=N`: the same for the rows with added latency. */
+const latencyReps = count("latency-reps");
+const FIRST_EVENT_PLAN = {
+    ...firstEventPlan(quick),
+    ...(Number.isInteger(reps) && reps > 0 ? { reps } : {}),
+    ...(Number.isInteger(latencyReps) && latencyReps > 0 ? { latencyReps } : {}),
+};
 
 /** Where the before figures are kept (their `notes` are written by hand after the run: what the figures show). */
 const BEFORE_FILE = join(ROOT, "bench", "first-event-before.json");
@@ -51,7 +58,7 @@ if (!render) {
     writeFileSync(join(ROOT, ".bench-results", "first-event.json"), JSON.stringify(results, null, 2) + "\n");
     for (const row of results.rows) {
         const failed = row.failures.length > 0 ? `  failed ${row.failures.length}: ${row.failures[0]}` : "";
-        console.log(`${row.kind.padEnd(10)} ${row.mode.padEnd(4)} first ${row.first.toFixed(1).padStart(7)} ms  here ${String(row.here?.toFixed(1) ?? "").padStart(6)}  reps ${row.reps}  requests ${JSON.stringify(row.requests)}${failed}`);
+        console.log(`${row.kind.padEnd(10)} ${row.mode.padEnd(4)} +${String(row.latencyMs).padEnd(3)} first ${row.first.toFixed(1).padStart(7)} ms  here ${String(row.here?.toFixed(1) ?? "").padStart(6)}  reps ${row.reps}  requests ${JSON.stringify(row.requests)}${failed}`);
     }
     console.log(`${results.seconds.toFixed(0)} s`);
 }

@@ -1,7 +1,7 @@
 // BENCHMARKS.md's first-event part (issue 32): construction to the first event per capability, from this run
 // (`r.firstEvents`: scenarios/first-event.mjs) beside the recorded "before" figures (`r.firstEventBefore`:
 // bench/first-event-before.json, taken with `node bench/first-event.mjs --record`).
-import { MODES } from "./scenarios/first-event.mjs";
+import { LATENCY_MODES, MODES } from "./scenarios/first-event.mjs";
 
 /** The section's heading (bench/first-event.mjs --record rewrites the section from it to the next heading). */
 export const FIRST_EVENT_HEADING = "### Construction to first event, per capability (issue 32)";
@@ -13,19 +13,24 @@ const int = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleStrin
 
 const MODE_LABELS = { raw: "by hand (baseline)", on: "connector, sharing on", off: "connector, sharing off" };
 
-/** One run's cell: the median in ms and its ratio to the baseline row of the same capability, or why there is none. */
-function cell(run, kind, mode, key) {
-    if (!run) return ["", ""];
-    const row = run.rows.find((entry) => entry.kind === kind && entry.mode === mode);
-    const base = run.rows.find((entry) => entry.kind === kind && entry.mode === "raw");
-    if (!row || row.reps === 0) return [`failed (${row?.failures[0] ?? "not measured"})`, ""];
+/** A run's row of `kind` × `mode` at `latencyMs` of added latency (rows recorded before the latency rows had none). */
+function findRow(run, kind, mode, latencyMs) {
+    return run?.rows.find((entry) => entry.kind === kind && entry.mode === mode && (entry.latencyMs ?? 0) === latencyMs);
+}
+
+/** One run's cells: the median in ms and its ratio to the baseline row of the same capability, or why there is none. */
+function cell(run, kind, mode, latencyMs, key) {
+    const row = findRow(run, kind, mode, latencyMs);
+    const base = findRow(run, kind, "raw", latencyMs);
+    if (!row) return ["not measured", ""];
+    if (row.reps === 0) return [`failed (${row.failures[0]})`, ""];
     const partial = row.failures.length > 0 ? ` (${row.reps} of ${row.reps + row.failures.length} pages)` : "";
     return [`${dec(row[key])}${partial}`, mode === "raw" ? "1" : dec(row[key] / base?.[key], 2)];
 }
 
 /** One run's median time until `subscribed()` (the hub stream open), or nothing when the row failed. */
-function subscribedCell(run, kind, mode) {
-    const row = run.rows.find((entry) => entry.kind === kind && entry.mode === mode);
+function subscribedCell(run, kind, mode, latencyMs) {
+    const row = findRow(run, kind, mode, latencyMs);
     return row && row.reps > 0 ? dec(row.subscribed) : "";
 }
 
@@ -37,6 +42,11 @@ function requestCell(row) {
     return `${module}, ${auth}, ${stream}${extra.length > 0 ? " + " + extra.join(", ") : ""}`;
 }
 
+/** How a row's way reads, with its added latency. */
+function wayOf(row) {
+    return MODE_LABELS[row.mode] + ((row.latencyMs ?? 0) > 0 ? `, +${row.latencyMs} ms per request` : "");
+}
+
 /** A row's waterfall: its median page's requests (start → first byte) and events, ms from the construction. */
 function waterfallLine(row) {
     const page = row.page;
@@ -44,20 +54,41 @@ function waterfallLine(row) {
     const joined = Number.isFinite(page.joined) ? `constructed and joined ${dec(page.joined)}; ` : "";
     const here = page.here !== null && Number.isFinite(page.here) ? `, \`here()\` ${dec(page.here)}` : "";
     const subscribed = page.subscribed === null ? "`subscribed` not yet" : `\`subscribed\` ${dec(page.subscribed)}`;
-    return `- ${row.label}, ${MODE_LABELS[row.mode]}: ${joined}${steps.join(", ")}; ${subscribed}${here}, first event ${dec(page.first)}`;
+    return `- ${row.label}, ${wayOf(row)}: ${joined}${steps.join(", ")}; ${subscribed}${here}, first event ${dec(page.first)}`;
 }
 
-/** The section: the table, the waterfalls, what the figures say. */
+/** One table: each capability's rows in `modes` at `latencyMs`, one group of columns per run. */
+function table(runs, shown, modes, latencyMs, now) {
+    const header = runs.flatMap(([name, run]) => {
+        const label = name === "before" ? `before (\`${run.commit}\`)` : "this run";
+        return [`First event, ${label} (ms)`, "× baseline", `\`subscribed()\`, ${label} (ms)`];
+    });
+    const lines = [
+        `| First use | Way | ${header.join(" | ")} | Requests after construction${now ? "" : " (before)"}: module files, auth, streams |`,
+        `|---|---|${header.map(() => "---|").join("")}---|`,
+    ];
+    for (const capability of shown.rows.filter((row) => row.mode === "raw" && (row.latencyMs ?? 0) === 0)) {
+        for (const mode of modes) {
+            const row = findRow(shown, capability.kind, mode, latencyMs);
+            const cells = runs.flatMap(([, run]) => [...cell(run, capability.kind, mode, latencyMs, "first"), subscribedCell(run, capability.kind, mode, latencyMs)]);
+            lines.push(`| ${capability.label}: first event | ${MODE_LABELS[mode]} | ${cells.join(" | ")} | ${requestCell(row)} |`);
+            if (capability.kind === "presence") {
+                const hereCells = runs.flatMap(([, run]) => [...cell(run, capability.kind, mode, latencyMs, "here"), ""]);
+                lines.push(`| presence channel: first \`here()\` | ${MODE_LABELS[mode]} | ${hereCells.join(" | ")} | |`);
+            }
+        }
+    }
+    return lines;
+}
+
+/** The section: the tables, the waterfalls, what the figures say. */
 export function firstEventSection(r) {
     const now = r.firstEvents ?? null;
     const before = r.firstEventBefore ?? null;
     if (now === null && before === null) return [];
     const shown = now ?? before;
     const runs = [before ? ["before", before] : null, now ? ["this run", now] : null].filter(Boolean);
-    const header = runs.flatMap(([name, run]) => {
-        const label = name === "before" ? `before (\`${run.commit}\`)` : "this run";
-        return [`First event, ${label} (ms)`, "× baseline", `\`subscribed()\`, ${label} (ms)`];
-    });
+    const latency = shown.plan.latencyMs ?? 0;
     const lines = [
         FIRST_EVENT_HEADING,
         "",
@@ -76,19 +107,19 @@ export function firstEventSection(r) {
         `its \`open\`. Dev hub on 127.0.0.1, medians of ${shown.plan.reps} pages per row, the rows' order rotating between repetitions`,
         "(`node bench/first-event.mjs` runs this part alone).",
         "",
-        `| First use | Way | ${header.join(" | ")} | Requests after construction${now ? "" : " (before)"}: module files, auth, streams |`,
-        `|---|---|${header.map(() => "---|").join("")}---|`,
+        ...table(runs, shown, MODES, 0, now),
     ];
-    for (const capability of shown.rows.filter((row) => row.mode === "raw")) {
-        for (const mode of MODES) {
-            const row = shown.rows.find((entry) => entry.kind === capability.kind && entry.mode === mode);
-            const cells = runs.flatMap(([, run]) => [...cell(run, capability.kind, mode, "first"), subscribedCell(run, capability.kind, mode)]);
-            lines.push(`| ${capability.label}: first event | ${MODE_LABELS[mode]} | ${cells.join(" | ")} | ${requestCell(row)} |`);
-            if (capability.kind === "presence") {
-                const hereCells = runs.flatMap(([, run]) => [...cell(run, capability.kind, mode, "here"), ""]);
-                lines.push(`| presence channel: first \`here()\` | ${MODE_LABELS[mode]} | ${hereCells.join(" | ")} | |`);
-            }
-        }
+    if (latency > 0) {
+        lines.push(
+            "",
+            `On 127.0.0.1 a request costs the page about a millisecond plus the server's work, so a lazy chunk on the path barely`,
+            `shows. The same pages again with ${latency} ms added to every request of the page (Chromium's network emulation: each response`,
+            `starts ${latency} ms later, as over a network with that round trip; the page's own publish request too, the whisper sender's not),`,
+            `by hand and with the default options, ${shown.plan.latencyReps} pages per row: each request on the first event's path in series now costs`,
+            `at least ${latency} ms.`,
+            "",
+            ...table(runs, shown, LATENCY_MODES, latency, now),
+        );
     }
     const loaded = shown.rows.find((row) => row.reps > 0)?.modulesAtLoad;
     const eager = shown.files.filter((file) => !file.lazy);
@@ -96,7 +127,7 @@ export function firstEventSection(r) {
     lines.push(
         "",
         `Before the construction each page loaded ${loaded ?? "n/a"} module files (${eager.map((file) => `\`${file.file}\` ${int(file.bytes)} B`).join(", ")}, minified, not`,
-        `gzipped by the dev server); the app module had run ${dec(shown.readyAt)} ms after the navigation started (median). Lazy files: ${lazy.map((file) => `\`${file.file.replace(/^chunks\//, "").replace(/-[A-Za-z0-9_-]{8}\.js$/, "")}\` ${int(file.bytes)} B`).join(", ")}.`,
+        `gzipped by the dev server); the app module had run ${dec(shown.readyAt)} ms after the navigation started (median, no added latency). Lazy files: ${lazy.map((file) => `\`${file.file.replace(/^chunks\//, "").replace(/-[A-Za-z0-9_-]{8}\.js$/, "")}\` ${int(file.bytes)} B`).join(", ")}.`,
         "",
         `Waterfall of the median page of each row${now ? "" : " (before)"}: each request's start → first byte, ms from the construction (module files by chunk name):`,
         "",
@@ -104,9 +135,9 @@ export function firstEventSection(r) {
         "",
     );
     const errors = shown.rows.filter((row) => row.errors.length > 0);
-    if (errors.length > 0) lines.push(...errors.map((row) => `${row.label}, ${MODE_LABELS[row.mode]}: the channel reported ${row.errors.join("; ")}`), "");
+    if (errors.length > 0) lines.push(...errors.map((row) => `${row.label}, ${wayOf(row)}: the channel reported ${row.errors.join("; ")}`), "");
     const failed = shown.rows.filter((row) => row.failures.length > 0);
-    if (failed.length > 0) lines.push(...failed.map((row) => `${row.label}, ${MODE_LABELS[row.mode]}: ${row.failures.length} page(s) failed: ${row.failures[0]}`), "");
+    if (failed.length > 0) lines.push(...failed.map((row) => `${row.label}, ${wayOf(row)}: ${row.failures.length} page(s) failed: ${row.failures[0]}`), "");
     if (before) {
         lines.push(
             `The before figures were taken on ${before.date} at \`${before.commit}\` (load average ${dec(before.loadStart, 2)} at the start, ${dec(before.loadEnd, 2)} at the end on the`,
@@ -131,9 +162,9 @@ export function firstEventSummaryRows(r) {
     const before = r.firstEventBefore ?? null;
     const shown = r.firstEvents ?? before;
     if (!shown) return [];
-    const kinds = shown.rows.filter((row) => row.mode === "raw").map((row) => row.kind);
+    const kinds = shown.rows.filter((row) => row.mode === "raw" && (row.latencyMs ?? 0) === 0).map((row) => row.kind);
     const ms = (run, kind, mode) => {
-        const entry = run?.rows.find((row) => row.kind === kind && row.mode === mode);
+        const entry = findRow(run, kind, mode, 0);
         return entry && entry.reps > 0 ? entry.first : Number.NaN;
     };
     const list = (values) => values.join(" / ");

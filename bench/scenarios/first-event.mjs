@@ -15,7 +15,9 @@
 // `match_urlpattern` and the snapshot `fetch` after the open, for the encrypted channel WebCrypto's AES-GCM on the
 // key from the auth response; for whispers the channel's whisper topic alone), publishing on its `open`.
 // The page's requests are counted from Playwright's request events and placed on the page's clock
-// (`request.timing()`), so each row can show its waterfall.
+// (`request.timing()`), so each row can show its waterfall. On 127.0.0.1 a request costs about a millisecond, so the
+// by-hand and default rows run again with a latency added to each of the page's requests (Chromium's network
+// emulation), where each request in series on the path shows.
 import { join } from "node:path";
 import { buildAppSite, APP_FILE } from "../lib/app-site.mjs";
 import { startBenchStack, USER } from "../lib/stack.mjs";
@@ -36,14 +38,19 @@ export const CAPABILITIES = [
 
 /**
  * How much the scenario does (run.mjs's `firstEvent` plan and bench/first-event.mjs's): `warmup` pages dropped, then
- * `reps` fresh pages per row; every page's wait bounded by `timeoutMs`; the whisper sender's interval.
+ * `reps` fresh pages per row; the by-hand and sharing-on rows again with `latencyMs` added to every request of the
+ * page (Chromium's network emulation: each request's response starts that much later, as over a network whose round
+ * trip is that long), `latencyReps` pages each; every page's wait bounded by `timeoutMs`; the whisper sender's gap.
  */
 export function firstEventPlan(quick) {
-    return { warmup: 3, reps: quick ? 2 : 9, timeoutMs: 10_000, whisperEveryMs: 5 };
+    return { warmup: 3, reps: quick ? 2 : 7, latencyMs: 20, latencyReps: quick ? 1 : 5, timeoutMs: 10_000, whisperEveryMs: 5 };
 }
 
 /** The ways each capability is measured: by hand (the baseline), the connector with tab sharing on (default), off. */
 export const MODES = ["raw", "on", "off"];
+
+/** The ways measured again with the plan's added latency: the baseline and the default. */
+export const LATENCY_MODES = ["raw", "on"];
 
 const HUB_PATH = "/.well-known/mercure";
 
@@ -267,13 +274,18 @@ function requestKind(method, path) {
 export const REQUEST_KINDS = ["module", "auth", "stream", "snapshot", "publish", "other"];
 
 /**
- * Open a fresh page (new context: empty cache and cookie jar) logged in as the bench user, with its app loaded;
- * resolves with the context, the page and the requests it makes from now on.
+ * Open a fresh page (new context: empty cache and cookie jar) logged in as the bench user, with its app loaded, every
+ * request's response delayed by `latencyMs`; resolves with the context, the page and the requests it makes.
  */
-async function openFreshPage(browser, origin, timeoutMs) {
+async function openFreshPage(browser, origin, timeoutMs, latencyMs = 0) {
     const context = await browser.newContext();
     try {
         const page = await context.newPage();
+        if (latencyMs > 0) {
+            const cdp = await context.newCDPSession(page);
+            await cdp.send("Network.enable");
+            await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: latencyMs, downloadThroughput: -1, uploadThroughput: -1 });
+        }
         const errors = [];
         const requests = [];
         page.on("pageerror", (error) => errors.push(error.message));
@@ -309,15 +321,21 @@ function waterfall(requests, startedAt) {
 }
 
 /**
- * Measure every capability × mode, `plan.reps` fresh pages each, the order of the rows rotating between repetitions.
- * A row whose page failed (a deadline passed, an error thrown) records the failure and the run goes on.
+ * Measure every capability × mode, `plan.reps` fresh pages each, and the by-hand and sharing-on rows again with
+ * `plan.latencyMs` added to each request, `plan.latencyReps` pages each; the order of the rows rotating between
+ * repetitions. A row whose page failed (a deadline passed, an error thrown) records the failure and the run goes on.
  * Resolves with `{ plan, rows, files, readyAt }`: per row the medians (ms), the repetitions that succeeded, the failures,
  * the requests after the construction by kind and the waterfall of the median repetition.
  */
 export async function measureFirstEvents(browser, stack, plan, files = []) {
     const origin = stack.server.url;
     const cases = [];
-    for (const capability of CAPABILITIES) for (const mode of MODES) cases.push({ ...capability, mode, runs: [], failures: [] });
+    for (const capability of CAPABILITIES) for (const mode of MODES) cases.push({ ...capability, mode, latencyMs: 0, reps: plan.reps, runs: [], failures: [] });
+    if (plan.latencyMs > 0) {
+        for (const capability of CAPABILITIES) {
+            for (const mode of LATENCY_MODES) cases.push({ ...capability, mode, latencyMs: plan.latencyMs, reps: plan.latencyReps, runs: [], failures: [] });
+        }
+    }
     const readyAt = [];
     // The whisper sender; without it (it failed to load) the whisper rows fail, saying why, and the others run.
     let sender = null;
@@ -329,42 +347,52 @@ export async function measureFirstEvents(browser, stack, plan, files = []) {
     }
     try {
         // Warm-up pages (Chromium's first contexts, the server's first requests), measured like the others and dropped.
-        const warmup = MODES.map((mode) => ({ ...CAPABILITIES[0], mode, runs: [], failures: [] }));
-        const schedule = [...Array.from({ length: plan.warmup }, (_, i) => warmup[i % warmup.length])];
-        for (let rep = 0; rep < plan.reps; rep++) for (let i = 0; i < cases.length; i++) schedule.push(cases[(i + rep) % cases.length]);
-        for (const entry of schedule) {
-            {
-                const whispering = entry.kind === "whisper";
-                let fresh = null;
-                try {
-                    if (whispering && sender === null) throw new Error(senderFailure);
-                    fresh = await openFreshPage(browser, origin, PAGE_TIMEOUT_MS);
-                    if (whispering) {
-                        const start = sender.page.evaluate(([name, every]) => window.firstEvent.startWhispering(name, every), [entry.name, plan.whisperEveryMs]);
-                        await withTimeout(start, PAGE_TIMEOUT_MS, "the whisper sender's first whisper");
-                    }
-                    const run =
-                        entry.mode === "raw"
-                            ? fresh.page.evaluate(([k, n, ms]) => window.firstEvent.raw(k, n, ms), [entry.kind, entry.name, plan.timeoutMs])
-                            : fresh.page.evaluate(([k, n, o, ms]) => window.firstEvent.connector(k, n, o, ms), [entry.kind, entry.name, entry.mode === "off" ? { shareAcrossTabs: false } : {}, plan.timeoutMs]);
-                    const times = await withTimeout(run, plan.timeoutMs + 2_000, `${entry.label}, ${entry.mode}`);
-                    readyAt.push(await withTimeout(fresh.page.evaluate(() => window.benchApp.readyAt), PAGE_TIMEOUT_MS, "the page's load time"));
-                    if (fresh.errors.length > 0) throw new Error(`page errors: ${fresh.errors.join("; ")}`);
-                    entry.runs.push({ ...times, requests: waterfall(fresh.requests, times.startedAt) });
-                } catch (error) {
-                    const stopped = whispering && sender !== null ? await senderStopped(sender) : null;
-                    const message = String(error instanceof Error ? error.message.split("\n")[0] : error).replace(/^page\.evaluate: (Error: )?/, "").slice(0, 300);
-                    entry.failures.push(stopped === null ? message : `${message} (the whisper sender had stopped: ${stopped})`);
-                } finally {
-                    if (whispering && sender !== null) await senderStopped(sender);
-                    await fresh?.context.close();
-                }
+        const warmup = MODES.map((mode) => ({ ...CAPABILITIES[0], mode, latencyMs: 0, runs: [], failures: [] }));
+        const schedule = Array.from({ length: plan.warmup }, (_, i) => warmup[i % warmup.length]);
+        const rounds = Math.max(...cases.map((entry) => entry.reps));
+        for (let rep = 0; rep < rounds; rep++) {
+            for (let i = 0; i < cases.length; i++) {
+                const entry = cases[(i + rep) % cases.length];
+                if (rep < entry.reps) schedule.push(entry);
             }
         }
+        for (const entry of schedule) await measurePage(browser, origin, plan, entry, sender, senderFailure, readyAt);
     } finally {
         await sender?.context.close();
     }
     return { plan, rows: cases.map(summarize), files, readyAt: median(readyAt) };
+}
+
+/**
+ * One fresh page of one row: its times and requests into `entry.runs`, or why it failed into `entry.failures`; the
+ * time its app module had run into `readyAt`. Never throws: every step is bounded.
+ */
+async function measurePage(browser, origin, plan, entry, sender, senderFailure, readyAt) {
+    const whispering = entry.kind === "whisper";
+    let fresh = null;
+    try {
+        if (whispering && sender === null) throw new Error(senderFailure);
+        fresh = await openFreshPage(browser, origin, PAGE_TIMEOUT_MS, entry.latencyMs);
+        if (whispering) {
+            const start = sender.page.evaluate(([name, every]) => window.firstEvent.startWhispering(name, every), [entry.name, plan.whisperEveryMs]);
+            await withTimeout(start, PAGE_TIMEOUT_MS, "the whisper sender's first whisper");
+        }
+        const run =
+            entry.mode === "raw"
+                ? fresh.page.evaluate(([k, n, ms]) => window.firstEvent.raw(k, n, ms), [entry.kind, entry.name, plan.timeoutMs])
+                : fresh.page.evaluate(([k, n, o, ms]) => window.firstEvent.connector(k, n, o, ms), [entry.kind, entry.name, entry.mode === "off" ? { shareAcrossTabs: false } : {}, plan.timeoutMs]);
+        const times = await withTimeout(run, plan.timeoutMs + 2_000, `${entry.label}, ${entry.mode}`);
+        if (entry.latencyMs === 0) readyAt.push(await withTimeout(fresh.page.evaluate(() => window.benchApp.readyAt), PAGE_TIMEOUT_MS, "the page's load time"));
+        if (fresh.errors.length > 0) throw new Error(`page errors: ${fresh.errors.join("; ")}`);
+        entry.runs.push({ ...times, requests: waterfall(fresh.requests, times.startedAt) });
+    } catch (error) {
+        const stopped = whispering && sender !== null ? await senderStopped(sender) : null;
+        const message = String(error instanceof Error ? error.message.split("\n")[0] : error).replace(/^page\.evaluate: (Error: )?/, "").slice(0, 300);
+        entry.failures.push(stopped === null ? message : `${message} (the whisper sender had stopped: ${stopped})`);
+    } finally {
+        if (whispering && sender !== null) await senderStopped(sender);
+        await fresh?.context.close().catch(() => undefined);
+    }
 }
 
 /** Stop the whisper sender; resolves with why it had stopped by itself, or null. */
@@ -373,7 +401,7 @@ function senderStopped(sender) {
 }
 
 /** One row's medians, its request counts after the construction, and the waterfall of its median repetition. */
-function summarize({ kind, label, mode, runs, failures }) {
+function summarize({ kind, label, mode, latencyMs, runs, failures }) {
     const pick = (key) => median(runs.map((run) => run[key]).filter((value) => value !== null));
     const first = pick("first");
     const middle = [...runs].sort((a, b) => a.first - b.first)[(runs.length - 1) >> 1];
@@ -385,6 +413,7 @@ function summarize({ kind, label, mode, runs, failures }) {
         kind,
         label,
         mode,
+        latencyMs,
         reps: runs.length,
         failures,
         first,
