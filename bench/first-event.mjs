@@ -84,12 +84,10 @@ if (record || render) {
         const after = text.indexOf("\n## ", text.indexOf("### A page's first join"));
         updated = text.slice(0, after + 1) + section + text.slice(after + 1);
     }
-    // The summary's row, replaced or put after the first-join row, as report.mjs orders them.
+    // The summary's rows, replaced: after the first-join row, as report.mjs orders them.
     const lines = updated.split("\n");
-    const summary = firstEventSummaryRows({ firstEventBefore: before })[0];
-    const existing = lines.findIndex((line) => line.startsWith(`| ${FIRST_EVENT_SUMMARY_LABEL}`));
-    if (existing >= 0) lines[existing] = summary;
-    else lines.splice(lines.findIndex((line) => line.startsWith("| First join ")) + 1, 0, summary);
-    writeFileSync(file, lines.join("\n"));
+    const kept = lines.filter((line) => !line.startsWith(`| ${FIRST_EVENT_SUMMARY_LABEL}`));
+    kept.splice(kept.findIndex((line) => line.startsWith("| First join ")) + 1, 0, ...firstEventSummaryRows({ firstEventBefore: before }));
+    writeFileSync(file, kept.join("\n"));
     console.log(`BENCHMARKS.md's section written from bench/first-event-before.json (${before.commit})`);
 }

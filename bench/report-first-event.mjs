@@ -154,24 +154,28 @@ export function firstEventSection(r) {
 export const FIRST_EVENT_SUMMARY_LABEL = "Construction to first event, tab sharing on, fresh page";
 
 /**
- * The summary's row: construction to the first event with tab sharing on (the default), per capability, beside the
- * protocol by hand, from this run (the recorded before figures' ratios in the target column), or from the before
- * figures alone when this run has none.
+ * The summary's rows: construction to the first event with tab sharing on (the default), per capability, beside the
+ * protocol by hand, without and with the added latency, from this run (the recorded before figures' ratios in the
+ * target column), or from the before figures alone when this run has none.
  */
 export function firstEventSummaryRows(r) {
     const before = r.firstEventBefore ?? null;
     const shown = r.firstEvents ?? before;
     if (!shown) return [];
     const kinds = shown.rows.filter((row) => row.mode === "raw" && (row.latencyMs ?? 0) === 0).map((row) => row.kind);
-    const ms = (run, kind, mode) => {
-        const entry = findRow(run, kind, mode, 0);
+    const ms = (run, kind, mode, latencyMs) => {
+        const entry = findRow(run, kind, mode, latencyMs);
         return entry && entry.reps > 0 ? entry.first : Number.NaN;
     };
     const list = (values) => values.join(" / ");
-    const ratios = (run) => list(kinds.map((kind) => dec(ms(run, kind, "on") / ms(run, kind, "raw"), 2)));
+    const ratios = (run, latencyMs) => list(kinds.map((kind) => dec(ms(run, kind, "on", latencyMs) / ms(run, kind, "raw", latencyMs), 2)));
     const which = r.firstEvents ? "" : ` (before, \`${before.commit}\`)`;
-    const target = r.firstEvents && before ? `; before (\`${before.commit}\`) ${ratios(before)}` : r.firstEvents ? "" : ": after, from the next `npm run bench`";
-    return [
-        `| ${FIRST_EVENT_SUMMARY_LABEL}: ${kinds.join(" / ")} (ms, Chromium)${which} | ${list(kinds.map((kind) => dec(ms(shown, kind, "on"))))} | by hand (auth \`fetch\` + \`EventSource\`) ${list(kinds.map((kind) => dec(ms(shown, kind, "raw"))))} | ${ratios(shown)} | must not grow (issue 32)${target} |`,
-    ];
+    const row = (latencyMs) => {
+        const target =
+            r.firstEvents && before ? `; before (\`${before.commit}\`) ${ratios(before, latencyMs)}` : r.firstEvents ? "" : ": after, from the next `npm run bench`";
+        const label = `${FIRST_EVENT_SUMMARY_LABEL}${latencyMs > 0 ? `, +${latencyMs} ms per request` : ""}`;
+        return `| ${label}: ${kinds.join(" / ")} (ms, Chromium)${which} | ${list(kinds.map((kind) => dec(ms(shown, kind, "on", latencyMs))))} | by hand (auth \`fetch\` + \`EventSource\`) ${list(kinds.map((kind) => dec(ms(shown, kind, "raw", latencyMs))))} | ${ratios(shown, latencyMs)} | must not grow (issue 32)${target} |`;
+    };
+    const latency = shown.plan.latencyMs ?? 0;
+    return [row(0), ...(latency > 0 ? [row(latency)] : [])];
 }

@@ -35,7 +35,7 @@ import { measureSizes, readBudget, ROOT } from "./size.mjs";
 
 const quick = process.argv.includes("--quick");
 
-/** How much each scenario does; the full plan keeps the whole run around 6 minutes on 2 busy cores. */
+/** How much each scenario does; the full plan keeps the whole run around 8 minutes on 2 busy cores. */
 const PLAN = {
     delivery: quick
         ? { warmup: 500, reps: 3, count: 3_000, encryptedCount: 1_000, holdMs: 300, latencyReps: 2, latencySamples: 100 }
