@@ -35,14 +35,19 @@ export async function buildAppSite(siteDir, distDir = join(ROOT, "dist")) {
     const ENTRY = "\0bench-first-event-app";
     const build = await rollup({
         input: ENTRY,
-        onwarn: () => undefined,
+        // A bare import left unresolved would fail in the page only: fail here, naming it.
+        onwarn: (warning) => {
+            if (warning.code === "UNRESOLVED_IMPORT") throw new Error(`bench app: ${warning.message}`);
+        },
         plugins: [
             {
                 name: "bench-first-event-app",
                 resolveId: (id) => (id === ENTRY ? ENTRY : id === "laravel-echo-mercure" ? join(distDir, "index.js") : null),
                 load: (id) => (id === ENTRY ? APP_ENTRY : null),
             },
-            nodeResolve({ browser: true, rootDir: ROOT }),
+            // The packages the build imports (laravel-echo, jose) are looked up beside it first, then in this package's
+            // node_modules, so a build elsewhere (--compare) that has none of its own resolves them too.
+            nodeResolve({ browser: true, rootDir: ROOT, modulePaths: [join(ROOT, "node_modules")] }),
         ],
     });
     let chunks;

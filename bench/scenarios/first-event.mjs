@@ -250,12 +250,12 @@ window.benchApp = { Echo, encryptedPrivate, MercureConnector, readyAt: performan
 }
 
 /**
- * Build the app site from `distDir` (default dist/) into .bench-results/first-event-site and start a dev stack
- * serving it at /dist/ with the scenario's page (no hub history: a fresh page has no cursor to resume from).
- * Resolves with the stack and the site's files.
+ * Build the app site from `distDir` (default dist/) into .bench-results/`siteName` and start a dev stack serving it
+ * at /dist/ with the scenario's page (no hub history: a fresh page has no cursor to resume from). Resolves with the
+ * stack and the site's files.
  */
-export async function startFirstEventStack(distDir) {
-    const siteDir = join(ROOT, ".bench-results", "first-event-site");
+export async function startFirstEventStack(distDir, siteName = "first-event-site") {
+    const siteDir = join(ROOT, ".bench-results", siteName);
     const files = await buildAppSite(siteDir, distDir);
     const stack = await startBenchStack({ history: false, distDir: siteDir, pages: { [FIRST_EVENT_PAGE]: firstEventPage() } });
     return { stack, files };
@@ -288,11 +288,20 @@ async function openFreshPage(browser, origin, timeoutMs, latencyMs = 0) {
         }
         const errors = [];
         const requests = [];
-        page.on("pageerror", (error) => errors.push(error.message));
+        // An error while the page loads (a module that does not resolve) ends the wait for its app at once.
+        let failLoad = () => undefined;
+        const loadFailed = new Promise((_, reject) => (failLoad = reject));
+        loadFailed.catch(() => undefined);
+        page.on("pageerror", (error) => {
+            errors.push(error.message);
+            failLoad(new Error(`the first-event page failed: ${error.message}`));
+        });
         page.on("request", (request) => requests.push(request));
         const response = await page.goto(origin + FIRST_EVENT_PAGE, { timeout: timeoutMs });
         if (response?.status() !== 200) throw new Error(`the first-event page answered ${response?.status()}`);
-        await page.waitForFunction(() => window.benchApp !== undefined, null, { timeout: timeoutMs });
+        const ready = page.waitForFunction(() => window.benchApp !== undefined, null, { timeout: timeoutMs });
+        ready.catch(() => undefined); // Settled after the context closes when the load failed first.
+        await Promise.race([ready, loadFailed]);
         const login = page.evaluate((id) => fetch("/dev/login?user=" + id, { method: "POST", credentials: "same-origin" }).then((r) => r.status), USER.id);
         const status = await withTimeout(login, timeoutMs, "the login");
         if (status !== 200) throw new Error(`logging in answered ${status}`);
@@ -328,7 +337,52 @@ function waterfall(requests, startedAt) {
  * the requests after the construction by kind and the waterfall of the median repetition.
  */
 export async function measureFirstEvents(browser, stack, plan, files = []) {
-    const origin = stack.server.url;
+    const [only] = await measureFirstEventBuilds(browser, [{ stack, files }], plan);
+    return only;
+}
+
+/**
+ * {@link measureFirstEvents} for several builds in one run, each on its stack (`targets`: `{ stack, files }` from
+ * {@link startFirstEventStack}), their pages interleaved row by row so that the builds share the machine's load;
+ * resolves with one result per target, in order.
+ */
+export async function measureFirstEventBuilds(browser, targets, plan) {
+    const builds = targets.map((target) => ({ ...target, origin: target.stack.server.url, cases: casesOf(plan), readyAt: [], sender: null, senderFailure: null }));
+    // Each build's whisper sender (on its stack's origin); without it (it failed to load) the whisper rows fail, saying why.
+    for (const build of builds) {
+        try {
+            build.sender = await openFreshPage(browser, build.origin, PAGE_TIMEOUT_MS);
+        } catch (error) {
+            build.senderFailure = `the whisper sender's page failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
+        }
+    }
+    try {
+        // Warm-up pages (Chromium's first contexts, the servers' first requests), measured like the others and dropped.
+        const schedule = [];
+        for (let i = 0; i < plan.warmup; i++) {
+            for (const build of builds) schedule.push([build, { ...CAPABILITIES[0], mode: MODES[i % MODES.length], latencyMs: 0, runs: [], failures: [] }]);
+        }
+        const count = builds[0].cases.length;
+        const rounds = Math.max(...builds[0].cases.map((entry) => entry.reps));
+        for (let rep = 0; rep < rounds; rep++) {
+            for (let i = 0; i < count; i++) {
+                for (let b = 0; b < builds.length; b++) {
+                    // The builds alternate which goes first from one repetition to the next.
+                    const build = builds[(b + rep) % builds.length];
+                    const entry = build.cases[(i + rep) % count];
+                    if (rep < entry.reps) schedule.push([build, entry]);
+                }
+            }
+        }
+        for (const [build, entry] of schedule) await measurePage(browser, build.origin, plan, entry, build.sender, build.senderFailure, build.readyAt);
+    } finally {
+        for (const build of builds) await build.sender?.context.close().catch(() => undefined);
+    }
+    return builds.map((build) => ({ plan, rows: build.cases.map(summarize), files: build.files, readyAt: median(build.readyAt) }));
+}
+
+/** The rows of a plan, each with the pages it takes and none measured yet. */
+function casesOf(plan) {
     const cases = [];
     for (const capability of CAPABILITIES) for (const mode of MODES) cases.push({ ...capability, mode, latencyMs: 0, reps: plan.reps, runs: [], failures: [] });
     if (plan.latencyMs > 0) {
@@ -336,31 +390,7 @@ export async function measureFirstEvents(browser, stack, plan, files = []) {
             for (const mode of LATENCY_MODES) cases.push({ ...capability, mode, latencyMs: plan.latencyMs, reps: plan.latencyReps, runs: [], failures: [] });
         }
     }
-    const readyAt = [];
-    // The whisper sender; without it (it failed to load) the whisper rows fail, saying why, and the others run.
-    let sender = null;
-    let senderFailure = null;
-    try {
-        sender = await openFreshPage(browser, origin, PAGE_TIMEOUT_MS);
-    } catch (error) {
-        senderFailure = `the whisper sender's page failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
-    }
-    try {
-        // Warm-up pages (Chromium's first contexts, the server's first requests), measured like the others and dropped.
-        const warmup = MODES.map((mode) => ({ ...CAPABILITIES[0], mode, latencyMs: 0, runs: [], failures: [] }));
-        const schedule = Array.from({ length: plan.warmup }, (_, i) => warmup[i % warmup.length]);
-        const rounds = Math.max(...cases.map((entry) => entry.reps));
-        for (let rep = 0; rep < rounds; rep++) {
-            for (let i = 0; i < cases.length; i++) {
-                const entry = cases[(i + rep) % cases.length];
-                if (rep < entry.reps) schedule.push(entry);
-            }
-        }
-        for (const entry of schedule) await measurePage(browser, origin, plan, entry, sender, senderFailure, readyAt);
-    } finally {
-        await sender?.context.close();
-    }
-    return { plan, rows: cases.map(summarize), files, readyAt: median(readyAt) };
+    return cases;
 }
 
 /**
