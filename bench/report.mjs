@@ -1,6 +1,7 @@
 // BENCHMARKS.md from one run's results (see run.mjs for how each figure is measured).
 import { median, quantile } from "./lib/stats.mjs";
 import { encryptionSection, encryptionSummaryRows } from "./report-encryption.mjs";
+import { firstEventSection, firstEventSummaryRows } from "./report-first-event.mjs";
 
 /** A whole number with thousands separators. */
 const int = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a");
@@ -74,7 +75,8 @@ export function renderReport(r) {
         "run `npm run bench` again. Every figure that has a baseline is shown next to it and as a ratio, both",
         "measured in the same run on the same hub (127.0.0.1): the dev hub, and for throughput, latency, join bursts and",
         `continuity also the ${r.reference?.hub ?? "reference hub"} (its own section). Browser figures come from headless Chromium`,
-        "loading the built IIFE; medians over the repetitions given with each table.",
+        "loading the built IIFE (the first-event figures: the ESM build as an app bundles it); medians over the repetitions given",
+        "with each table.",
         "",
         `- Machine: ${env.cpu} × ${env.cores} cores, ${env.memoryGiB} GiB RAM, ${env.os}`,
         `- Node.js ${env.node}; Chromium ${env.chromium} (playwright-core ${env.playwright}); terser ${env.terser}; rollup ${env.rollup}`,
@@ -102,6 +104,7 @@ export function renderReport(r) {
         ),
         `| Join burst of ${publicTop.size} public channels: until every \`subscribed()\` (ms) | ${dec(publicTop.subscribedMs, 1)} | raw \`EventSource\` on the same topics opens in ${dec(publicTop.rawOpenMs, 1)} | ${dec(publicTop.subscribedMs / publicTop.rawOpenMs)} | |`,
         `| First join ${r.plan.firstJoin.laterMs} ms after Echo's creation, tab sharing on: until the auth request leaves (ms) | ${dec(laterOn.auth, 1)} | sharing off ${dec(laterOff.auth, 1)} | ${dec(laterOn.auth / laterOff.auth)} | |`,
+        ...firstEventSummaryRows(r),
         `| Hub cookie: most private channels one browser cookie holds | ${privateCookies.maxFitting} (${bytes(privateCookies.rows.find((row) => row.size === 100)?.bytes)} for 100) | ${bytes(r.cookieLimit)} per cookie | | 100 channels ${mark(privateCookies.maxFitting >= 100)} |`,
         `| Subscribe request line, 100 private channels | ${bytes(private100)} | 8 KiB limit, ${bytes(r.requestLineLimit)} | ${dec(private100 / r.requestLineLimit)} | under the limit ${mark(private100 <= r.requestLineLimit)} |`,
         ...continuity.map(
@@ -243,6 +246,7 @@ export function renderReport(r) {
         "name, `=` and value counted, as browsers count them.)",
         "",
         ...firstJoinSection(r),
+        ...firstEventSection(r),
         "## Subscribe URL length",
         "",
         "The request line the connector's subscribe request was sent with (`GET /.well-known/mercure?match=… HTTP/1.1`,",

@@ -10,12 +10,14 @@
 //   decrypt      scenarios/decrypt.mjs: the crypto chunk's per-message decryption cost against WebCrypto alone
 //   join         scenarios/join.mjs: join bursts of N channels, subscribe URL lengths
 //   first join   scenarios/first-join.mjs: a page's first join, sharing off and on, in the creation's tick and later
+//   first event  scenarios/first-event.mjs: construction to the first event per capability on a fresh page loading the
+//                ESM build as an app bundles it (lazy chunks as requests), against the protocol by hand (issue 32)
 //   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
 //   memory       scenarios/memory.mjs: heap after GC through join/leave cycles and delivered messages
 //   navigation   scenarios/navigation.mjs: issue 13's auth requests per 100 SPA navigations, sharing off and on
 //   reference    the reference Go hub (test/reference-hub/, behind the dev server's proxy, published to over HTTP):
 //                the public channel's throughput and latency, join bursts and continuity, beside the dev hub's
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./lib/chromium.mjs";
@@ -24,6 +26,7 @@ import { renderReport } from "./report.mjs";
 import { measureContinuity } from "./scenarios/continuity.mjs";
 import { measureDecryptCost } from "./scenarios/decrypt.mjs";
 import { measureDelivery } from "./scenarios/delivery.mjs";
+import { firstEventPlan, measureFirstEvents, startFirstEventStack } from "./scenarios/first-event.mjs";
 import { measureFirstJoins } from "./scenarios/first-join.mjs";
 import { COOKIE_LIMIT, measureCookieSizes, measureJoinBursts, measurePresenceUrls, presenceChannelsUnder, REQUEST_LINE_LIMIT } from "./scenarios/join.mjs";
 import { measureBrowserMemory, measureNodeMemory } from "./scenarios/memory.mjs";
@@ -32,7 +35,7 @@ import { measureSizes, readBudget, ROOT } from "./size.mjs";
 
 const quick = process.argv.includes("--quick");
 
-/** How much each scenario does; the full plan keeps the whole run around 6 minutes on 2 busy cores. */
+/** How much each scenario does; the full plan keeps the whole run around 8 minutes on 2 busy cores. */
 const PLAN = {
     delivery: quick
         ? { warmup: 500, reps: 3, count: 3_000, encryptedCount: 1_000, holdMs: 300, latencyReps: 2, latencySamples: 100 }
@@ -40,6 +43,7 @@ const PLAN = {
     decrypt: { count: 2_000, reps: quick ? 3 : 7 },
     join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 5, settleMs: 300, windowMs: 4_000 },
     firstJoin: { reps: quick ? 2 : 7, laterMs: 200 },
+    firstEvent: firstEventPlan(quick),
     cookieSizes: [1, 10, 20, 50, 100],
     presenceUrls: [10, 50, 100],
     continuity: { rate: 200, reopens: 20, reopenEveryMs: 250, leadMs: 500 },
@@ -91,10 +95,12 @@ const budget = readBudget();
 const history = JSON.parse(readFileSync(join(ROOT, "bench", "size-history.json"), "utf8"));
 /** Issue 32's before/after comparison of the JWE code (recorded once: the earlier code is gone). */
 const encryptionBefore = JSON.parse(readFileSync(join(ROOT, "bench", "encryption-before.json"), "utf8"));
+/** Issue 32's first-event figures before the capabilities became lazy chunks (recorded once: `node bench/first-event.mjs --record`). */
+const firstEventBefore = existsSync(join(ROOT, "bench", "first-event-before.json")) ? JSON.parse(readFileSync(join(ROOT, "bench", "first-event-before.json"), "utf8")) : null;
 
 const browser = await launchChromium();
 env.chromium = browser.version();
-const results = { env, plan: PLAN, requestLineLimit: REQUEST_LINE_LIMIT, cookieLimit: COOKIE_LIMIT, sizes, budget, history, encryptionBefore };
+const results = { env, plan: PLAN, requestLineLimit: REQUEST_LINE_LIMIT, cookieLimit: COOKIE_LIMIT, sizes, budget, history, encryptionBefore, firstEventBefore };
 try {
     await measureDevHub(browser, results);
     results.reference = await section("reference", () => measureReferenceHub(browser));
@@ -137,6 +143,16 @@ async function measureReferenceHub(browser) {
     }
 }
 
+/** The first-event figures, on a stack of their own that serves the app as a bundler ships it (no hub history). */
+async function measureFirstEventsOnOwnStack(browser) {
+    const { stack, files } = await startFirstEventStack();
+    try {
+        return await measureFirstEvents(browser, stack, PLAN.firstEvent, files);
+    } finally {
+        await stack.server.close();
+    }
+}
+
 /** Every dev hub figure but the sizes, into `results`. */
 async function measureDevHub(browser, results) {
     const stack = await startBenchStack({ history: true });
@@ -149,6 +165,7 @@ async function measureDevHub(browser, results) {
         ]);
         results.joins = await section("join", () => measureJoinBursts(browser, stack, PLAN.join));
         results.firstJoins = await section("first join", () => measureFirstJoins(browser, stack, PLAN.firstJoin));
+        results.firstEvents = await section("first event", () => measureFirstEventsOnOwnStack(browser));
         results.presenceUrls = await section("urls", () => measurePresenceUrls(browser, stack, PLAN.presenceUrls));
         results.presenceUnderLimit = presenceChannelsUnder(stack, REQUEST_LINE_LIMIT);
         results.continuity = await section("continuity", () => measureContinuity(browser, PLAN.continuity));

@@ -40,9 +40,10 @@ export function topicOf(channel) {
  * Start the dev server for the bench (`history`: whether the hub keeps history for `last_event_id` replay),
  * with the bench page and one authorized user, on `hub` (default the dev hub; {@link REFERENCE_HUB} starts a
  * reference hub the server proxies to, closed with it); resolves with the server and publishing helpers. `distDir`
- * is the build the bench page loads (default: this package's dist/; another build compares two versions in one run).
+ * is the build the bench page loads (default: this package's dist/; another build compares two versions in one run);
+ * `pages` are served beside the bench page (path → HTML).
  */
-export async function startBenchStack({ history = true, distDir, hub = DEV_HUB } = {}) {
+export async function startBenchStack({ history = true, distDir, hub = DEV_HUB, pages = {} } = {}) {
     /** Why the hub refused requests (token checks and grants), for the report of a run that saw refusals (dev hub only). */
     const refusals = [];
     /** The HTTP publisher of a reference hub, set once it runs. */
@@ -58,7 +59,7 @@ export async function startBenchStack({ history = true, distDir, hub = DEV_HUB }
             "secure": () => true,
             "chat.{id}": (user) => ({ id: user.id, name: user.name }),
         },
-        pages: { [BENCH_PAGE]: benchPage() },
+        pages: { [BENCH_PAGE]: benchPage(), ...pages },
         ...(distDir === undefined ? {} : { distDir }),
     };
     const server =

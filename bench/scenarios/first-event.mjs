@@ -1,0 +1,470 @@
+// Construction to the first event on a fresh page, per capability (issue 32), in Chromium. Each repetition opens a
+// new browser context (its own cookies and an empty HTTP cache: every module file is downloaded again) on a page of
+// the dev server that loads the app as a bundler ships it (lib/app-site.mjs: the entry and what it imports
+// statically at page load, each lazy chunk its own file), logs in, then in one tick constructs
+// `new Echo({ broadcaster: MercureConnector, host })` and makes the capability's first use: a public, private,
+// presence or private-encrypted channel listening to one event, or a private channel listening to a whisper. The
+// clock runs from just before the construction to the first event delivered to the listener (for presence also to
+// the first `here()`). The event is published once the channel fired `subscribed()`, through the dev app's
+// `/dev/broadcast` (Laravel's broadcast, sealed for the encrypted channel); a whisper comes from a second page (its
+// own context and cookie) that publishes whispers on the channel's whisper topic one after another, `plan.whisperEveryMs`
+// ms apart, while the row runs, so the first one after the page's whisper stream opened is the one timed.
+//
+// The baseline of each capability is the same page doing the protocol by hand on the same hub, timed the same way:
+// the batch auth `fetch` for the one channel, then `new EventSource` with its `match` (for presence also its
+// `match_urlpattern` and the snapshot `fetch` after the open, for the encrypted channel WebCrypto's AES-GCM on the
+// key from the auth response; for whispers the channel's whisper topic alone), publishing on its `open`.
+// The page's requests are counted from Playwright's request events and placed on the page's clock
+// (`request.timing()`), so each row can show its waterfall. On 127.0.0.1 a request costs about a millisecond, so the
+// by-hand and default rows run again with a latency added to each of the page's requests (Chromium's network
+// emulation), where each request in series on the path shows.
+import { join } from "node:path";
+import { buildAppSite, APP_FILE } from "../lib/app-site.mjs";
+import { startBenchStack, USER } from "../lib/stack.mjs";
+import { median, withTimeout } from "../lib/stats.mjs";
+import { ROOT } from "../size.mjs";
+
+/** Where the scenario's page is served. */
+export const FIRST_EVENT_PAGE = "/first-event.html";
+
+/** The capabilities, in table order: the kind the page uses and the channel it joins (the dev stack authorizes each). */
+export const CAPABILITIES = [
+    { kind: "public", name: "orders.1", label: "public channel" },
+    { kind: "private", name: "orders.1", label: "private channel" },
+    { kind: "presence", name: "chat.1", label: "presence channel" },
+    { kind: "encrypted", name: "orders.1", label: "private-encrypted channel (decrypted)" },
+    { kind: "whisper", name: "orders.77", label: "whisper on a private channel (from another page)" },
+];
+
+/**
+ * How much the scenario does (run.mjs's `firstEvent` plan and bench/first-event.mjs's): `warmup` pages dropped, then
+ * `reps` fresh pages per row; the by-hand and sharing-on rows again with `latencyMs` added to every request of the
+ * page (Chromium's network emulation: each request's response starts that much later, as over a network whose round
+ * trip is that long), `latencyReps` pages each; every page's wait bounded by `timeoutMs`; the whisper sender's gap.
+ */
+export function firstEventPlan(quick) {
+    return { warmup: 3, reps: quick ? 2 : 7, latencyMs: 20, latencyReps: quick ? 1 : 5, timeoutMs: 10_000, whisperEveryMs: 5 };
+}
+
+/** The ways each capability is measured: by hand (the baseline), the connector with tab sharing on (default), off. */
+export const MODES = ["raw", "on", "off"];
+
+/** The ways measured again with the plan's added latency: the baseline and the default. */
+export const LATENCY_MODES = ["raw", "on"];
+
+const HUB_PATH = "/.well-known/mercure";
+
+/** The deadline of loading a page, logging in and each bench step around the measured run (ms). */
+const PAGE_TIMEOUT_MS = 15_000;
+
+/** The in-page part: one function per way, each bounded by its own deadline, resolving with the page-clock times. */
+const FIRST_EVENT_SCRIPT = String.raw`
+(function () {
+    "use strict";
+    var HUB = "${HUB_PATH}";
+    var EVENT = "first-event";
+    var now = function () { return performance.timeOrigin + performance.now(); };
+    /** PHP's rawurlencode. */
+    function enc(text) {
+        return encodeURIComponent(text).replace(/[!'()*]/g, function (c) { return "%" + c.charCodeAt(0).toString(16).toUpperCase(); });
+    }
+    function fullName(kind, name) {
+        return kind === "public" ? name : kind === "presence" ? "presence-" + name : kind === "encrypted" ? "private-encrypted-" + name : "private-" + name;
+    }
+    /** Laravel's broadcast of the one event, through the dev app (which seals it for an encrypted channel). */
+    function publish(channel) {
+        return fetch("/dev/broadcast", {
+            method: "POST",
+            credentials: "same-origin",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ channels: [channel], event: EVENT, payload: { n: 1 } }),
+        }).then(function (response) { if (!response.ok) throw new Error("/dev/broadcast answered " + response.status); });
+    }
+    function bytes(base64url) {
+        var binary = atob(base64url.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((base64url.length + 3) % 4));
+        var out = new Uint8Array(binary.length);
+        for (var i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+        return out;
+    }
+    /** A compact JWE (dir, A256GCM) opened with WebCrypto alone. */
+    function decrypt(key, jwe) {
+        var parts = jwe.split(".");
+        var ciphertext = bytes(parts[3]);
+        var tag = bytes(parts[4]);
+        var sealed = new Uint8Array(ciphertext.length + tag.length);
+        sealed.set(ciphertext);
+        sealed.set(tag, ciphertext.length);
+        return crypto.subtle
+            .decrypt({ name: "AES-GCM", iv: bytes(parts[2]), additionalData: new TextEncoder().encode(parts[0]), tagLength: 128 }, key, sealed)
+            .then(function (plain) { return JSON.parse(new TextDecoder().decode(plain)); });
+    }
+    /**
+     * Run body(times, finish, fail) with a deadline; resolves with times once finish() sees the first event (and
+     * for presence the first here()), rejects naming the last step reached and the channel's errors otherwise.
+     */
+    function bounded(kind, ms, body) {
+        return new Promise(function (resolve, reject) {
+            var started = now();
+            var times = { startedAt: started, constructed: null, joined: null, auth: null, subscribed: null, here: null, first: null, errors: [] };
+            var timer = setTimeout(function () {
+                var reached = ["constructed", "joined", "auth", "subscribed", "here", "first"].filter(function (k) { return times[k] !== null; }).join(", ");
+                reject(new Error("no first event within " + ms + " ms (reached: " + (reached || "nothing") + ")" + (times.errors.length ? "; errors: " + times.errors.join("; ") : "")));
+            }, ms);
+            var stamp = function (key) { if (times[key] === null) times[key] = now() - started; };
+            var finish = function () {
+                if (times.first !== null && (kind !== "presence" || times.here !== null)) { clearTimeout(timer); resolve(times); }
+            };
+            var fail = function (error) { clearTimeout(timer); reject(error instanceof Error ? error : new Error(String(error))); };
+            try { body(times, stamp, finish, fail); } catch (error) { fail(error); }
+        });
+    }
+    window.firstEvent = {
+        /** Construct Echo with the connector and make the capability's first use in the same tick. */
+        connector: function (kind, name, options, ms) {
+            return bounded(kind, ms, function (times, stamp, finish, fail) {
+                var app = window.benchApp;
+                var echo = new app.Echo(Object.assign({ broadcaster: app.MercureConnector, host: HUB }, options));
+                stamp("constructed");
+                window.benchEcho = echo;
+                var full = fullName(kind, name);
+                var channel = kind === "public" ? echo.channel(name)
+                    : kind === "presence" ? echo.join(name)
+                    : kind === "encrypted" ? app.encryptedPrivate(echo, name)
+                    : echo.private(name);
+                channel.error(function (error) { times.errors.push((error && error.code) + ": " + (error && error.message)); });
+                var first = function () { stamp("first"); finish(); };
+                if (kind === "whisper") channel.listenForWhisper("typing", first);
+                else channel.listen("." + EVENT, first);
+                channel.subscribed(function () {
+                    if (times.subscribed !== null) return;
+                    stamp("subscribed");
+                    if (kind !== "whisper") publish(full).catch(fail);
+                });
+                if (kind === "presence") channel.here(function () { stamp("here"); finish(); });
+                stamp("joined");
+            });
+        },
+        /** The protocol by hand: batch auth, one EventSource, publish on its open. */
+        raw: function (kind, name, ms) {
+            return bounded(kind, ms, function (times, stamp, finish, fail) {
+                var full = fullName(kind, name);
+                fetch("/broadcasting/auth", {
+                    method: "POST",
+                    credentials: "include",
+                    headers: { "Content-Type": "application/json", Accept: "application/json" },
+                    body: JSON.stringify({ channel_names: [full] }),
+                })
+                    .then(function (response) { if (!response.ok) throw new Error("the auth request answered " + response.status); return response.json(); })
+                    .then(function (body) {
+                        stamp("auth");
+                        var channelTopic = body.topic_prefix + "channel/" + enc(full);
+                        var params = new URLSearchParams();
+                        params.append("match", kind === "whisper" ? body.topic_prefix + "whisper/" + enc(full) : channelTopic);
+                        if (kind === "presence") params.append("match_urlpattern", HUB + "/subscriptions/:match_type/" + enc(channelTopic) + "/:subscriber");
+                        var key = kind === "encrypted"
+                            ? crypto.subtle.importKey("jwk", body.channel_names[0].jwk, { name: "AES-GCM" }, false, ["decrypt"])
+                            : null;
+                        var source = new EventSource(HUB + "?" + params.toString(), { withCredentials: true });
+                        window.benchRaw = source;
+                        source.onopen = function () {
+                            stamp("subscribed");
+                            if (kind === "presence") {
+                                fetch(HUB + "/subscriptions/exact/" + enc(channelTopic), { credentials: "include" })
+                                    .then(function (response) { if (!response.ok) throw new Error("the snapshot answered " + response.status); return response.json(); })
+                                    .then(function () { stamp("here"); finish(); }, fail);
+                            }
+                            if (kind !== "whisper") publish(full).catch(fail);
+                        };
+                        source.onmessage = function (event) {
+                            if (times.first !== null) return;
+                            var data = JSON.parse(event.data);
+                            if (key === null) { stamp("first"); finish(); return; }
+                            key.then(function (k) { return decrypt(k, data.data); }).then(function () { stamp("first"); finish(); }, fail);
+                        };
+                        source.onerror = function () { if (source.readyState === EventSource.CLOSED) fail(new Error("the hub refused the EventSource")); };
+                    })
+                    .catch(fail);
+            });
+        },
+        /**
+         * The whisper sender: authorize the private channel (the cookie grants publishing on its whisper topic), then
+         * publish whispers to the hub one after another, each POST awaited and everyMs apart, until stopWhispering();
+         * resolves once the first was accepted. Self-paced, so a slow hub makes fewer whispers, never a backlog.
+         */
+        startWhispering: function (name, everyMs) {
+            var full = fullName("whisper", name);
+            var state = { running: true, n: 0 };
+            window.benchWhispers = state;
+            return fetch("/broadcasting/auth", {
+                method: "POST",
+                credentials: "include",
+                headers: { "Content-Type": "application/json", Accept: "application/json" },
+                body: JSON.stringify({ channel_names: [full] }),
+            })
+                .then(function (response) { if (!response.ok) throw new Error("the sender's auth answered " + response.status); return response.json(); })
+                .then(function (body) {
+                    var topic = body.topic_prefix + "whisper/" + enc(full);
+                    var whisper = function () {
+                        var form = new URLSearchParams();
+                        form.append("topic", topic);
+                        form.append("data", JSON.stringify({ channels: [full], event: "client-typing", payload: { n: ++state.n }, socket: "bench.sender" }));
+                        form.append("private", "on");
+                        return fetch(HUB, { method: "POST", credentials: "include", body: form }).then(function (response) {
+                            if (!response.ok) throw new Error("the whisper publish answered " + response.status);
+                        });
+                    };
+                    var loop = function () {
+                        if (!state.running) return;
+                        whisper().then(function () { setTimeout(loop, everyMs); }, function (error) { state.running = false; state.error = error.message; });
+                    };
+                    return whisper().then(function () { setTimeout(loop, everyMs); });
+                });
+        },
+        /** Stop the sender; resolves with why it had stopped by itself, if it had. */
+        stopWhispering: function () {
+            var state = window.benchWhispers;
+            if (!state) return null;
+            state.running = false;
+            return state.error || null;
+        },
+    };
+})();
+`;
+
+/** The scenario's page: the app's entry as a module (its static imports load with it), then the recorder. */
+export function firstEventPage() {
+    return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>laravel-echo-mercure first event</title>
+<script type="module">
+import { Echo, encryptedPrivate, MercureConnector } from "/dist/${APP_FILE}";
+window.benchApp = { Echo, encryptedPrivate, MercureConnector, readyAt: performance.now() };
+</script>
+<script>${FIRST_EVENT_SCRIPT}</script>
+</head>
+<body><p>laravel-echo-mercure first event</p></body>
+</html>
+`;
+}
+
+/**
+ * Build the app site from `distDir` (default dist/) into .bench-results/`siteName` and start a dev stack serving it
+ * at /dist/ with the scenario's page (no hub history: a fresh page has no cursor to resume from). Resolves with the
+ * stack and the site's files.
+ */
+export async function startFirstEventStack(distDir, siteName = "first-event-site") {
+    const siteDir = join(ROOT, ".bench-results", siteName);
+    const files = await buildAppSite(siteDir, distDir);
+    const stack = await startBenchStack({ history: false, distDir: siteDir, pages: { [FIRST_EVENT_PAGE]: firstEventPage() } });
+    return { stack, files };
+}
+
+/** A request's kind, from its method and path; null for what the bench itself asks (login, the publish trigger, the page). */
+function requestKind(method, path) {
+    if (path.startsWith("/dist/")) return "module";
+    if (path === "/broadcasting/auth") return "auth";
+    if (path === HUB_PATH) return method === "GET" ? "stream" : "publish";
+    if (path.startsWith(HUB_PATH + "/subscriptions")) return "snapshot";
+    return path.startsWith("/dev/") || path === FIRST_EVENT_PAGE ? null : "other";
+}
+
+/** The kinds of request counted per row, in the order the report shows them. */
+export const REQUEST_KINDS = ["module", "auth", "stream", "snapshot", "publish", "other"];
+
+/**
+ * Open a fresh page (new context: empty cache and cookie jar) logged in as the bench user, with its app loaded, every
+ * request's response delayed by `latencyMs`; resolves with the context, the page and the requests it makes.
+ */
+async function openFreshPage(browser, origin, timeoutMs, latencyMs = 0) {
+    const context = await browser.newContext();
+    try {
+        const page = await context.newPage();
+        if (latencyMs > 0) {
+            const cdp = await context.newCDPSession(page);
+            await cdp.send("Network.enable");
+            await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: latencyMs, downloadThroughput: -1, uploadThroughput: -1 });
+        }
+        const errors = [];
+        const requests = [];
+        // An error while the page loads (a module that does not resolve) ends the wait for its app at once.
+        let failLoad = () => undefined;
+        const loadFailed = new Promise((_, reject) => (failLoad = reject));
+        loadFailed.catch(() => undefined);
+        page.on("pageerror", (error) => {
+            errors.push(error.message);
+            failLoad(new Error(`the first-event page failed: ${error.message}`));
+        });
+        page.on("request", (request) => requests.push(request));
+        const response = await page.goto(origin + FIRST_EVENT_PAGE, { timeout: timeoutMs });
+        if (response?.status() !== 200) throw new Error(`the first-event page answered ${response?.status()}`);
+        const ready = page.waitForFunction(() => window.benchApp !== undefined, null, { timeout: timeoutMs });
+        ready.catch(() => undefined); // Settled after the context closes when the load failed first.
+        await Promise.race([ready, loadFailed]);
+        const login = page.evaluate((id) => fetch("/dev/login?user=" + id, { method: "POST", credentials: "same-origin" }).then((r) => r.status), USER.id);
+        const status = await withTimeout(login, timeoutMs, "the login");
+        if (status !== 200) throw new Error(`logging in answered ${status}`);
+        return { context, page, errors, requests };
+    } catch (error) {
+        await context.close();
+        throw error;
+    }
+}
+
+/** The page's requests on its clock (ms from `startedAt`, the construction), by kind; the bench's own left out. */
+function waterfall(requests, startedAt) {
+    const entries = [];
+    for (const request of requests) {
+        const url = new URL(request.url());
+        const kind = requestKind(request.method(), url.pathname);
+        if (kind === null) continue;
+        const timing = request.timing();
+        // startTime is the wall clock, as the page's performance.timeOrigin + performance.now(); -1 without a response.
+        const start = timing.startTime > 0 ? timing.startTime - startedAt : Number.NaN;
+        const firstByte = timing.responseStart >= 0 ? start + timing.responseStart : Number.NaN;
+        const name = kind === "module" ? url.pathname.slice("/dist/".length).replace(/^chunks\//, "").replace(/-[A-Za-z0-9_-]{8}\.js$/, "") : kind;
+        entries.push({ kind, name, start, firstByte });
+    }
+    return entries.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Measure every capability × mode, `plan.reps` fresh pages each, and the by-hand and sharing-on rows again with
+ * `plan.latencyMs` added to each request, `plan.latencyReps` pages each; the order of the rows rotating between
+ * repetitions. A row whose page failed (a deadline passed, an error thrown) records the failure and the run goes on.
+ * Resolves with `{ plan, rows, files, readyAt }`: per row the medians (ms), the repetitions that succeeded, the failures,
+ * the requests after the construction by kind and the waterfall of the median repetition.
+ */
+export async function measureFirstEvents(browser, stack, plan, files = []) {
+    const [only] = await measureFirstEventBuilds(browser, [{ stack, files }], plan);
+    return only;
+}
+
+/**
+ * {@link measureFirstEvents} for several builds in one run, each on its stack (`targets`: `{ stack, files }` from
+ * {@link startFirstEventStack}), their pages interleaved row by row so that the builds share the machine's load;
+ * resolves with one result per target, in order.
+ */
+export async function measureFirstEventBuilds(browser, targets, plan) {
+    const builds = targets.map((target) => ({ ...target, origin: target.stack.server.url, cases: casesOf(plan), readyAt: [], sender: null, senderFailure: null }));
+    // Each build's whisper sender (on its stack's origin); without it (it failed to load) the whisper rows fail, saying why.
+    for (const build of builds) {
+        try {
+            build.sender = await openFreshPage(browser, build.origin, PAGE_TIMEOUT_MS);
+        } catch (error) {
+            build.senderFailure = `the whisper sender's page failed: ${error instanceof Error ? error.message.split("\n")[0] : error}`;
+        }
+    }
+    try {
+        // Warm-up pages (Chromium's first contexts, the servers' first requests), measured like the others and dropped.
+        const schedule = [];
+        for (let i = 0; i < plan.warmup; i++) {
+            for (const build of builds) schedule.push([build, { ...CAPABILITIES[0], mode: MODES[i % MODES.length], latencyMs: 0, runs: [], failures: [] }]);
+        }
+        const count = builds[0].cases.length;
+        const rounds = Math.max(...builds[0].cases.map((entry) => entry.reps));
+        for (let rep = 0; rep < rounds; rep++) {
+            for (let i = 0; i < count; i++) {
+                for (let b = 0; b < builds.length; b++) {
+                    // The builds alternate which goes first from one repetition to the next.
+                    const build = builds[(b + rep) % builds.length];
+                    const entry = build.cases[(i + rep) % count];
+                    if (rep < entry.reps) schedule.push([build, entry]);
+                }
+            }
+        }
+        for (const [build, entry] of schedule) await measurePage(browser, build.origin, plan, entry, build.sender, build.senderFailure, build.readyAt);
+    } finally {
+        for (const build of builds) await build.sender?.context.close().catch(() => undefined);
+    }
+    return builds.map((build) => ({ plan, rows: build.cases.map(summarize), files: build.files, readyAt: median(build.readyAt) }));
+}
+
+/** The rows of a plan, each with the pages it takes and none measured yet. */
+function casesOf(plan) {
+    const cases = [];
+    for (const capability of CAPABILITIES) for (const mode of MODES) cases.push({ ...capability, mode, latencyMs: 0, reps: plan.reps, runs: [], failures: [] });
+    if (plan.latencyMs > 0) {
+        for (const capability of CAPABILITIES) {
+            for (const mode of LATENCY_MODES) cases.push({ ...capability, mode, latencyMs: plan.latencyMs, reps: plan.latencyReps, runs: [], failures: [] });
+        }
+    }
+    return cases;
+}
+
+/**
+ * One fresh page of one row: its times and requests into `entry.runs`, or why it failed into `entry.failures`; the
+ * time its app module had run into `readyAt`. Never throws: every step is bounded.
+ */
+async function measurePage(browser, origin, plan, entry, sender, senderFailure, readyAt) {
+    const whispering = entry.kind === "whisper";
+    let fresh = null;
+    try {
+        if (whispering && sender === null) throw new Error(senderFailure);
+        fresh = await openFreshPage(browser, origin, PAGE_TIMEOUT_MS, entry.latencyMs);
+        if (whispering) {
+            const start = sender.page.evaluate(([name, every]) => window.firstEvent.startWhispering(name, every), [entry.name, plan.whisperEveryMs]);
+            await withTimeout(start, PAGE_TIMEOUT_MS, "the whisper sender's first whisper");
+        }
+        const run =
+            entry.mode === "raw"
+                ? fresh.page.evaluate(([k, n, ms]) => window.firstEvent.raw(k, n, ms), [entry.kind, entry.name, plan.timeoutMs])
+                : fresh.page.evaluate(([k, n, o, ms]) => window.firstEvent.connector(k, n, o, ms), [entry.kind, entry.name, entry.mode === "off" ? { shareAcrossTabs: false } : {}, plan.timeoutMs]);
+        const times = await withTimeout(run, plan.timeoutMs + 2_000, `${entry.label}, ${entry.mode}`);
+        if (entry.latencyMs === 0) readyAt.push(await withTimeout(fresh.page.evaluate(() => window.benchApp.readyAt), PAGE_TIMEOUT_MS, "the page's load time"));
+        if (fresh.errors.length > 0) throw new Error(`page errors: ${fresh.errors.join("; ")}`);
+        entry.runs.push({ ...times, requests: waterfall(fresh.requests, times.startedAt) });
+    } catch (error) {
+        const stopped = whispering && sender !== null ? await senderStopped(sender) : null;
+        const message = String(error instanceof Error ? error.message.split("\n")[0] : error).replace(/^page\.evaluate: (Error: )?/, "").slice(0, 300);
+        entry.failures.push(stopped === null ? message : `${message} (the whisper sender had stopped: ${stopped})`);
+    } finally {
+        if (whispering && sender !== null) await senderStopped(sender);
+        await fresh?.context.close().catch(() => undefined);
+    }
+}
+
+/** Stop the whisper sender; resolves with why it had stopped by itself, or null. */
+function senderStopped(sender) {
+    return withTimeout(sender.page.evaluate(() => window.firstEvent.stopWhispering()), 5_000, "the whisper sender to stop").catch((error) => error.message);
+}
+
+/** One row's medians, its request counts after the construction, and the waterfall of its median repetition. */
+function summarize({ kind, label, mode, latencyMs, runs, failures }) {
+    const pick = (key) => median(runs.map((run) => run[key]).filter((value) => value !== null));
+    const first = pick("first");
+    const middle = [...runs].sort((a, b) => a.first - b.first)[(runs.length - 1) >> 1];
+    const after = (run) => run.requests.filter((request) => !(request.start < 0));
+    const counts = {};
+    for (const kindName of REQUEST_KINDS) counts[kindName] = middle ? after(middle).filter((request) => request.kind === kindName).length : Number.NaN;
+    const spread = runs.length === 0 ? null : { min: Math.min(...runs.map((run) => run.first)), max: Math.max(...runs.map((run) => run.first)) };
+    return {
+        kind,
+        label,
+        mode,
+        latencyMs,
+        reps: runs.length,
+        failures,
+        first,
+        spread,
+        here: pick("here"),
+        constructed: pick("constructed"),
+        joined: pick("joined"),
+        subscribed: pick("subscribed"),
+        auth: pick("auth"),
+        requests: counts,
+        modulesAtLoad: middle ? middle.requests.filter((request) => request.kind === "module" && request.start < 0).length : Number.NaN,
+        // The median page's own requests and times (the medians above may come from different pages).
+        page: middle
+            ? {
+                  joined: middle.joined,
+                  subscribed: middle.subscribed,
+                  here: middle.here,
+                  first: middle.first,
+                  requests: after(middle).map(({ name, start, firstByte }) => ({ name, start, firstByte })),
+              }
+            : null,
+        errors: [...new Set(runs.flatMap((run) => run.errors))],
+    };
+}
