@@ -1,9 +1,11 @@
 import type { HubTokenOption } from "../auth/hub-token";
 import { loadHubToken, type HubTokenModule } from "../auth/load-hub-token";
+import { loadFailed } from "../error-messages";
 import { MercureError } from "../errors";
-import { sharePlatform, type ShareEnvironment } from "../share/share-platform";
+import { loadShare, sharingApplies, type ShareModule } from "../share/load";
+import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
-import { hasHubToken, resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
+import { hasHubToken, loadAdapter, needsAdapter, resolvePlatform, type AdapterModule, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
 import { loadDiscovery } from "./load";
 
 /*
@@ -44,6 +46,12 @@ export async function locateLazily(discover: unknown, fetch: FetchLike | undefin
     }
 }
 
+/**
+ * Why the platform cannot be resolved yet: a `MercureError` (the hub's discovery, the hub-token chunk), or, for a chunk
+ * that did not download, each joined channel's `load_failed`.
+ */
+export type LocateFailure = MercureError | ((name: string) => MercureError);
+
 /** The connector options that say where the hub is and how to reach it. */
 export interface HubOptions {
     /** The `host` option. */
@@ -60,7 +68,7 @@ export interface HubOptions {
     readonly hubToken?: HubTokenOption | null;
     /** The `heartbeatTimeout` option (`event-source-polyfill`'s). */
     readonly heartbeatTimeout?: number;
-    /** The `shareAcrossTabs` option (default true): see {@link sharePlatform}. */
+    /** The `shareAcrossTabs` option (default true): see `sharePlatform` (share/share-platform.ts). */
     readonly shareAcrossTabs?: boolean;
     /** @internal Tests only: the browser APIs sharing uses, instead of the page's. */
     readonly shareEnvironment?: ShareEnvironment;
@@ -84,21 +92,30 @@ export class HubLocator {
     /** The hub-token chunk, once loaded (only with the `hubToken` option); kept across `disconnect()`. */
     #tokens: HubTokenModule | null = null;
 
+    /** The `EventSource` adapter chunk, once loaded (only where {@link needsAdapter}); kept across `disconnect()`. */
+    #adapter: AdapterModule | null = null;
+
+    /** The share client chunk, once loaded (only where {@link sharingApplies}); kept across `disconnect()`. */
+    #share: ShareModule | null = null;
+
     /**
-     * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and the hub-token
-     * chunk is loaded when the `hubToken` option is set; false: call {@link HubLocator.prepare}.
+     * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and every chunk the
+     * options need is loaded (hub token, `EventSource` adapter, share client); false: call {@link HubLocator.prepare}.
      */
     locate(options: HubOptions): boolean {
         if (options.host) this.#location ??= { host: options.host, source: "option" };
-        return this.#location !== null && (this.#tokens !== null || !hasHubToken(options.hubToken));
+        return this.#location !== null && this.#missing(options) === null;
     }
 
     /**
      * What {@link HubLocator.locate} found missing: [spec] mercure-hub §5: the hub of a connector without `host`
-     * (see {@link locateLazily}), then the hub-token chunk. True when ready, the error when not (`status` set: the
-     * `discover` URL answered without a link; else retried with backoff), false when `signal` aborted first.
+     * (see {@link locateLazily}), while the chunks load. True when ready; the error when not (a `MercureError`: `status`
+     * set when the `discover` URL answered without a link, else retried with backoff; a function giving each channel its
+     * `load_failed`: retried with backoff); false when `signal` aborted first.
      */
-    async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | MercureError> {
+    async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | LocateFailure> {
+        // The chunks download while the hub is looked up, not after.
+        const loading = this.#missing(options);
         if (this.#location === null) {
             log?.("discover", { url: options.discover });
             const found = await locateLazily(options.discover, options.fetch, signal);
@@ -106,14 +123,49 @@ export class HubLocator {
             if (found instanceof Error) return found;
             this.#location = found;
         }
-        if (this.#tokens === null && hasHubToken(options.hubToken)) {
+        const failure = loading === null ? null : await loading;
+        return signal.aborted ? false : (failure ?? true);
+    }
+
+    /**
+     * Resolve the platform now if the hub is known (the `host` option), else as soon as the chunks its options need
+     * have loaded, while `current()` holds: the connector's construction, so that a join finds the chunks loaded or
+     * loading, and, when tabs share one connection, the election under way. Nothing is reported here: a failure shows
+     * again at the first join.
+     */
+    resolveEarly(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null, current: () => boolean): void {
+        const quietly = (): void => {
+            if (this.platform !== null || !current()) return;
             try {
-                this.#tokens = await loadHubToken();
-            } catch (cause) {
-                return new MercureError("auth_failed", "Loading the code of the `hubToken` option failed: check the network; retrying with backoff.", { cause });
+                this.resolve(options, cursor, log);
+            } catch {
+                // Reported on the channels by the first batch's own resolution.
             }
-        }
-        return !signal.aborted;
+        };
+        if (this.locate(options)) quietly();
+        else if (this.#location !== null) void this.#missing(options)?.then((failure) => failure === null && quietly());
+    }
+
+    /**
+     * Start loading, all at once, the chunks `options` need that are not loaded yet (with the share client, the engine
+     * chunk too: see {@link loadShare}); null when none is missing, else what resolves with null once all have loaded, or
+     * with the failure of the first that did not (each load that failed is tried again at the next call).
+     */
+    #missing(options: HubOptions): Promise<LocateFailure | null> | null {
+        const tokens = this.#tokens === null && hasHubToken(options.hubToken);
+        const adapter = this.#adapter === null && needsAdapter(options);
+        const share = this.#share === null && sharingApplies(options);
+        if (!tokens && !adapter && !share) return null;
+        return Promise.allSettled([tokens && loadHubToken(), adapter && loadAdapter(), share && loadShare()]).then(([tokens, adapter, share]) => {
+            if (tokens.status === "fulfilled") this.#tokens = tokens.value || this.#tokens;
+            if (adapter.status === "fulfilled") this.#adapter = adapter.value || this.#adapter;
+            if (share.status === "fulfilled") this.#share = share.value || this.#share;
+            if (tokens.status === "rejected") {
+                return new MercureError("auth_failed", "Loading the code of the `hubToken` option failed: check the network; retrying with backoff.", { cause: tokens.reason });
+            }
+            const failed = adapter.status === "rejected" ? (["EventSource adapter", adapter.reason] as const) : share.status === "rejected" ? (["tab sharing", share.reason] as const) : null;
+            return failed && ((name: string) => loadFailed(name, failed[0], failed[1], "the channel is not connected yet, and the retry with backoff downloads it again"));
+        });
     }
 
     /**
@@ -123,7 +175,8 @@ export class HubLocator {
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.#location;
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
-        const platform = sharePlatform(resolvePlatform({ ...options, host: location?.host ?? options.host }, this.#tokens), options);
+        const own = resolvePlatform({ ...options, host: location?.host ?? options.host }, this.#tokens, this.#adapter);
+        const platform = this.#share?.sharePlatform(own, options) ?? own;
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).

@@ -8,7 +8,7 @@
  * connector imports), so that the connector's own `import()` of them settles within microtasks and `hub.flush()`
  * needs no timer.
  */
-await Promise.all([import("../whisper/index"), import("../discovery/diagnose"), import("../auth/isolation")]);
+await Promise.all([import("../whisper/index"), import("../discovery/diagnose"), import("../auth/isolation"), import("../transport/event-source-adapter")]);
 
 export { createTestEcho, TEST_HUB_URL, type TestEcho, type TestEchoOptions, type TestFramework } from "./create-test-echo";
 export { TestHub, type BroadcastOptions, type HubCondition, type PresenceControl, type SentWhisper, type WhisperOptions } from "./test-hub";
