@@ -104,7 +104,7 @@ export class HubLocator {
      */
     locate(options: HubOptions): boolean {
         if (options.host) this.#location ??= { host: options.host, source: "option" };
-        return this.#location !== null && this.#missing(options) === null;
+        return this.#location !== null && !this.#needs(options);
     }
 
     /**
@@ -115,7 +115,7 @@ export class HubLocator {
      */
     async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | LocateFailure> {
         // The chunks download while the hub is looked up, not after.
-        const loading = this.#missing(options);
+        const loading = this.#load(options);
         if (this.#location === null) {
             log?.("discover", { url: options.discover });
             const found = await locateLazily(options.discover, options.fetch, signal);
@@ -123,7 +123,7 @@ export class HubLocator {
             if (found instanceof Error) return found;
             this.#location = found;
         }
-        const failure = loading === null ? null : await loading;
+        const failure = await loading;
         return signal.aborted ? false : (failure ?? true);
     }
 
@@ -143,29 +143,32 @@ export class HubLocator {
             }
         };
         if (this.locate(options)) quietly();
-        else if (this.#location !== null) void this.#missing(options)?.then((failure) => failure === null && quietly());
+        else if (this.#location !== null) void this.#load(options).then((failure) => failure === null && quietly());
+    }
+
+    /** Whether `options` need a chunk this connector has not loaded yet: the hub token's, the `EventSource` adapter's, the share client's. */
+    #needs(options: HubOptions): boolean {
+        return (this.#tokens === null && hasHubToken(options.hubToken)) || (this.#adapter === null && needsAdapter(options)) || (this.#share === null && sharingApplies(options));
     }
 
     /**
-     * Start loading, all at once, the chunks `options` need that are not loaded yet (with the share client, the engine
-     * chunk too: see {@link loadShare}); null when none is missing, else what resolves with null once all have loaded, or
-     * with the failure of the first that did not (each load that failed is tried again at the next call).
+     * Load the chunks `options` need, all at once (with the share client, the engine chunk too: see {@link loadShare});
+     * resolves with null once all have loaded, else with the failure of one that did not (downloaded again at the next call).
      */
-    #missing(options: HubOptions): Promise<LocateFailure | null> | null {
-        const tokens = this.#tokens === null && hasHubToken(options.hubToken);
-        const adapter = this.#adapter === null && needsAdapter(options);
-        const share = this.#share === null && sharingApplies(options);
-        if (!tokens && !adapter && !share) return null;
-        return Promise.allSettled([tokens && loadHubToken(), adapter && loadAdapter(), share && loadShare()]).then(([tokens, adapter, share]) => {
-            if (tokens.status === "fulfilled") this.#tokens = tokens.value || this.#tokens;
-            if (adapter.status === "fulfilled") this.#adapter = adapter.value || this.#adapter;
-            if (share.status === "fulfilled") this.#share = share.value || this.#share;
-            if (tokens.status === "rejected") {
-                return new MercureError("auth_failed", "Loading the code of the `hubToken` option failed: check the network; retrying with backoff.", { cause: tokens.reason });
-            }
-            const failed = adapter.status === "rejected" ? (["EventSource adapter", adapter.reason] as const) : share.status === "rejected" ? (["tab sharing", share.reason] as const) : null;
-            return failed && ((name: string) => loadFailed(name, failed[0], failed[1], "the channel is not connected yet, and the retry with backoff downloads it again"));
-        });
+    async #load(options: HubOptions): Promise<LocateFailure | null> {
+        const [tokens, adapter, share] = await Promise.allSettled([
+            this.#tokens ?? (hasHubToken(options.hubToken) ? loadHubToken() : null),
+            this.#adapter ?? (needsAdapter(options) ? loadAdapter() : null),
+            this.#share ?? (sharingApplies(options) ? loadShare() : null),
+        ]);
+        if (tokens.status === "fulfilled") this.#tokens = tokens.value;
+        if (adapter.status === "fulfilled") this.#adapter = adapter.value;
+        if (share.status === "fulfilled") this.#share = share.value;
+        if (tokens.status === "rejected") {
+            return new MercureError("auth_failed", "Loading the code of the `hubToken` option failed: check the network; retrying with backoff.", { cause: tokens.reason });
+        }
+        const failed = adapter.status === "rejected" ? adapter : share.status === "rejected" ? share : null;
+        return failed && ((name) => loadFailed(name, failed === adapter ? "EventSource adapter" : "tab sharing", failed.reason, "the channel is not connected, and the retry with backoff downloads it again"));
     }
 
     /**
