@@ -35,12 +35,7 @@ export interface HubLocation {
  */
 export async function locateLazily(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | MercureError> {
     try {
-        const discovery = await loadDiscovery();
-        // An absent `fetch` is the global one there too.
-        const found = await discovery.findHub(discovery.pageDocument(), discover, { fetch, signal });
-        if (found === null) return { host: null, source: "well-known" };
-        // An empty `last-event-id` offers no cursor.
-        return { host: found.hub.href, source: found.source, lastEventId: found.lastEventId || undefined };
+        return await (await loadDiscovery()).connectorHub(discover, fetch, signal);
     } catch (error) {
         return error instanceof MercureError ? error : new MercureError("discovery_failed", "Loading the hub discovery failed: check the network, or set the connector's host.", { cause: error });
     }
