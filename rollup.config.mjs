@@ -36,8 +36,9 @@ import { dts } from "rollup-plugin-dts";
 // own copy, if any) and, since the chunk that imports it is itself only reached through import(), keeps
 // it out of the app's initial bundle too. laravel-echo is a peer.
 const esmExternal = (id) => id === "laravel-echo" || id === "jose" || id.startsWith("jose/");
-// The chunk of code the entry shares with the lazy chunks (rollup names it after the entry) is called core.
-const chunkFileNames = (extension) => (chunk) => `chunks/${chunk.name === "index" ? "core" : "[name]"}-[hash].${extension}`;
+// The chunk of code the entry shares with the lazy chunks is called core: named so by manualChunks in the ESM build,
+// after the entry (index) by rollup in the CJS build.
+const chunkFileNames = (extension) => (chunk) => `chunks/${chunk.name === "index" && chunk.isDynamicEntry === false ? "core" : "[name]"}-[hash].${extension}`;
 const ts = () => typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: true });
 const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "laravel-echo";
 
@@ -129,7 +130,7 @@ export default [
             sourcemapExcludeSources,
             entryFileNames: "[name].js",
             chunkFileNames: chunkFileNames("js"),
-            manualChunks: (id, { getModuleInfo }) => (coreModules(getModuleInfo).has(id) ? "index" : undefined),
+            manualChunks: (id, { getModuleInfo }) => (coreModules(getModuleInfo).has(id) ? "core" : undefined),
         },
     },
     {

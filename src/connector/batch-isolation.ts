@@ -1,12 +1,9 @@
 import type { AuthResult } from "../auth/auth-client";
 import type { BatchAuth } from "../auth/batch-auth";
 import type { MercureError } from "../errors";
-import { lazyChunk } from "../lazy-chunk";
+import { failingAlone, isolatedError } from "../auth/isolation";
 import { ReconnectTimer } from "../status/reconnect-timer";
 import type { Platform } from "../transport/platform";
-
-/** Loads the search for channels whose auth fails alone on first need: a lazy chunk. */
-const loadIsolation = lazyChunk(() => import("../auth/isolation"));
 
 /** The backoff of retrying such channels alone: 5 s doubling up to 5 minutes. */
 const ISOLATED_RETRY = { min: 5_000, max: 300_000 };
@@ -29,8 +26,9 @@ export interface IsolationHost {
  * Issue 30: one channel whose auth fails on its own (Laravel answers 5xx to every batch holding a
  * `private-encrypted-` channel when `encryption_key` is missing) must not keep the others from their stream. After
  * the second 5xx in a row ({@link BatchAuth.shouldIsolate}), the batch is halved until the failing channels stand
- * alone (the lazy chunk); they report `auth_failed` and are retried alone with backoff while the others are
- * authorized at once, and they rejoin the batch when their own auth passes.
+ * alone; they report `auth_failed` and are retried alone with backoff while the others are authorized at once, and
+ * they rejoin the batch when their own auth passes. A lazy chunk, with the search: the refresh cycle loads it on the
+ * first batch that needs it.
  */
 export class BatchIsolation {
     readonly #host: IsolationHost;
@@ -46,7 +44,6 @@ export class BatchIsolation {
     /** After a failed batch of `names`: isolate the channels that fail alone; false when none stands out. */
     async isolate(names: readonly string[], platform: Platform, generation: number): Promise<boolean> {
         const host = this.#host;
-        const { failingAlone, isolatedError } = await loadIsolation();
         const failing = await failingAlone(names, (part) => host.auth.request(part, platform, host.signal()));
         if (!host.current(generation) || failing === null || failing.size === 0 || failing.size === names.length) return false;
         for (const [name, status] of failing) host.auth.isolated.set(name, status);

@@ -1,12 +1,10 @@
 import type { AuthResponse } from "../auth/auth-response";
 import type { MercureChannel } from "../channel/mercure-channel";
-import { MercurePrivateChannel } from "../channel/mercure-private-channel";
-import type { EncryptedChannels } from "../crypto";
+import { loadFailed } from "../error-messages";
 import type { MercureError } from "../errors";
-import { MercurePresenceChannel } from "../presence/mercure-presence-channel";
-import { seedPresence, type PresenceRooms } from "../presence/presence-rooms";
+import type { LazyChunk } from "../lazy-chunk";
 import type { Platform } from "../transport/platform";
-import type { Whispers } from "../whisper/whispers";
+import type { ConnectorHost } from "./connector-host";
 import type { DebugLogger } from "./debug-log";
 
 /** What one granted auth answer tells the capabilities. */
@@ -23,11 +21,11 @@ export interface Grant {
 
 /**
  * The one seam between the connector and a capability (presence, encrypted channels, whispers): the connector
- * tells each registered capability what happened to the channels, the auth and the stream, in registration order,
- * and knows nothing else of them. Every hook is optional.
+ * tells each loaded capability what happened to the channels, the auth and the stream, in load order, and asks
+ * them what the stream needs; it knows nothing else of them. Every hook is optional.
  */
 export interface Capability {
-    /** A channel was joined (created by its kind). */
+    /** A channel was joined (created by its kind); a capability loaded later hears every joined channel first. */
     joined?(channel: MercureChannel): void;
     /** A joined channel was left or evicted. */
     dropped?(name: string): void;
@@ -37,58 +35,143 @@ export interface Capability {
     authStarted?(): void;
     /** The batch's auth failed, or there was nothing to authorize. */
     authFailed?(): void;
-    /** An auth answer granted channels, before the stream for them opens. */
+    /** An auth answer granted channels, before the stream for them opens; a capability loaded later hears the last one. */
     authorized?(grant: Grant): void;
     /** These channels (every one when undefined) are no longer carried by a stream that serves. */
     streamLost?(channels?: Iterable<string>): void;
     /** The open stream serves `channels`. */
     announced?(channels: ReadonlySet<string>, platform: Platform | null, signal: AbortSignal, log: DebugLogger | null): void;
+    /** The `match_urlpattern` values a stream about to open with `names` on `topics` (same order) needs. */
+    patterns?(hub: URL, names: readonly string[], topics: readonly string[]): string[];
+    /** An `event: mercure` subscription event of the main stream: its `data` and id (`""` when none). */
+    subscription?(data: unknown, id: string): void;
+    /** How many hub connections of the connection budget it holds besides the main stream (whisper streams). */
+    connections?(): number;
 }
 
-/** The registered capabilities, told in registration order. */
-export class Capabilities {
-    readonly #list: readonly Capability[];
+/**
+ * A capability loaded on first use: its chunk (a module whose `create` builds it for a connector), and which joined
+ * channels need it, so that its download starts at the join, beside the auth request, instead of after it.
+ */
+export interface CapabilitySlot<T extends Capability = Capability> {
+    /** Whether the joined channel `name` needs it (false for one loaded only on a call, such as whispers). */
+    readonly needs: (name: string) => boolean;
+    /** What it is called in a `load_failed` message: "presence", "encrypted channel", "whisper". */
+    readonly part: string;
+    /** Its chunk. */
+    readonly chunk: LazyChunk<{ create(host: ConnectorHost): T }>;
+}
 
-    constructor(...list: Capability[]) {
-        this.#list = list;
+/**
+ * The connector's capabilities: loaded on first use through their slots, told in load order. A slot's download starts
+ * when a joined channel needs it; the refresh waits for the downloads in flight ({@link Capabilities.ready}) before it
+ * acts on an auth answer, so that a capability hears the answer and the stream that follow. A download that fails
+ * leaves the channels that need it, each with `load_failed`; joining one again downloads it again.
+ */
+export class Capabilities {
+    /** The loaded capabilities, in load order. */
+    readonly #list: Capability[] = [];
+
+    /** Each loaded slot's capability. */
+    readonly #built = new Map<CapabilitySlot, Capability>();
+
+    /** The downloads in flight, settled (never rejecting) once the failure is handled. */
+    readonly #loading = new Map<CapabilitySlot, Promise<void>>();
+
+    /** The last granted auth answer since the last `cleared`: told to a capability that loads later. */
+    #grant: Grant | null = null;
+
+    /** The connector whose capabilities these are. */
+    readonly #host: () => ConnectorHost;
+
+    /** The slots that joined channels may need. */
+    readonly #slots: readonly CapabilitySlot[];
+
+    /** The capabilities of the connector `host` (read at first use); `slots`: those that joined channels may need. */
+    constructor(host: () => ConnectorHost, slots: readonly CapabilitySlot[]) {
+        this.#host = host;
+        this.#slots = slots;
     }
 
-    /** Tell every capability through `hook`. */
+    /** Tell every loaded capability through `hook` (and remember a grant or its clearing for the ones to come). */
     tell<K extends keyof Capability>(hook: K, ...args: Parameters<NonNullable<Capability[K]>>): void {
+        if (hook === "authorized") this.#grant = args[0] as Grant;
+        if (hook === "cleared") this.#grant = null;
         for (const capability of this.#list) (capability[hook] as ((...given: typeof args) => void) | undefined)?.(...args);
     }
-}
 
-/** Presence: a room per joined presence channel, seeded from its snapshot when a stream serves it (laravel-mercure §5). */
-export function presenceCapability(rooms: PresenceRooms): Capability {
-    return {
-        joined: (channel) => channel instanceof MercurePresenceChannel && rooms.add(channel),
-        dropped: (name) => rooms.remove(name),
-        streamLost: (channels) => rooms.streamLost(channels),
-        announced: (channels, platform, signal, log) => seedPresence(rooms, channels, platform, signal, log),
-    };
-}
+    /** A channel was joined: tell the loaded capabilities, and start the download of each one it needs. */
+    joined(channel: MercureChannel): void {
+        this.tell("joined", channel);
+        for (const slot of this.#slots) if (!this.#built.has(slot) && slot.needs(channel.name)) this.#start(slot);
+    }
 
-/** Encrypted channels: the keys of every auth answer, before the stream opens (laravel-mercure §6.4). */
-export function cryptoCapability(encrypted: EncryptedChannels): Capability {
-    return {
-        dropped: (name) => encrypted.drop(name),
-        cleared: () => encrypted.clear(),
-        // Without WebCrypto, setKeys() reports crypto_unavailable at once: at join time, through the queue.
-        authorized: ({ granted, response, report }) => encrypted.setKeys(granted.map((name) => [name, response.channels.get(name)?.jwk ?? null] as const), report),
-    };
-}
+    /** The capability of `slot` if it is loaded, else null. */
+    get<T extends Capability>(slot: CapabilitySlot<T>): T | null {
+        return (this.#built.get(slot) as T | undefined) ?? null;
+    }
 
-/** Whispers: the private channels' whisper link, and the whisper streams following every auth (laravel-mercure §7.3). */
-export function whisperCapability(whispers: Whispers): Capability {
-    return {
-        joined: (channel) => {
-            if (channel instanceof MercurePrivateChannel) channel.whisperLink = whispers.link;
-        },
-        dropped: (name) => whispers.drop(name),
-        cleared: () => whispers.clear(),
-        authStarted: () => whispers.authStarted(),
-        authFailed: () => whispers.authFailed(),
-        authorized: ({ granted, response: { topicPrefix, clientEvents }, platform }) => whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted }),
-    };
+    /**
+     * The capability of `slot`: at once when its chunk has arrived, else once it has (built then inside the connector's
+     * settle); rejects with the download's error.
+     */
+    use<T extends Capability>(slot: CapabilitySlot<T>): T | Promise<T> {
+        const built = this.get(slot);
+        if (built !== null) return built;
+        const module = slot.chunk.loaded();
+        if (module !== undefined) return this.#host().settle(() => this.#build(slot, module));
+        return slot.chunk().then((module) => this.get(slot) ?? this.#host().settle(() => this.#build(slot, module)));
+    }
+
+    /** The downloads in flight, settled once each is built or its failure handled; null when none is. */
+    ready(): Promise<unknown> | null {
+        return this.#loading.size === 0 ? null : Promise.all(this.#loading.values());
+    }
+
+    /** The `match_urlpattern` values of every loaded capability for a stream about to open (see {@link Capability.patterns}). */
+    patterns(hub: URL, names: readonly string[], topics: readonly string[]): string[] {
+        return this.#list.flatMap((capability) => capability.patterns?.(hub, names, topics) ?? []);
+    }
+
+    /** The hub connections the loaded capabilities hold besides the main stream. */
+    connections(): number {
+        return this.#list.reduce((sum, capability) => sum + (capability.connections?.() ?? 0), 0);
+    }
+
+    /** Start the download of `slot` (once at a time); a failure leaves the channels that need it. */
+    #start(slot: CapabilitySlot): void {
+        if (this.#loading.has(slot)) return;
+        const result = this.use(slot);
+        if (!(result instanceof Promise)) return;
+        const settled = result.then(
+            () => undefined,
+            (cause: unknown) => this.#host().settle(() => this.#failed(slot, cause)),
+        );
+        this.#loading.set(slot, settled);
+        void settled.then(() => this.#loading.delete(slot));
+    }
+
+    /** Build `slot`'s capability from its module, once, and tell it the joined channels and the last grant. */
+    #build<T extends Capability>(slot: CapabilitySlot<T>, module: { create(host: ConnectorHost): T }): T {
+        const existing = this.get(slot);
+        if (existing !== null) return existing;
+        const capability = module.create(this.#host());
+        this.#built.set(slot, capability);
+        this.#list.push(capability);
+        for (const name of this.#host().registry.names()) {
+            const channel = this.#host().registry.get(name);
+            if (channel !== undefined) capability.joined?.(channel);
+        }
+        if (this.#grant !== null) capability.authorized?.(this.#grant);
+        return capability;
+    }
+
+    /** [spec] issue 32: `slot`'s download failed: the joined channels that need it leave, each with `load_failed`. */
+    #failed(slot: CapabilitySlot, cause: unknown): void {
+        const needing = this.#host().registry.names().filter(slot.needs);
+        for (const name of needing) {
+            this.#host().evict(name, loadFailed(name, slot.part, cause, "the channel was left, and joining it again downloads the code again"));
+        }
+        if (needing.length > 0) this.#host().scheduleRefresh();
+    }
 }

@@ -2,12 +2,10 @@ import type { ConnectionStatus } from "laravel-echo";
 import type { BatchAuth } from "../auth/batch-auth";
 import type { CookieRefreshTimer } from "../auth/cookie-refresh";
 import type { ChannelRegistry } from "../channel/channel-registry";
-import type { EncryptedChannels } from "../crypto";
 import type { HubLocator, HubOptions } from "../discovery/hub-location";
 import type { RouteTarget } from "../dispatch/deliver-route";
 import type { Dispatcher } from "../dispatch/dispatcher";
 import type { MercureError } from "../errors";
-import type { PresenceRooms } from "../presence/presence-rooms";
 import type { ReconnectTimer } from "../status/reconnect-timer";
 import type { StatusStore } from "../status/status-store";
 import type { WakeSignals } from "../status/wake-signals";
@@ -30,11 +28,7 @@ export interface ConnectorHost {
     readonly status: StatusStore;
     /** The socket id, the cursor and the once-per-channel ledger of the main stream's messages. */
     readonly dispatcher: Dispatcher;
-    /** The keys of the `private-encrypted-*` channels and their ordered decryption queue. */
-    readonly encrypted: EncryptedChannels;
-    /** The joined presence channels' members. */
-    readonly presence: PresenceRooms;
-    /** The capabilities, told of joins, leaves, auth answers and streams. */
+    /** The capabilities (presence, encrypted channels, whispers), loaded on first use and told of joins, leaves, auth answers and streams. */
     readonly capabilities: Capabilities;
     /** Where the hub is and the platform resolved for it. */
     readonly hub: HubLocator;
@@ -56,10 +50,14 @@ export interface ConnectorHost {
     generation(): number;
     /** The signal that `disconnect()` aborts. */
     signal(): AbortSignal;
+    /** Whether `disconnect()` paused the connector (until `connect()` or a newly joined channel). */
+    paused(): boolean;
     /** Whether a stream opened since construction, the last `disconnect()` or the last channel left. */
     everConnected(): boolean;
     /** Run a state change, then the user callbacks it produced. */
     settle<T>(change: () => T): T;
+    /** Queue a user callback for when the state is settled. */
+    defer(callback: () => void): void;
     /** Report an error on each named joined channel's `error()` callbacks, once the state is settled. */
     reportEach(names: Iterable<string>, error: (name: string) => MercureError): void;
     /** An auth or a stream failed: report `reconnecting` unless a stream still serves, and retry with backoff. */
@@ -80,6 +78,6 @@ export interface ConnectorHost {
     openStream(granted: string[], topicPrefix: string | null, platform: Platform): void;
     /** Ask for a refresh (`reopen`: with a new stream); nothing while paused by `disconnect()`. */
     scheduleRefresh(reopen?: boolean): void;
-    /** Schedule one refresh, with a new stream, after a jittered exponential backoff. */
-    scheduleRetry(): void;
+    /** Schedule one refresh after a jittered exponential backoff; `reopen` (default true): with a new stream. */
+    scheduleRetry(reopen?: boolean): void;
 }

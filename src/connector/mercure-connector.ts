@@ -5,14 +5,14 @@ import { hasFunction } from "../auth/credential-options";
 import { createChannel } from "./channel-factory";
 import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
-import { EncryptedChannels } from "../crypto";
-import { Capabilities, cryptoCapability, presenceCapability, whisperCapability } from "./capabilities";
+import { MercurePrivateChannel } from "../channel/mercure-private-channel";
+import { Capabilities } from "./capabilities";
+import { CAPABILITY_SLOTS, whisperLink } from "./capability-slots";
 import { HubLocator, type HubOptions } from "../discovery/hub-location";
 import type { RouteTarget } from "../dispatch/deliver-route";
 import { Dispatcher } from "../dispatch/dispatcher";
 import * as failures from "../error-messages";
 import type { MercureError } from "../errors";
-import { createPresenceRooms } from "../presence/presence-rooms";
 import { ReconnectTimer } from "../status/reconnect-timer";
 import { StatusStore } from "../status/status-store";
 import { WakeSignals } from "../status/wake-signals";
@@ -21,7 +21,6 @@ import { channelTopic } from "../topic/topics";
 import { HubStream } from "../transport/hub-stream";
 import { OPEN_DEADLINE_MS, StreamSwitch } from "../transport/stream-switch";
 import type { Platform } from "../transport/platform";
-import { whisperTarget, Whispers } from "../whisper/whispers";
 import { CallbackQueue } from "./callback-queue";
 import { EchoChannelMethods } from "./echo-channel-methods";
 import { resolveDebug } from "./debug-log";
@@ -62,40 +61,16 @@ export class MercureConnector extends EchoChannelMethods {
     /** The socket id, the cursor and the once-per-channel ledger of the main stream's messages. */
     private readonly dispatcher = new Dispatcher();
 
-    /** The keys of the `private-encrypted-*` channels and their ordered decryption queue (laravel-mercure §6). */
-    private readonly encrypted = new EncryptedChannels({ socketId: () => this.dispatcher.socketId });
+    /**
+     * The capabilities (presence, encrypted channels, whispers), each loaded on first use through one seam (see
+     * {@link Capabilities}): a joined channel that needs one starts its download beside the auth request.
+     */
+    private readonly capabilities = new Capabilities(() => this.host, CAPABILITY_SLOTS);
 
-    /** The joined presence channels' members, seeded from snapshots and kept by subscription events. */
-    private readonly presence = createPresenceRooms();
-
-    /** Whisper publishing and the per-channel whisper streams (laravel-mercure §7), sharing the crypto above. */
-    private readonly whispers = new Whispers(
-        {
-            locate: (name) => (this.paused || !this.registry.has(name) ? null : whisperTarget(name, this.hub.platform, this.auth)),
-            refresh: () => {
-                this.hub.platform?.stale?.(); // A refused whisper: a tabs' shared auth must not answer from its last grant.
-                this.scheduleRefresh();
-                return !this.paused;
-            },
-            joined: (channel) => this.registry.get(channel.name) === channel,
-            report: (name, error) => this.settle(() => this.reportEach([name], () => error)),
-            // Only after an auth (the platform is resolved); drains end early if the budget needs their connections.
-            open: (url, name, topic, handlers) => {
-                this.streams.trimDrains(this.hub.budget() - this.whispers.size - 1);
-                const platform = this.hub.platform as Platform;
-                return new HubStream(platform.whisperEventSource ?? platform.EventSource, url, [name], [topic], handlers);
-            },
-            deliver: (name, event, payload) => this.settle(() => this.callbacks.defer(() => this.deliveries.deliver(name, event, payload))),
-            // [spec] laravel-mercure §7.3: the shared re-auth and backoff; a healthy main stream is not reopened.
-            failed: () => this.settle(() => this.scheduleRetry(false)),
-            // For the diagnosis of a refused whisper: the cookie's expiry, as far as `expires_in` tells it.
-            tokenExpiresAt: () => this.cookieRefresh.expiresAt(),
-        },
-        { socketId: () => this.dispatcher.socketId, crypto: this.encrypted, maxStreams: (): number => this.hub.whisperBudget(this.whispers.size) },
+    /** What joined guarded channels whisper through: the whisper capability, loaded on their first whisper or listener. */
+    private readonly whisperLink = whisperLink(this.capabilities, (channel, error) =>
+        this.settle(() => this.registry.get(channel.name) === channel && this.reportEach([channel.name], () => error)),
     );
-
-    /** The capabilities, told of joins, leaves, auth answers and streams through one seam (see {@link Capabilities}). */
-    private readonly capabilities = new Capabilities(presenceCapability(this.presence), cryptoCapability(this.encrypted), whisperCapability(this.whispers));
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
     private generation = 0;
@@ -171,8 +146,6 @@ export class MercureConnector extends EchoChannelMethods {
         registry: this.registry,
         status: this.status,
         dispatcher: this.dispatcher,
-        encrypted: this.encrypted,
-        presence: this.presence,
         capabilities: this.capabilities,
         hub: this.hub,
         auth: this.auth,
@@ -184,8 +157,10 @@ export class MercureConnector extends EchoChannelMethods {
         log: this.log,
         generation: () => this.generation,
         signal: () => this.aborter.signal,
+        paused: () => this.paused,
         everConnected: () => this.events.everConnected,
         settle: (change) => this.settle(change),
+        defer: (callback) => this.callbacks.defer(callback),
         reportEach: (names, error) => this.reportEach(names, error),
         backOff: () => this.backOff(),
         evict: (name, error) => this.evict(name, error),
@@ -196,7 +171,7 @@ export class MercureConnector extends EchoChannelMethods {
         announce: (stream) => this.announce(stream),
         openStream: (granted, topicPrefix, platform) => this.openStream(granted, topicPrefix, platform),
         scheduleRefresh: (reopen) => this.scheduleRefresh(reopen),
-        scheduleRetry: () => this.scheduleRetry(),
+        scheduleRetry: (reopen) => this.scheduleRetry(reopen),
     };
 
     /** Locates the hub, authorizes the joined channels in one batch and acts on the answer, one refresh at a time. */
@@ -296,7 +271,8 @@ export class MercureConnector extends EchoChannelMethods {
         const existing = this.registry.get(name);
         if (existing !== undefined) return existing;
         const channel = this.registry.add(name, this.options);
-        this.capabilities.tell("joined", channel);
+        if (channel instanceof MercurePrivateChannel) channel.whisperLink = this.whisperLink;
+        this.capabilities.joined(channel);
         this.paused = false;
         this.scheduleRefresh();
         return channel;
@@ -346,10 +322,10 @@ export class MercureConnector extends EchoChannelMethods {
      * the step in the `debug` log.
      */
     private createStream(granted: string[], topics: string[], platform: Platform, fallback = false, reopen = fallback): void {
-        const broken = this.streams.makeRoom(this.hub.budget() - this.whispers.size);
+        const broken = this.streams.makeRoom(this.hub.budget() - this.capabilities.connections());
         if (broken !== null) this.lose(broken.channels);
         // [spec] laravel-mercure §4.1: match per channel, match_urlpattern per presence channel, last_event_id when reopening.
-        const patterns = this.presence.patterns(platform.hub, granted, topics);
+        const patterns = this.capabilities.patterns(platform.hub, granted, topics);
         const url = buildSubscribeUrl(platform.hub, { topics, patterns, lastEventId: this.dispatcher.cursor });
         this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.events), fallback);
         this.log?.(reopen ? "reopen" : "stream", { url, channels: granted });
@@ -419,7 +395,7 @@ export class MercureConnector extends EchoChannelMethods {
         this.streams.closeAll();
         this.cookieRefresh.reset();
         this.reconnect.reset();
-        this.cycle.isolation.reset();
+        this.cycle.resetIsolation();
         this.auth.reset();
         this.reopenRequested = false;
         this.events.reset();

@@ -2,7 +2,8 @@ import type { AuthResult } from "../auth/auth-client";
 import type { MercureError } from "../errors";
 import * as failures from "../error-messages";
 import type { Platform } from "../transport/platform";
-import { BatchIsolation } from "./batch-isolation";
+import { lazyChunk } from "../lazy-chunk";
+import type { BatchIsolation } from "./batch-isolation";
 import type { ConnectorHost } from "./connector-host";
 import { RefreshScheduler } from "./refresh-scheduler";
 import { MAX_CHANNELS } from "./options";
@@ -15,6 +16,9 @@ import { MAX_CHANNELS } from "./options";
  * fetch wrapper that throws synchronously) is reported on every channel and retried with backoff, never an unhandled
  * rejection.
  */
+/** Loads the search for channels whose auth fails alone on first need (issue 30): a lazy chunk. */
+const loadIsolation = /* @__PURE__ */ lazyChunk(() => import("./batch-isolation"));
+
 export class RefreshCycle {
     /** The connector this refresh works for. */
     readonly #host: ConnectorHost;
@@ -22,8 +26,8 @@ export class RefreshCycle {
     /** Coalesces the requests into one running refresh plus one trailing run. */
     readonly #scheduler: RefreshScheduler;
 
-    /** Channels whose auth fails alone (issue 30): found, reported, left out of the batch and retried alone. */
-    readonly isolation: BatchIsolation;
+    /** Channels whose auth fails alone (issue 30): found, reported, left out of the batch and retried alone; loaded at first need. */
+    #isolation: BatchIsolation | null = null;
 
     /** Refresh for `host`. */
     constructor(host: ConnectorHost) {
@@ -37,13 +41,25 @@ export class RefreshCycle {
                     host.backOff();
                 }),
         );
-        this.isolation = new BatchIsolation({
+    }
+
+    /** Stop retrying the channels whose auth fails alone (no channel left, or `disconnect()`). */
+    resetIsolation(): void {
+        this.#isolation?.reset();
+    }
+
+    /** After a failed batch of `names`: isolate the channels that fail alone (see {@link BatchIsolation}); false when none stands out. */
+    async #isolate(names: readonly string[], platform: Platform, generation: number): Promise<boolean> {
+        const host = this.#host;
+        const { BatchIsolation } = await loadIsolation();
+        this.#isolation ??= new BatchIsolation({
             auth: host.auth,
             signal: () => host.signal(),
             current: (generation) => generation === host.generation(),
             report: (names, error) => host.settle(() => host.reportEach(names, error)),
             refresh: () => host.scheduleRefresh(),
         });
+        return this.#isolation.isolate(names, platform, generation);
     }
 
     /** Ask for a refresh: in the next microtask, or one trailing run when one is running. */
@@ -77,7 +93,10 @@ export class RefreshCycle {
         host.capabilities.tell("authStarted");
         const result = await host.auth.request(batch.names, batch.platform, host.signal());
         if (generation !== host.generation()) return;
-        if (host.auth.shouldIsolate(batch.names, result) && (await this.isolation.isolate(batch.names, batch.platform, generation))) return;
+        if (host.auth.shouldIsolate(batch.names, result) && (await this.#isolate(batch.names, batch.platform, generation))) return;
+        // Issue 32: the capabilities the batch's channels need (presence, encrypted) downloaded beside the auth request.
+        const loading = host.capabilities.ready();
+        if (loading !== null && (await loading, generation !== host.generation())) return;
         host.settle(() => this.#applyAuthResult(batch.names, result, batch.platform, requestedAt));
     }
 

@@ -1,8 +1,9 @@
-import { deliverRoute } from "../dispatch/deliver-route";
+import { deliverRoute, type RouteDecrypter } from "../dispatch/deliver-route";
 import * as failures from "../error-messages";
 import type { HubStream, HubStreamHandlers } from "../transport/hub-stream";
 import type { StreamMessage } from "../transport/platform";
 import type { ConnectorHost } from "./connector-host";
+import { CRYPTO } from "./capability-slots";
 import { StreamDiagnosis } from "./stream-diagnosis";
 import { planStreamFailure } from "./stream-failure";
 
@@ -19,6 +20,11 @@ export class StreamEvents implements HubStreamHandlers {
 
     /** Probes the hub once per failure streak to name the cause of a terminal stream failure. */
     readonly #diagnosis = new StreamDiagnosis();
+
+    /** The encrypted channels' decryption queue, in the crypto capability (loaded from the first encrypted channel's join). */
+    readonly #decrypter: RouteDecrypter = {
+        enqueue: (channel, jwe, deliver, fail) => this.#host.capabilities.get(CRYPTO)?.channels.enqueue(channel, jwe, deliver, fail),
+    };
 
     /** Whether any stream opened since construction, the last `disconnect()` or the last channel left. */
     everConnected = false;
@@ -60,14 +66,14 @@ export class StreamEvents implements HubStreamHandlers {
         if (id !== null) host.streams.delivered(stream, id);
         if (route === null) return;
         host.log?.("event", { id, channels: route.channels });
-        deliverRoute(route, host.encrypted, host.deliveries, host.signal());
+        deliverRoute(route, this.#decrypter, host.deliveries, host.signal());
     };
 
     /** [spec] laravel-mercure §5.4 step 6 and §8: a subscription event (presence) moves the main cursor too. */
     readonly subscription = (stream: HubStream, { lastEventId: id, data }: StreamMessage): void => {
         const host = this.#host;
         if (id !== "") host.streams.delivered(stream, (host.dispatcher.cursor = id));
-        host.presence.handleEvent(data, id);
+        host.capabilities.tell("subscription", data, id);
     };
 
     /** A stream error: report it; a stream that gave up is replaced with backoff. */

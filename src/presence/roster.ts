@@ -1,5 +1,6 @@
 import { isRecord } from "../json";
 import { setClampedTimeout } from "../timers";
+import type { MercurePresenceChannel } from "./mercure-presence-channel";
 import type { Subscription } from "./subscription-event";
 
 /** The member changes a roster reports, named as the presence channel methods that listen to them. */
@@ -176,4 +177,17 @@ export function identify(payload: unknown): [key: string, info: unknown] {
     return isRecord(payload) && typeof payload["user_id"] === "string"
         ? ["user:" + payload["user_id"], payload["user_info"]]
         : ["payload:" + JSON.stringify(payload), payload];
+}
+
+/**
+ * The roster of `channel`, attached at its first call (the presence capability calls it when the channel is joined):
+ * reporting to the channel's `here()`, `joining()` and `leaving()` callbacks, holding leaves back by the connector's
+ * `leaveDelay` option (ms, ≥ 0; else {@link DEFAULT_LEAVE_DELAY}).
+ */
+export function attachRoster<TMember>(channel: MercurePresenceChannel<TMember>): Roster<TMember> {
+    const option: unknown = channel.options?.leaveDelay;
+    return (channel.roster ??= createRoster<TMember>(
+        (kind: PresenceEvent, value: unknown) => channel.emit(kind, value),
+        typeof option === "number" && option >= 0 ? option : DEFAULT_LEAVE_DELAY,
+    ));
 }

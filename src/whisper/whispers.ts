@@ -50,7 +50,7 @@ export interface WhispersOptions {
     /** This connection's socket id: put in every envelope, and our own whispers are dropped. */
     socketId: () => string;
     /** The connector's encrypted channels: seals outgoing and decrypts incoming whispers of encrypted channels. */
-    crypto: EncryptedChannels;
+    crypto: Pick<EncryptedChannels, "seal" | "enqueue">;
     /** How many whisper streams may be open at once (the connection budget less the main stream). */
     maxStreams: () => number;
     /** Loads the publisher and the streams (default: the memoised dynamic import {@link loadWhispers}). */

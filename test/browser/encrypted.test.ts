@@ -189,7 +189,11 @@ describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, 
     describe("the ESM build", () => {
         /** Open the ESM page; the import map's `/esm/laravel-echo/…` and `/esm/jose/…` are served from node_modules; every request URL is recorded. */
         async function openEsm(query: string): Promise<{ page: Page; requests: string[] }> {
-            const page = await newPage();
+            return openEsmOn(await newPage(), query);
+        }
+
+        /** {@link openEsm} on `page`, whose routes the test may have set. */
+        async function openEsmOn(page: Page, query: string): Promise<{ page: Page; requests: string[] }> {
             await page.context().route("**/esm/**", (route) => {
                 const path = new URL(route.request().url()).pathname;
                 const file = path.startsWith("/esm/laravel-echo/")
@@ -222,12 +226,41 @@ describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, 
             expect(requests.filter((path) => (path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(leadership|core)-/.test(path)) || path.startsWith("/esm/jose/"))).toEqual([]);
         });
 
+        it("reports a failed download of the encrypted channels' chunk as load_failed on the channel, and downloads it again when the channel is joined again", async () => {
+            const page = await newPage();
+            // The first request for the chunk fails (offline, or a deploy removed it); later ones reach the server.
+            let refused = 0;
+            await page.route("**/dist/chunks/crypto-capability-*.js", (route) => (refused++ === 0 ? route.abort("internetdisconnected") : route.continue()));
+            const { requests } = await openEsmOn(page, "?encrypted=1");
+            await waitUntil("the load_failed error", async () => (await received(page)).length > 0);
+            expect(await received(page)).toEqual([["error", "load_failed"]]);
+            // The channel was left: joining it again downloads the chunk again, and the channel decrypts.
+            type Rejoin = { echo: { encryptedPrivate(name: string): Channel }; received: unknown[]; rejoined?: boolean };
+            type Channel = { listen(event: string, callback: (payload: unknown) => void): Channel; subscribed(callback: () => void): Channel };
+            await page.evaluate((orders) => {
+                const scope = window as unknown as Rejoin;
+                scope.echo
+                    .encryptedPrivate("orders.1")
+                    .listen(".ping", (payload) => scope.received.push([orders, payload]))
+                    .subscribed(() => (scope.rejoined = true));
+            }, ORDERS);
+            await waitUntil("the channel to be subscribed again", () => page.evaluate(() => (window as unknown as Rejoin).rejoined === true));
+            await dev().broadcast({ channels: [ORDERS], event: "ping", payload: { n: 3 } });
+            await waitUntil("the encrypted event", async () => (await received(page)).length === 2);
+            expect(await received(page)).toEqual([["error", "load_failed"], [ORDERS, { n: 3 }]]);
+            expect(requests.filter((path) => /^\/dist\/chunks\/crypto-capability-/.test(path))).toHaveLength(2);
+        });
+
         it("downloads the chunk and jose when the page joins an encrypted channel, and decrypts", async () => {
             const { page, requests } = await openEsm("?encrypted=1");
             await dev().broadcast({ channels: [ORDERS], event: "ping", payload: { n: 2 } });
             await waitUntil("the encrypted event", async () => (await received(page)).length === 1);
             expect(await received(page)).toEqual([[ORDERS, { n: 2 }]]);
-            expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(leadership|core)-/.test(path))).toHaveLength(1);
+            // The encrypted channels' capability (from the join), and the JWE code it starts at once (jose is its import).
+            expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(leadership|core)-/.test(path)).sort()).toEqual([
+                expect.stringMatching(/^\/dist\/chunks\/crypto-capability-[\w-]+\.js$/),
+                expect.stringMatching(/^\/dist\/chunks\/jwe-[\w-]+\.js$/),
+            ]);
             expect(requests).toContain("/esm/jose/index.js");
         });
     });

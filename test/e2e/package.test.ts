@@ -185,7 +185,7 @@ describe("the published package", () => {
         expect(node([], snippet('require("laravel-echo-mercure")'))).toBe('["Bearer header.payload.signature"]');
     });
 
-    it("keeps the JWE code, whispers, discovery, diagnostics, the hubToken machinery, the tabs' share client and hub engine, the EventSource adapter and the search for failing channels out of the core (dist/index.js and dist/chunks/core-*.js): chunks reached only through import()", () => {
+    it("keeps presence, encrypted channels (the JWE code), whispers, discovery, diagnostics, the hubToken machinery, the tabs' share client and hub engine, the EventSource adapter and the search for failing channels out of the core (dist/index.js and dist/chunks/core-*.js): chunks reached only through import()", () => {
         const allChunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
         const coreChunk = allChunks.filter((file) => file.startsWith("core-"));
         expect(coreChunk).toHaveLength(1);
@@ -199,25 +199,31 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "whisper", "diagnose", "discover", "leadership", "hub-token", "isolation", "credentials", "unheard-event", "share-platform", "protocol", "event-source-adapter"].map(named);
-        const [jwe, whisper, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, protocol, adapter] = entries as [string, string, string, string, string, string, string, string, string, string, string, string];
+        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "hub-token", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "event-source-adapter"].map(named);
+        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, protocol, adapter] = entries as [string, string, string, string, string, string, string, string, string, string, string, string, string, string];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
         const shared = chunks.filter((file) => !entries.includes(file));
         const staticImports = (code: string) => [...code.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]!).sort();
         const read = (file: string) => readFileSync(`dist/chunks/${file}`, "utf8");
         const local = (ids: string[]) => ids.filter((id) => id !== "laravel-echo" && id !== `./${coreChunk[0]}`);
-        // The core's only module edges: laravel-echo statically, the twelve lazy entries dynamically (the tabs' protocol,
-        // which the share client and the engine both import, is fetched beside them: see src/share/load.ts).
+        // The core's only module edges: laravel-echo statically, the lazy entries dynamically (the JWE code is reached
+        // from the encrypted channels' chunk; the tabs' protocol, which the share client and the engine both import, is
+        // fetched beside them: see src/share/load.ts).
         expect(staticImports(core)).toEqual(["laravel-echo"]);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, hubToken, isolation, jwe, whisper, credentials, unheard, share, protocol, adapter].map((file) => `./${file}`).sort(),
+            [diagnose, discover, engine, hubToken, isolation, encrypted, whisper, presence, credentials, unheard, share, protocol, adapter].map((file) => `./${file}`).sort(),
         );
         // Header auth (the hubToken option) is loaded only by a connector that sets it.
         for (const hubTokenCode of ["class HubTokenSource", "function withHubToken", "function tokenExpiry"]) expect(core).not.toContain(hubTokenCode);
         expect(read(hubToken)).toContain("class HubTokenSource");
         for (const jweCode of ["compactDecrypt", "importJWK", "subtle.importKey", "subtle.encrypt", "class JweRefusal"]) expect(core).not.toContain(jweCode);
-        for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper"]) expect(core).not.toContain(whisperCode);
+        for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper", "class Whispers"]) expect(core).not.toContain(whisperCode);
+        // Issue 32: presence and the encrypted channels' keys and queue load with the first channel that needs them.
+        for (const presenceCode of ["function createPresenceRooms", "function createRoster", "function fetchSnapshot", "function parseSubscriptionEvent"]) expect(core).not.toContain(presenceCode);
+        expect(read(presence)).toContain("function createPresenceRooms");
+        expect(core).not.toContain("class EncryptedChannels");
+        expect(read(encrypted)).toContain("class EncryptedChannels");
         for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);
         for (const engineCode of ["class HubEngine", "class AuthGateway", "class StreamMux"]) expect(core).not.toContain(engineCode);
         // Tab sharing's client and the EventSource adapter load only where they apply (a page that shares; the eventSource,
@@ -236,7 +242,7 @@ describe("the published package", () => {
         expect(read(whisper)).toContain("class WhisperPublisher");
         expect(read(engine)).toContain("class HubEngine");
         // The share client and the engine import the tabs' protocol chunk too.
-        for (const chunk of [whisper, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, adapter, ...shared]) {
+        for (const chunk of [encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, adapter, ...shared]) {
             for (const id of local(staticImports(read(chunk)))) expect([...shared, protocol].map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
         }
         for (const chunk of shared) expect(read(chunk)).not.toContain("class WhisperPublisher");

@@ -4,9 +4,9 @@ import { MercurePresenceChannel } from "../../../src/presence/mercure-presence-c
 import { MercurePrivateChannel } from "../../../src/channel/mercure-private-channel";
 import { MercureError } from "../../../src/errors";
 import { createPresenceRooms } from "../../../src/presence/presence-rooms";
-import type { PresenceTarget } from "../../../src/presence/presence-sync";
 import type { Subscription } from "../../../src/presence/subscription-event";
 import { DEFAULT_LEAVE_DELAY } from "../../../src/presence/roster";
+import { withRoster } from "../../fakes/presence-channel";
 
 /** `leaveDelay: 0`: these tests assert each `leaving` as it happens. */
 const options = { namespace: "App.Events", leaveDelay: 0 } as never;
@@ -28,7 +28,7 @@ const member = (subscriber: string, person: Person, active = true): Subscription
 
 describe("MercurePresenceChannel", () => {
     it("is a private channel with Echo's presence API, each method returning the channel", () => {
-        const channel = new MercurePresenceChannel("presence-room", options);
+        const channel = withRoster(new MercurePresenceChannel("presence-room", options));
         expect(channel).toBeInstanceOf(MercurePrivateChannel);
         expect(channel.here(() => undefined)).toBe(channel);
         expect(channel.joining(() => undefined)).toBe(channel);
@@ -37,7 +37,7 @@ describe("MercurePresenceChannel", () => {
     });
 
     it("calls here() on the seed, and a here() registered after seeding at once with the current members", () => {
-        const channel = new MercurePresenceChannel<Person>("presence-room", options);
+        const channel = withRoster(new MercurePresenceChannel<Person>("presence-room", options));
         const calls: string[] = [];
         channel.here((members) => calls.push("early " + members.map((m) => m.name).join(",")));
         expect(calls).toEqual([]);
@@ -51,7 +51,7 @@ describe("MercurePresenceChannel", () => {
     });
 
     it("calls joining() and leaving() with the member's info", () => {
-        const channel = new MercurePresenceChannel<Person>("presence-room", options);
+        const channel = withRoster(new MercurePresenceChannel<Person>("presence-room", options));
         const calls: Array<[string, Person]> = [];
         channel.joining((person) => calls.push(["joining", person])).leaving((person) => calls.push(["leaving", person]));
         channel.roster.seed([]);
@@ -64,7 +64,7 @@ describe("MercurePresenceChannel", () => {
     });
 
     it("reports a throwing callback on error() and still runs the other callbacks", () => {
-        const channel = new MercurePresenceChannel<Person>("presence-room", options);
+        const channel = withRoster(new MercurePresenceChannel<Person>("presence-room", options));
         const errors: MercureError[] = [];
         const calls: string[] = [];
         channel.error((error: MercureError) => errors.push(error));
@@ -98,7 +98,7 @@ describe("MercurePresenceChannel", () => {
     });
 
     it("survives an error() callback that throws too", () => {
-        const channel = new MercurePresenceChannel("presence-room", options);
+        const channel = withRoster(new MercurePresenceChannel("presence-room", options));
         const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
         const calls: string[] = [];
         channel.error(() => {
@@ -115,7 +115,7 @@ describe("MercurePresenceChannel", () => {
     });
 
     it("lets a callback register another one without calling it for the current change", () => {
-        const channel = new MercurePresenceChannel<Person>("presence-room", options);
+        const channel = withRoster(new MercurePresenceChannel<Person>("presence-room", options));
         const calls: string[] = [];
         channel.joining(() => {
             calls.push("first");
@@ -129,7 +129,7 @@ describe("MercurePresenceChannel", () => {
     });
 
     it("whispers like a private channel: whisper() returns the channel, listenForWhisper() hears client events", () => {
-        const channel = new MercurePresenceChannel("presence-room", options);
+        const channel = withRoster(new MercurePresenceChannel("presence-room", options));
         expect(channel.whisper("typing", {})).toBe(channel);
         const got: unknown[] = [];
         channel.listenForWhisper("typing", (payload: unknown) => got.push(payload));
@@ -138,7 +138,7 @@ describe("MercurePresenceChannel", () => {
     });
 
     it("is seeded through the connector's presence rooms", async () => {
-        const channel = new MercurePresenceChannel<Person>("presence-room", options);
+        const channel = withRoster(new MercurePresenceChannel<Person>("presence-room", options));
         const seen: Person[][] = [];
         channel.here((members) => seen.push(members));
         const rooms = createPresenceRooms();
@@ -152,7 +152,6 @@ describe("MercurePresenceChannel", () => {
     it("is typed as Echo's PresenceChannel, with unknown members by default and typed members when given", () => {
         expectTypeOf<MercurePresenceChannel>().toExtend<PresenceChannel>();
         expectTypeOf<MercurePresenceChannel<Person>>().toExtend<PresenceChannel>();
-        expectTypeOf<MercurePresenceChannel<Person>>().toExtend<PresenceTarget>();
         expectTypeOf<Parameters<Parameters<MercurePresenceChannel["here"]>[0]>[0]>().toEqualTypeOf<unknown[]>();
         expectTypeOf<Parameters<Parameters<MercurePresenceChannel<Person>["joining"]>[0]>[0]>().toEqualTypeOf<Person>();
         expectTypeOf<ReturnType<MercurePresenceChannel<Person>["leaving"]>>().toEqualTypeOf<MercurePresenceChannel<Person>>();
@@ -164,7 +163,7 @@ describe("MercurePresenceChannel", () => {
 describe("MercurePresenceChannel leaveDelay option", () => {
     /** A channel with `extra` options whose callbacks log, seeded with Ann, Ann's subscription then ended. */
     function annLeft(extra: Record<string, unknown>): string[] {
-        const channel = new MercurePresenceChannel<Person>("presence-room", { namespace: "App.Events", ...extra } as never);
+        const channel = withRoster(new MercurePresenceChannel<Person>("presence-room", { namespace: "App.Events", ...extra } as never));
         const log: string[] = [];
         channel.here((members) => log.push("here " + members.map((m) => m.name).join(",")));
         channel.leaving((person) => log.push("leaving " + person.name));

@@ -157,7 +157,7 @@ describe("a presence channel on the connector", () => {
         expect(h.snapshots.requests).toHaveLength(1);
         expect(log).toEqual(["here Me,Ann"]);
         expect(errors).toEqual([]);
-        expect(h.connector.presenceChannel<Person>("room.2").roster.members()).toEqual([me, ann]);
+        expect(h.connector.presenceChannel<Person>("room.2").roster!.members()).toEqual([me, ann]);
     });
 
     it("reports a failed snapshot on error() without calling here(), and retries it on the next refresh", async () => {
@@ -321,7 +321,7 @@ describe("a presence channel with the default leaveDelay", () => {
         stream.emitSubscription(subscriptionEvent(ROOM_TOPIC, conn(ann, 2), true), "e2");
         await vi.advanceTimersByTimeAsync(DEFAULT_LEAVE_DELAY * 2);
         expect(log).toEqual(["here Me,Ann"]);
-        expect(h.connector.presenceChannel<Person>("room.2").roster.members()).toEqual([me, ann]);
+        expect(h.connector.presenceChannel<Person>("room.2").roster!.members()).toEqual([me, ann]);
         // Ann's last tab closes: leaving once the delay has passed, not before.
         stream.emitSubscription(subscriptionEvent(ROOM_TOPIC, conn(ann, 2), false), "e3");
         await vi.advanceTimersByTimeAsync(DEFAULT_LEAVE_DELAY - 1);

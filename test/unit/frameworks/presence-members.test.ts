@@ -10,6 +10,7 @@ import * as vue from "../../../src/vue/index";
 import { HUB } from "../../fakes/connector-harness";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
 import { createFakeEventSource } from "../../fakes/fake-event-source";
+import { withRoster } from "../../fakes/presence-channel";
 
 // useEchoPresenceMembers of the React and Vue entries, rendered in happy-dom on the frameworks' own Echo (configured
 // on fakes); the roster of the joined channel is fed the way the connector's presence sync feeds it.
@@ -35,7 +36,7 @@ const options = () => ({ host: HUB, eventSource: createFakeEventSource(), fetch:
 
 describe("watchPresenceMembers", () => {
     it("keeps one entry per user from here, joining and leaving, a new array each time, for every listener until it stops", () => {
-        const channel = new MercurePresenceChannel<Person>("presence-room", { leaveDelay: 0 } as never);
+        const channel = withRoster(new MercurePresenceChannel<Person>("presence-room", { leaveDelay: 0 } as never));
         const first: string[] = [];
         const second: string[] = [];
         const a = watchPresenceMembers<Person>(channel, (members) => first.push(names(members)));
@@ -93,13 +94,13 @@ describe("useEchoPresenceMembers (React)", () => {
         const channel = react.echo().connector.channels["presence-room"] as unknown as MercurePresenceChannel<Person>;
         expect(channel).toBeInstanceOf(MercurePresenceChannel);
 
-        await act(async () => void channel.roster.seed([sub("s1", ann), sub("s2", ann)]));
+        await act(async () => void channel.roster!.seed([sub("s1", ann), sub("s2", ann)]));
         expect(container.textContent).toBe("Ann");
-        await act(async () => void channel.roster.apply(sub("s3", bob)));
+        await act(async () => void channel.roster!.apply(sub("s3", bob)));
         expect(container.textContent).toBe("Ann,Bob");
-        await act(async () => void channel.roster.apply(sub("s1", ann, false)));
+        await act(async () => void channel.roster!.apply(sub("s1", ann, false)));
         expect(container.textContent).toBe("Ann,Bob"); // Ann's other tab is still there.
-        await act(async () => void channel.roster.apply(sub("s2", ann, false)));
+        await act(async () => void channel.roster!.apply(sub("s2", ann, false)));
         expect(container.textContent).toBe("Bob");
 
         await act(async () => root.unmount());
@@ -116,7 +117,7 @@ describe("useEchoPresenceMembers (React)", () => {
         const root = createRoot(container);
         await act(async () => root.render(page(false)));
         const channel = react.echo().connector.channels["presence-room"] as unknown as MercurePresenceChannel<Person>;
-        await act(async () => void channel.roster.seed([sub("s1", ann), sub("s2", bob)]));
+        await act(async () => void channel.roster!.seed([sub("s1", ann), sub("s2", bob)]));
         await act(async () => root.render(page(true)));
         expect(container.querySelector("#second")?.textContent).toBe("Ann,Bob");
         expect(react.echo().connector.channels["presence-room"]).toBe(channel);
@@ -145,14 +146,14 @@ describe("useEchoPresenceMembers (Vue)", () => {
         expect(container.textContent).toBe("");
         const channel = vue.echo().connector.channels["presence-room"] as unknown as MercurePresenceChannel<Person>;
 
-        channel.roster.seed([sub("s1", ann), sub("s2", ann)]);
+        channel.roster!.seed([sub("s1", ann), sub("s2", ann)]);
         await nextTick();
         expect(container.textContent).toBe("Ann");
-        channel.roster.apply(sub("s3", bob));
+        channel.roster!.apply(sub("s3", bob));
         await nextTick();
         expect(container.textContent).toBe("Ann,Bob");
-        channel.roster.apply(sub("s1", ann, false));
-        channel.roster.apply(sub("s2", ann, false));
+        channel.roster!.apply(sub("s1", ann, false));
+        channel.roster!.apply(sub("s2", ann, false));
         await nextTick();
         expect(container.textContent).toBe("Bob");
 

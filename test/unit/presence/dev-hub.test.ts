@@ -15,6 +15,7 @@ import { channelTopic } from "../../../src/topic/topics";
 import { connectorFetch, CookieJar } from "../../e2e/support/node-client";
 import { startStack } from "../../e2e/support/stack";
 import { waitFor } from "../../e2e/support/wait";
+import { withRoster } from "../../fakes/presence-channel";
 
 const ROOM = "presence-room.1";
 const DEADLINE = 20_000;
@@ -58,7 +59,7 @@ async function stack(): Promise<DevServer> {
 async function tab(server: DevServer, userId: number): Promise<Tab> {
     const jar = new CookieJar();
     expect((await jar.fetch(`${server.url}/dev/login?user=${userId}`, { method: "POST" })).ok).toBe(true);
-    const channel = new MercurePresenceChannel<Person>(ROOM, { namespace: "App.Events", leaveDelay: 0 } as never);
+    const channel = withRoster(new MercurePresenceChannel<Person>(ROOM, { namespace: "App.Events", leaveDelay: 0 } as never));
     const rooms = createPresenceRooms();
     rooms.add(channel);
     const hub = new URL(server.hubUrl);

@@ -94,14 +94,14 @@ describe("laravel-echo-mercure/svelte", () => {
         expect(text(".status")).not.toBe("connected");
         const channel = svelte.echo().connector.channels["presence-room"] as unknown as MercurePresenceChannel<Person>;
 
-        channel.roster.seed([sub("s1", ann), sub("s2", ann)]);
+        channel.roster!.seed([sub("s1", ann), sub("s2", ann)]);
         flushSync();
         expect(text(".members")).toBe("Ann");
-        channel.roster.apply(sub("s3", bob));
+        channel.roster!.apply(sub("s3", bob));
         flushSync();
         expect(text(".members")).toBe("Ann,Bob");
-        channel.roster.apply(sub("s1", ann, false));
-        channel.roster.apply(sub("s2", ann, false));
+        channel.roster!.apply(sub("s1", ann, false));
+        channel.roster!.apply(sub("s2", ann, false));
         flushSync();
         expect(text(".members")).toBe("Bob");
 

@@ -1,0 +1,58 @@
+import { channelKind } from "../topic/channel-kind";
+import { lazyChunk } from "../lazy-chunk";
+import type { MercurePrivateChannel, WhisperLink } from "../channel/mercure-private-channel";
+import { loadFailed } from "../error-messages";
+import type { MercureError } from "../errors";
+import type { Capabilities, CapabilitySlot } from "./capabilities";
+import type { CryptoCapability } from "./crypto-capability";
+import type { WhisperCapability } from "./whisper-capability";
+
+/*
+ * The capabilities a connector loads on first use (issue 32: the first render holds public and private channels only),
+ * each a chunk of its own that the bundler splits off: a page that never joins a presence channel never downloads
+ * presence, and so on.
+ */
+
+/** Presence (laravel-mercure §5): loaded when a `presence-` channel is joined. */
+export const PRESENCE: CapabilitySlot = {
+    needs: (name) => channelKind(name) === "presence",
+    part: "presence",
+    chunk: /* @__PURE__ */ lazyChunk(() => import("./presence-capability")),
+};
+
+/** Encrypted channels (laravel-mercure §6): loaded when a `private-encrypted-` channel is joined. */
+export const CRYPTO: CapabilitySlot<CryptoCapability> = {
+    needs: (name) => channelKind(name) === "encrypted",
+    part: "encrypted channel",
+    chunk: /* @__PURE__ */ lazyChunk(() => import("./crypto-capability")),
+};
+
+/** Whispers (laravel-mercure §7): loaded on the first `whisper()` or whisper listener. */
+export const WHISPERS: CapabilitySlot<WhisperCapability> = {
+    needs: () => false,
+    part: "whisper",
+    chunk: /* @__PURE__ */ lazyChunk(() => import("./whisper-capability")),
+};
+
+/** The slots a joined channel may need, in the order their capabilities are told. */
+export const CAPABILITY_SLOTS: readonly CapabilitySlot[] = [PRESENCE, CRYPTO, WHISPERS];
+
+/**
+ * The link the connector gives its joined guarded channels: their `whisper()` and whisper listeners load the whisper
+ * capability on first use, in the order they were made, and a failed download reaches the channel (`report`) as
+ * `load_failed`; the next whisper or listener downloads it again.
+ */
+export function whisperLink(capabilities: Capabilities, report: (channel: MercurePrivateChannel, error: MercureError) => void): WhisperLink {
+    const through = (channel: MercurePrivateChannel, call: (link: WhisperLink) => void): void => {
+        const whispers = capabilities.use(WHISPERS);
+        if (!(whispers instanceof Promise)) return call(whispers.link);
+        whispers.then(
+            ({ link }) => call(link),
+            (cause: unknown) => report(channel, loadFailed(channel.name, WHISPERS.part, cause, "its whispers were not sent nor received, and the next whisper or whisper listener downloads it again")),
+        );
+    };
+    return {
+        whisper: (channel, event, data) => through(channel, (link) => link.whisper(channel, event, data)),
+        listening: (channel) => through(channel, (link) => link.listening(channel)),
+    };
+}

@@ -1,0 +1,7 @@
+// The unit tests run the connector with its capabilities' chunks (presence, encrypted channels, whispers) already
+// downloaded, as a page has them from their first use on: joins then build them in the same task. The path before a
+// chunk has arrived (the download beside the auth request, a failed download) is tested with slots of the tests' own
+// in test/unit/connector/capabilities.test.ts and in Chromium against the built files.
+import { CAPABILITY_SLOTS } from "../../src/connector/capability-slots";
+
+await Promise.all(CAPABILITY_SLOTS.map((slot) => slot.chunk()));
