@@ -6,6 +6,7 @@
 
 import { resolveFetch, resolveHubUrl, type FetchLike } from "../transport/platform";
 import type { HubLocation } from "./hub-location";
+import { MercureError } from "../errors";
 import { within } from "../transport/deadline";
 import { discoveryError } from "./discovery-error";
 import { findHtmlLinks } from "./html-links";
@@ -128,10 +129,15 @@ export async function findHub(document: DocumentLike | null, discover: unknown, 
  * with the global `fetch` when `fetch` is undefined; `host` null for the default (`/.well-known/mercure`).
  */
 export async function connectorHub(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation> {
-    const found = await findHub(pageDocument(), discover, { fetch, signal });
-    if (found === null) return { host: null, source: "well-known" };
-    // An empty `last-event-id` offers no cursor.
-    return { host: found.hub.href, source: found.source, lastEventId: found.lastEventId || undefined };
+    try {
+        const found = await findHub(pageDocument(), discover, { fetch, signal });
+        if (found === null) return { host: null, source: "well-known" };
+        // An empty `last-event-id` offers no cursor.
+        return { host: found.hub.href, source: found.source, lastEventId: found.lastEventId || undefined };
+    } catch (cause) {
+        // Only MercureErrors leave: the connector takes anything else for a failed download of this chunk.
+        throw cause instanceof MercureError ? cause : discoveryError("discovery_failed", "Finding the hub failed unexpectedly: set the connector's host.", { cause });
+    }
 }
 
 /** The page's document, or null outside a browser. */

@@ -27,23 +27,27 @@ export interface HubLocation {
     readonly source: HubSource;
 }
 
+/** What a channel waiting for a chunk that did not download is told comes next (see {@link loadFailed}). */
+const RETRIED = "the channel is not connected, and the retry with backoff downloads it again";
+
 /**
  * Find the hub of a connector without `host` in the discovery chunk (the page's `<link rel="mercure">`, the
  * `discover` URL's `Link` header, else the default), or the `MercureError` saying why there is none
- * (`discovery_failed` naming the URL and what to add, or saying the chunk did not load; `missing_platform`
- * without `fetch`).
+ * (`discovery_failed` naming the URL and what to add; `missing_platform` without `fetch`), or each channel's
+ * `load_failed` when the chunk did not download.
  */
-export async function locateLazily(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | MercureError> {
+export async function locateLazily(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | LocateFailure> {
     try {
         return await (await loadDiscovery()).connectorHub(discover, fetch, signal);
     } catch (error) {
-        return error instanceof MercureError ? error : new MercureError("discovery_failed", "Loading the hub discovery failed: check the network, or set the connector's host.", { cause: error });
+        // Everything the chunk throws is a MercureError (see connectorHub): anything else is the download's failure.
+        return error instanceof MercureError ? error : (name) => loadFailed(name, "hub discovery", error, RETRIED + " (or set the connector's `host`)");
     }
 }
 
 /**
- * Why the platform cannot be resolved yet: a `MercureError` (the hub's discovery, the hub-token chunk), or, for a chunk
- * that did not download, each joined channel's `load_failed`.
+ * Why the platform cannot be resolved yet: a `MercureError` (the hub's discovery: see {@link locateLazily}), or,
+ * for a chunk that did not download, each joined channel's `load_failed`.
  */
 export type LocateFailure = MercureError | ((name: string) => MercureError);
 
@@ -115,7 +119,7 @@ export class HubLocator {
             log?.("discover", { url: options.discover });
             const found = await locateLazily(options.discover, options.fetch, signal);
             if (signal.aborted) return false;
-            if (found instanceof Error) return found;
+            if (found instanceof Error || typeof found === "function") return found;
             this.#location = found;
         }
         const failure = await loading;
@@ -151,19 +155,17 @@ export class HubLocator {
      * resolves with null once all have loaded, else with the failure of one that did not (downloaded again at the next call).
      */
     async #load(options: HubOptions): Promise<LocateFailure | null> {
-        const [tokens, adapter, share] = await Promise.allSettled([
+        const loads = await Promise.allSettled([
             this.#tokens ?? (hasHubToken(options.hubToken) ? loadHubToken() : null),
             this.#adapter ?? (needsAdapter(options) ? loadAdapter() : null),
             this.#share ?? (sharingApplies(options) ? loadShare() : null),
         ]);
+        const [tokens, adapter, share] = loads;
         if (tokens.status === "fulfilled") this.#tokens = tokens.value;
         if (adapter.status === "fulfilled") this.#adapter = adapter.value;
         if (share.status === "fulfilled") this.#share = share.value;
-        if (tokens.status === "rejected") {
-            return new MercureError("auth_failed", "Loading the code of the `hubToken` option failed: check the network; retrying with backoff.", { cause: tokens.reason });
-        }
-        const failed = adapter.status === "rejected" ? adapter : share.status === "rejected" ? share : null;
-        return failed && ((name) => loadFailed(name, failed === adapter ? "EventSource adapter" : "tab sharing", failed.reason, "the channel is not connected, and the retry with backoff downloads it again"));
+        const failed = loads.findIndex((load) => load.status === "rejected");
+        return failed < 0 ? null : (name) => loadFailed(name, ["`hubToken`", "EventSource adapter", "tab sharing"][failed]!, (loads[failed] as PromiseRejectedResult).reason, RETRIED);
     }
 
     /**
