@@ -5,8 +5,9 @@
 //                                         jose left external (a dependency)
 //   dist/index.cjs + dist/chunks/*.cjs    the connector (CJS), laravel-echo's base classes inside (see below)
 //   dist/index.d.ts + dist/index.d.cts    bundled types for ESM and CJS consumers
-//   dist/laravel-echo-mercure.iife.js     self-contained browser build, laravel-echo inside: window.EchoMercure,
-//                                         minified (terser) with its source map, as a <script> tag loads it
+//   dist/laravel-echo-mercure.iife.js     the browser build for a <script> tag, laravel-echo inside: window.EchoMercure,
+//                                         minified (terser) with its source map; dist/iife/*.js: its parts loaded on
+//                                         first use (ES modules, through import(), see rollup.iife.mjs)
 //   dist/dev/index.js + .d.ts, cli.js     the Node-only dev stack (hub, Laravel-compatible server, CLI),
 //                                         urlpattern-polyfill inside
 //   dist/react/index.js + .d.ts           configureEcho and useEchoEncrypted over @laravel/echo-react (ESM only),
@@ -29,6 +30,7 @@ import typescript from "@rollup/plugin-typescript";
 import { builtinModules } from "node:module";
 import { dirname, resolve } from "node:path";
 import { dts } from "rollup-plugin-dts";
+import { IIFE_INPUT, iifeBridge, iifeGraph, iifeSiblings, siblingInputs } from "./rollup.iife.mjs";
 
 // `jose` (a dependency) is reached only from src/crypto/jwe.ts, which src/crypto/load.ts imports with a
 // dynamic import(): rollup makes that a separate chunk, so dist/index.js holds neither our JWE code nor
@@ -113,6 +115,9 @@ const frameworkEntries = {
     "http/index": "src/http/index.ts",
 };
 
+// The IIFE's module graph (which modules it runs at once, which it loads on first use), read once for its two builds.
+const iifeModules = await iifeGraph([nodeResolve({ browser: true }), ts()]);
+
 export default [
     {
         // The testing kit (dist/testing/index.js) is built with the core so that it imports the core and the lazy
@@ -147,18 +152,35 @@ export default [
         output: { dir: "dist", format: "cjs", sourcemap, sourcemapExcludeSources, exports: "named", entryFileNames: "index.cjs", chunkFileNames: chunkFileNames("cjs") },
     },
     {
-        input: "src/iife.ts",
-        plugins: [nodeResolve({ browser: true }), ts()],
-        // One file for a <script> tag: the lazy JWE code and jose are inlined (an IIFE cannot load chunks).
-        // Nothing bundles it further, so it ships minified; its source map leads back to src/ (and to
-        // laravel-echo), and the licence comments (/*! ... */) are kept.
+        // The IIFE's lazily loaded parts, as ES modules beside it (dist/iife/): see rollup.iife.mjs. jose is inside the
+        // JWE sibling; every module the IIFE itself runs is read from the IIFE, never copied.
+        input: siblingInputs(iifeModules),
+        plugins: [iifeBridge(iifeModules), nodeResolve({ browser: true }), ts()],
+        output: {
+            dir: "dist/iife",
+            format: "es",
+            sourcemap,
+            sourcemapExcludeSources,
+            entryFileNames: "[name].js",
+            chunkFileNames: "[name]-[hash].js",
+            // What the siblings read from the IIFE, in one chunk.
+            manualChunks: (id) => (id.startsWith("\0iife-bridge:") ? "iife-modules" : undefined),
+            plugins: [terser({ compress: { passes: 2 }, mangle: true, module: true })],
+        },
+    },
+    {
+        input: IIFE_INPUT,
+        plugins: [iifeSiblings(iifeModules), nodeResolve({ browser: true }), ts()],
+        // One file for a <script> tag, with what every page runs; the parts a page may never use (presence, encrypted
+        // channels, whispers, the tabs' engine, discovery, diagnostics) load on first use from dist/iife/, next to it.
+        // Nothing bundles it further, so it ships minified; its source map leads back to src/ (and to laravel-echo),
+        // and the licence comments (/*! ... */) are kept.
         output: {
             file: "dist/laravel-echo-mercure.iife.js",
             format: "iife",
             name: "EchoMercure",
             sourcemap,
             sourcemapExcludeSources,
-            inlineDynamicImports: true,
             plugins: [terser({ compress: { passes: 2 }, mangle: true })],
         },
     },

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,8 +69,10 @@ describeInChromium(
         prepare: async () => {
             bundleDir = mkdtempSync(join(tmpdir(), "diagnostics-bundle-"));
             writeFileSync(join(bundleDir, "diagnose.js"), await bundleDiagnostics());
-            // The connector as a <script> tag loads it (the IIFE build holds the diagnostics chunk inline).
+            // The connector as a <script> tag loads it, with the parts it loads on first use beside it (dist/iife/: the
+            // diagnostics among them).
             copyFileSync(join(ROOT, "dist/laravel-echo-mercure.iife.js"), join(bundleDir, "laravel-echo-mercure.iife.js"));
+            cpSync(join(ROOT, "dist/iife"), join(bundleDir, "iife"), { recursive: true });
         },
         server: (hub) =>
             hub.start({

@@ -52,7 +52,7 @@ describe("the published package", () => {
             expect(manifest.peerDependenciesMeta[name]?.optional, name).toBe(true);
             expect(manifest.dependencies?.[name], name).toBeUndefined();
         }
-        const builds = ["dist/index.js", "dist/index.cjs", "dist/laravel-echo-mercure.iife.js", ...readdirSync("dist/chunks").filter((file) => file.endsWith(".js")).map((file) => `dist/chunks/${file}`)];
+        const builds = ["dist/index.js", "dist/index.cjs", "dist/laravel-echo-mercure.iife.js", ...readdirSync("dist/chunks").filter((file) => file.endsWith(".js")).map((file) => `dist/chunks/${file}`), ...readdirSync("dist/iife").filter((file) => file.endsWith(".js")).map((file) => `dist/iife/${file}`)];
         for (const file of builds) {
             const code = readFileSync(file, "utf8");
             // The polyfill's and the eventsource package's own code, and any import of them.

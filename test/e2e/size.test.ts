@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { budgetFigures, FIRST_RENDER_APP, minGzip, readBudget, ROOT, splitAppSize } from "../../bench/size.mjs";
@@ -73,6 +73,37 @@ describe("the size budgets (bench/size-budget.json, issue 32)", () => {
 });
 
 describe("the IIFE build", () => {
+    it("loads the parts a page may never use from dist/iife/ beside it, which read the IIFE's own modules instead of copying them (issue 32)", () => {
+        const shipped = readFileSync(IIFE, "utf8");
+        const siblings = readdirSync(join(ROOT, "dist", "iife")).filter((file) => file.endsWith(".js"));
+        const read = (file: string) => readFileSync(join(ROOT, "dist", "iife", file), "utf8");
+        // What only presence, encrypted channels, whispers, the tabs' engine and diagnostics say: in their siblings only.
+        for (const [text, loadedBy] of [
+            ["presence_snapshot_failed", "presence-capability.js"],
+            ["A256GCM", "crypto-capability.js"],
+            ["whisper_disabled", "whisper-capability.js"],
+            ["publish_origin_refused", "diagnose.js"],
+        ] as const) {
+            // (includes(), not toContain(): a failure must not print the whole bundle.)
+            expect(shipped.includes(text), `the IIFE holds "${text}"`).toBe(false);
+            expect(siblings.some((file) => read(file).includes(text)), `a sibling holds "${text}"`).toBe(true);
+            expect(shipped.includes(`"./iife/${loadedBy}"`), `the IIFE loads ./iife/${loadedBy}`).toBe(true);
+        }
+        // Every sibling imports other siblings only (relative files that exist), never a package or a copy of the core.
+        for (const file of siblings) {
+            const code = read(file);
+            // The import statements rollup writes first, then every import() of a string literal.
+            const leading = /^(?:\s*import\s*(?:[\w$\s{},*]+from\s*)?["'][^"']+["'];)*/.exec(code)![0];
+            const ids = [...leading.matchAll(/["']([^"']+)["']/g), ...code.matchAll(/\bimport\(\s*"([^"$]+)"\s*\)/g)].map((match) => match[1]);
+            expect(code.slice(leading.length)).not.toMatch(/^\s*import\s*[\w{*"']/);
+            for (const id of ids) {
+                expect(id, `${file} imports ${id}`).toMatch(/^\.\/[\w-]+\.js$/);
+                expect(siblings, `${file} imports ${id}`).toContain(id!.slice(2));
+            }
+        }
+        expect(read(siblings.find((file) => file.startsWith("iife-modules-"))!)).toContain('Symbol.for("laravel-echo-mercure/iife")');
+    });
+
     it("ships minified: minifying it again saves almost nothing", async () => {
         const shipped = readFileSync(IIFE, "utf8");
         const again = await minGzip(shipped);
