@@ -19,7 +19,7 @@ export default defineConfig({
                 test: {
                     name: "unit",
                     include: ["test/unit/**/*.test.ts"],
-                    setupFiles: ["./test/support/loaded-capabilities.ts"],
+                    setupFiles: ["./test/support/loaded-capabilities.ts", "./test/support/loaded-adapter.ts"],
                     environment: "happy-dom",
                     environmentOptions: { happyDOM: { url: "https://app.test/dashboard" } },
                 },

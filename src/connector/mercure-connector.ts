@@ -258,16 +258,12 @@ export class MercureConnector extends EchoChannelMethods {
     }
 
     /**
-     * Resolve the platform now when the hub is known (the `host` option): when tabs share one connection, this starts
-     * the election (see `share-platform.ts`). Nothing is reported here: a failure shows again at the first join.
+     * Resolve the platform when the hub is known (the `host` option), once the chunks it needs have loaded (their
+     * download starts now): when tabs share one connection, this starts the election (see `share-platform.ts`).
      */
     private resolveEarly(): void {
-        if (this.hub.platform !== null || !this.hub.locate(this.options as HubOptions)) return;
-        try {
-            this.hub.resolve(this.options as HubOptions, this.dispatcher, this.log);
-        } catch {
-            // Reported on the channels by the first batch's own resolution.
-        }
+        const generation = this.generation;
+        this.hub.resolveEarly(this.options as HubOptions, this.dispatcher, this.log, () => generation === this.generation);
     }
 
     /** Return the joined channel with this full name, creating it by its kind and joining it when needed. */

@@ -76,11 +76,11 @@ export class RefreshCycle {
     async #run(generation: number): Promise<void> {
         const host = this.#host;
         const found = host.hub.locate(host.hubOptions) || (await host.hub.prepare(host.hubOptions, host.signal(), host.log));
-        if (found instanceof Error) {
+        if (found !== true && found !== false) {
             host.settle(() => {
-                host.reportEach(host.registry.names(), (name) => failures.platformFailure(name, found));
-                if (found.status === undefined) host.backOff();
-                else host.status.set("failed");
+                host.reportEach(host.registry.names(), (name) => (found instanceof Error ? failures.platformFailure(name, found) : found(name)));
+                if (found instanceof Error && found.status !== undefined) host.status.set("failed");
+                else host.backOff();
             });
         }
         if (found !== true) return;

@@ -5,6 +5,8 @@
  */
 
 import { resolveFetch, resolveHubUrl, type FetchLike } from "../transport/platform";
+import type { HubLocation } from "./hub-location";
+import { MercureError } from "../errors";
 import { within } from "../transport/deadline";
 import { discoveryError } from "./discovery-error";
 import { findHtmlLinks } from "./html-links";
@@ -120,6 +122,22 @@ export async function findHub(document: DocumentLike | null, discover: unknown, 
     if (linked !== null) return { ...linked, source: "link-element" };
     if (typeof discover === "string" && discover !== "") return { ...(await discoverHub(discover, options)), source: "link-header" };
     return null;
+}
+
+/**
+ * Where a connector without `host` finds its hub (see `HubLocator` in `hub-location.ts`): {@link findHub} in the page,
+ * with the global `fetch` when `fetch` is undefined; `host` null for the default (`/.well-known/mercure`).
+ */
+export async function connectorHub(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation> {
+    try {
+        const found = await findHub(pageDocument(), discover, { fetch, signal });
+        if (found === null) return { host: null, source: "well-known" };
+        // An empty `last-event-id` offers no cursor.
+        return { host: found.hub.href, source: found.source, lastEventId: found.lastEventId || undefined };
+    } catch (cause) {
+        // Only MercureErrors leave: the connector takes anything else for a failed download of this chunk.
+        throw cause instanceof MercureError ? cause : discoveryError("discovery_failed", "Finding the hub failed unexpectedly: set the connector's host.", { cause });
+    }
 }
 
 /** The page's document, or null outside a browser. */

@@ -1,9 +1,11 @@
 import type { HubTokenOption } from "../auth/hub-token";
 import { loadHubToken, type HubTokenModule } from "../auth/load-hub-token";
+import { loadFailed } from "../error-messages";
 import { MercureError } from "../errors";
-import { sharePlatform, type ShareEnvironment } from "../share/share-platform";
+import { loadShare, sharingApplies, type ShareModule } from "../share/load";
+import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
-import { hasHubToken, resolvePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
+import { hasHubToken, loadAdapter, needsAdapter, resolvePlatform, type AdapterModule, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
 import { loadDiscovery } from "./load";
 
 /*
@@ -25,24 +27,29 @@ export interface HubLocation {
     readonly source: HubSource;
 }
 
+/** What a channel waiting for a chunk that did not download is told comes next (see {@link loadFailed}). */
+const RETRIED = "the channel is not connected, and the retry with backoff downloads it again";
+
 /**
  * Find the hub of a connector without `host` in the discovery chunk (the page's `<link rel="mercure">`, the
  * `discover` URL's `Link` header, else the default), or the `MercureError` saying why there is none
- * (`discovery_failed` naming the URL and what to add, or saying the chunk did not load; `missing_platform`
- * without `fetch`).
+ * (`discovery_failed` naming the URL and what to add; `missing_platform` without `fetch`), or each channel's
+ * `load_failed` when the chunk did not download.
  */
-export async function locateLazily(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | MercureError> {
+export async function locateLazily(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | LocateFailure> {
     try {
-        const discovery = await loadDiscovery();
-        // An absent `fetch` is the global one there too.
-        const found = await discovery.findHub(discovery.pageDocument(), discover, { fetch, signal });
-        if (found === null) return { host: null, source: "well-known" };
-        // An empty `last-event-id` offers no cursor.
-        return { host: found.hub.href, source: found.source, lastEventId: found.lastEventId || undefined };
+        return await (await loadDiscovery()).connectorHub(discover, fetch, signal);
     } catch (error) {
-        return error instanceof MercureError ? error : new MercureError("discovery_failed", "Loading the hub discovery failed: check the network, or set the connector's host.", { cause: error });
+        // Everything the chunk throws is a MercureError (see connectorHub): anything else is the download's failure.
+        return error instanceof MercureError ? error : (name) => loadFailed(name, "hub discovery", error, RETRIED + " (or set the connector's `host`)");
     }
 }
+
+/**
+ * Why the platform cannot be resolved yet: a `MercureError` (the hub's discovery: see {@link locateLazily}), or,
+ * for a chunk that did not download, each joined channel's `load_failed`.
+ */
+export type LocateFailure = MercureError | ((name: string) => MercureError);
 
 /** The connector options that say where the hub is and how to reach it. */
 export interface HubOptions {
@@ -60,7 +67,7 @@ export interface HubOptions {
     readonly hubToken?: HubTokenOption | null;
     /** The `heartbeatTimeout` option (`event-source-polyfill`'s). */
     readonly heartbeatTimeout?: number;
-    /** The `shareAcrossTabs` option (default true): see {@link sharePlatform}. */
+    /** The `shareAcrossTabs` option (default true): see `sharePlatform` (share/share-platform.ts). */
     readonly shareAcrossTabs?: boolean;
     /** @internal Tests only: the browser APIs sharing uses, instead of the page's. */
     readonly shareEnvironment?: ShareEnvironment;
@@ -84,36 +91,81 @@ export class HubLocator {
     /** The hub-token chunk, once loaded (only with the `hubToken` option); kept across `disconnect()`. */
     #tokens: HubTokenModule | null = null;
 
+    /** The `EventSource` adapter chunk, once loaded (only where {@link needsAdapter}); kept across `disconnect()`. */
+    #adapter: AdapterModule | null = null;
+
+    /** The share client chunk, once loaded (only where {@link sharingApplies}); kept across `disconnect()`. */
+    #share: ShareModule | null = null;
+
     /**
-     * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and the hub-token
-     * chunk is loaded when the `hubToken` option is set; false: call {@link HubLocator.prepare}.
+     * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and every chunk the
+     * options need is loaded (hub token, `EventSource` adapter, share client); false: call {@link HubLocator.prepare}.
      */
     locate(options: HubOptions): boolean {
         if (options.host) this.#location ??= { host: options.host, source: "option" };
-        return this.#location !== null && (this.#tokens !== null || !hasHubToken(options.hubToken));
+        return this.#location !== null && !this.#needs(options);
     }
 
     /**
      * What {@link HubLocator.locate} found missing: [spec] mercure-hub §5: the hub of a connector without `host`
-     * (see {@link locateLazily}), then the hub-token chunk. True when ready, the error when not (`status` set: the
-     * `discover` URL answered without a link; else retried with backoff), false when `signal` aborted first.
+     * (see {@link locateLazily}), while the chunks load. True when ready; the error when not (a `MercureError`: `status`
+     * set when the `discover` URL answered without a link, else retried with backoff; a function giving each channel its
+     * `load_failed`: retried with backoff); false when `signal` aborted first.
      */
-    async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | MercureError> {
+    async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | LocateFailure> {
+        // The chunks download while the hub is looked up, not after.
+        const loading = this.#load(options);
         if (this.#location === null) {
             log?.("discover", { url: options.discover });
             const found = await locateLazily(options.discover, options.fetch, signal);
             if (signal.aborted) return false;
-            if (found instanceof Error) return found;
+            if (found instanceof Error || typeof found === "function") return found;
             this.#location = found;
         }
-        if (this.#tokens === null && hasHubToken(options.hubToken)) {
+        const failure = await loading;
+        return signal.aborted ? false : (failure ?? true);
+    }
+
+    /**
+     * Resolve the platform now if the hub is known (the `host` option), else as soon as the chunks its options need
+     * have loaded, while `current()` holds: the connector's construction, so that a join finds the chunks loaded or
+     * loading, and, when tabs share one connection, the election under way. Nothing is reported here: a failure shows
+     * again at the first join.
+     */
+    resolveEarly(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null, current: () => boolean): void {
+        const quietly = (): void => {
+            if (this.platform !== null || !current()) return;
             try {
-                this.#tokens = await loadHubToken();
-            } catch (cause) {
-                return new MercureError("auth_failed", "Loading the code of the `hubToken` option failed: check the network; retrying with backoff.", { cause });
+                this.resolve(options, cursor, log);
+            } catch {
+                // Reported on the channels by the first batch's own resolution.
             }
-        }
-        return !signal.aborted;
+        };
+        if (this.locate(options)) quietly();
+        else if (this.#location !== null) void this.#load(options).then((failure) => failure === null && quietly());
+    }
+
+    /** Whether `options` need a chunk this connector has not loaded yet: the hub token's, the `EventSource` adapter's, the share client's. */
+    #needs(options: HubOptions): boolean {
+        return (this.#tokens === null && hasHubToken(options.hubToken)) || (this.#adapter === null && needsAdapter(options)) || (this.#share === null && sharingApplies(options));
+    }
+
+    /**
+     * Load the chunks `options` need, all at once (with the share client, the engine chunk too: see {@link loadShare});
+     * resolves with null once all have loaded, else with the failure of one that did not (downloaded again at the next call).
+     */
+    async #load(options: HubOptions): Promise<LocateFailure | null> {
+        const loads = await Promise.allSettled([
+            this.#tokens ?? (hasHubToken(options.hubToken) ? loadHubToken() : null),
+            this.#adapter ?? (needsAdapter(options) ? loadAdapter() : null),
+            this.#share ?? (sharingApplies(options) ? loadShare() : null),
+        ]);
+        const [tokens, adapter, share] = loads;
+        if (tokens.status === "fulfilled") this.#tokens = tokens.value;
+        if (adapter.status === "fulfilled") this.#adapter = adapter.value;
+        if (share.status === "fulfilled") this.#share = share.value;
+        const failed = loads.findIndex((load) => load.status === "rejected");
+        return failed < 0 ? null : (name) => loadFailed(name, ["`hubToken`", "EventSource adapter", "tab sharing"][failed]!, (loads[failed] as PromiseRejectedResult).reason, RETRIED);
     }
 
     /**
@@ -123,7 +175,8 @@ export class HubLocator {
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.#location;
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
-        const platform = sharePlatform(resolvePlatform({ ...options, host: location?.host ?? options.host }, this.#tokens), options);
+        const own = resolvePlatform({ ...options, host: location?.host ?? options.host }, this.#tokens, this.#adapter);
+        const platform = this.#share?.sharePlatform(own, options) ?? own;
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).

@@ -1,6 +1,7 @@
 import type { BatchAuthOptions } from "../auth/batch-auth";
 import { resolveAuthTimeout, resolveHubTimeouts } from "../auth/limits";
 import type { Platform } from "../transport/platform";
+import { pageCanShare } from "./load";
 import { TabLink, type ShareEnvironment } from "./tab-link";
 
 export type { ShareEnvironment } from "./tab-link";
@@ -27,22 +28,20 @@ let page: ShareEnvironment | null | undefined;
 
 /**
  * The page's own Web Locks, `BroadcastChannel`, `window`, `document` and a `MessageChannel` task hop, or null where one is missing
- * (not a secure context, not a browser).
+ * (not a secure context, not a browser: see {@link pageCanShare}).
  */
 function pageEnvironment(): ShareEnvironment | null {
     if (page !== undefined) return page;
-    const scope = globalThis as {
-        navigator?: { locks?: ShareEnvironment["locks"] | null };
-        BroadcastChannel?: ShareEnvironment["BroadcastChannel"];
+    if (!pageCanShare()) return (page = null);
+    const scope = globalThis as unknown as {
+        navigator: { locks: ShareEnvironment["locks"] };
+        BroadcastChannel: ShareEnvironment["BroadcastChannel"];
         MessageChannel?: typeof MessageChannel;
-        window?: ShareEnvironment["page"];
+        window: ShareEnvironment["page"];
         document?: ShareEnvironment["lifecycle"];
     };
-    const locks = scope.navigator?.locks;
-    // happy-dom and some embedded browsers have `navigator.locks` null.
-    if (typeof locks?.request !== "function" || typeof scope.BroadcastChannel !== "function" || scope.window == null) return (page = null);
     const hop = typeof scope.MessageChannel === "function" ? messageHop(scope.MessageChannel) : undefined;
-    return (page = { locks, BroadcastChannel: scope.BroadcastChannel, page: scope.window, lifecycle: scope.document ?? null, ...(hop === undefined ? {} : { hop }) });
+    return (page = { locks: scope.navigator.locks, BroadcastChannel: scope.BroadcastChannel, page: scope.window, lifecycle: scope.document ?? null, ...(hop === undefined ? {} : { hop }) });
 }
 
 /**

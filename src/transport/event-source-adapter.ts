@@ -1,7 +1,7 @@
 import type { HubTokenSource } from "../auth/hub-token";
 import { errorStatus } from "../error-messages";
 import { MercureError } from "../errors";
-import type { EventSourceConstructor, EventSourceInitLike, FetchLike, StreamFetch } from "./platform";
+import { isNative, type EventSourceConstructor, type EventSourceInitLike, type FetchLike, type StreamFetch } from "./platform";
 
 export { errorStatus } from "../error-messages";
 
@@ -34,7 +34,7 @@ export const DEFAULT_HEARTBEAT_TIMEOUT = 60_000;
  * - `fetch`: everything else.
  */
 export function eventSourceKind(Impl: EventSourceConstructor): EventSourceKind {
-    if (/\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(Impl))) return "native";
+    if (isNative(Impl)) return "native";
     if (Impl.name === "EventSourcePolyfill") return "polyfill";
     for (let proto: unknown = Impl.prototype; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
         const descriptor = Object.getOwnPropertyDescriptor(proto, "withCredentials");
@@ -49,8 +49,8 @@ export interface AdaptOptions {
     readonly fetch: FetchLike | undefined;
     /** The hub token (header auth), or null for the cookie. */
     readonly token: HubTokenSource | null;
-    /** The polyfill's `heartbeatTimeout` (ms). */
-    readonly heartbeatTimeout: number;
+    /** The polyfill's `heartbeatTimeout` (ms; the `heartbeatTimeout` option), {@link DEFAULT_HEARTBEAT_TIMEOUT} when not a positive number. */
+    readonly heartbeatTimeout?: unknown;
 }
 
 /**
@@ -60,7 +60,8 @@ export interface AdaptOptions {
  * never goes into a URL.
  */
 export function adaptEventSource(Impl: EventSourceConstructor, options: AdaptOptions): EventSourceConstructor {
-    const { fetch, token, heartbeatTimeout } = options;
+    const { fetch, token } = options;
+    const heartbeatTimeout = typeof options.heartbeatTimeout === "number" && options.heartbeatTimeout > 0 ? options.heartbeatTimeout : DEFAULT_HEARTBEAT_TIMEOUT;
     const kind = eventSourceKind(Impl);
     if (kind === "native" && token !== null) {
         throw new MercureError(

@@ -3,7 +3,7 @@ import type { HubTokenModule } from "../auth/load-hub-token";
 import type { AuthResult } from "../auth/auth-client";
 import { MercureError } from "../errors";
 import type { FetchLike } from "../fetch";
-import { adaptEventSource, DEFAULT_HEARTBEAT_TIMEOUT } from "./event-source-adapter";
+import { lazyChunk } from "../lazy-chunk";
 
 // The fetch types sit below auth and transport (src/fetch.ts); re-exported here for their readers.
 export type { FetchLike, FetchResponseLike } from "../fetch";
@@ -169,6 +169,31 @@ export interface Platform {
     release?: () => void;
 }
 
+/** What the lazily loaded `EventSource` adapter chunk offers: `./event-source-adapter`'s exports. */
+export type AdapterModule = typeof import("./event-source-adapter");
+
+/**
+ * Load the `EventSource` adapter on first use, once per page (a separate chunk): only a connector with the
+ * `eventSource`, `fetch` or `hubToken` option, or on a page whose global `EventSource` is not the browser's own, needs it.
+ */
+export const loadAdapter: () => Promise<AdapterModule> = lazyChunk(() => import("./event-source-adapter"));
+
+/** Whether `Impl` is the engine's own code (`Function.prototype.toString` shows `[native code]`): the browser's `EventSource`. */
+export function isNative(Impl: EventSourceConstructor): boolean {
+    return /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(Impl));
+}
+
+/**
+ * Whether the `EventSource` of these options must go through the adapter chunk (see `event-source-adapter.ts`), which
+ * {@link resolvePlatform} then takes: with the `eventSource`, `fetch` or `hubToken` option, or a global `EventSource`
+ * that is not the browser's (a polyfill put on `window`). The browser's own, alone, is used as it is.
+ */
+export function needsAdapter(options: { eventSource?: unknown; fetch?: unknown; hubToken?: HubTokenOption | null }): boolean {
+    if (options.eventSource !== undefined || options.fetch !== undefined || hasHubToken(options.hubToken)) return true;
+    const global = (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
+    return typeof global === "function" && !isNative(global);
+}
+
 /** Whether the `hubToken` option is set (header auth): then the hub-token chunk must be loaded before {@link resolvePlatform}. */
 export function hasHubToken(option: HubTokenOption | null | undefined): option is HubTokenOption {
     return option !== undefined && option !== null && option !== "";
@@ -177,7 +202,8 @@ export function hasHubToken(option: HubTokenOption | null | undefined): option i
 /**
  * Resolve every platform piece from the connector options; throws a {@link MercureError} naming the
  * missing or invalid one (the browser's `EventSource` with `hubToken` is one). `tokens` is the lazily
- * loaded hub-token chunk, which the caller loads first when the `hubToken` option is set (see {@link hasHubToken}).
+ * loaded hub-token chunk, which the caller loads first when the `hubToken` option is set (see {@link hasHubToken}),
+ * and `adapter` the `EventSource` adapter chunk, loaded first where {@link needsAdapter}.
  */
 export function resolvePlatform(
     options: {
@@ -189,17 +215,21 @@ export function resolvePlatform(
         heartbeatTimeout?: unknown;
     },
     tokens: HubTokenModule | null,
+    adapter: AdapterModule | null,
 ): Platform {
     const hub = resolveHubUrl(options.host);
     const { hubToken: option, heartbeatTimeout } = options;
     // Loaded by the caller whenever the option is set: `tokens` is non-null here then.
     const hubToken = hasHubToken(option) ? new tokens!.HubTokenSource(option) : null;
     const fetch = hubToken === null ? resolveFetch(options.fetch) : tokens!.withHubToken(resolveFetch(options.fetch), hub, hubToken);
-    const EventSource = adaptEventSource(resolveEventSource(options.eventSource), {
-        // The stream goes through the `fetch` option, or through the global one when the token must be added.
-        fetch: options.fetch === undefined && hubToken === null ? undefined : fetch,
-        token: hubToken,
-        heartbeatTimeout: typeof heartbeatTimeout === "number" && heartbeatTimeout > 0 ? heartbeatTimeout : DEFAULT_HEARTBEAT_TIMEOUT,
-    });
+    const Impl = resolveEventSource(options.eventSource);
+    // Without the adapter (not needed: see needsAdapter), the browser's own EventSource is used as it is.
+    const EventSource =
+        adapter?.adaptEventSource(Impl, {
+            // The stream goes through the `fetch` option, or through the global one when the token must be added.
+            fetch: options.fetch === undefined && hubToken === null ? undefined : fetch,
+            token: hubToken,
+            heartbeatTimeout,
+        }) ?? Impl;
     return { hub, authEndpoint: resolveAuthEndpoint(options.authEndpoint, hub), EventSource, fetch, hubToken };
 }

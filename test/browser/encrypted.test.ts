@@ -222,8 +222,9 @@ describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, 
             // dist/index.js re-exports the public API from the core chunk, which it imports statically.
             expect(requests.filter((path) => path.startsWith("/dist/chunks/core-"))).toHaveLength(1);
             expect(requests).toContain("/esm/laravel-echo/echo.js");
-            // The leading tab loads the hub engine shared by the tabs (shareAcrossTabs: the leadership chunk), nothing else.
-            expect(requests.filter((path) => (path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(leadership|core)-/.test(path)) || path.startsWith("/esm/jose/"))).toEqual([]);
+            // The tab shares its connection (shareAcrossTabs): the share client, the tabs' protocol and the hub engine, nothing
+            // else (not the EventSource adapter: the page uses the browser's own).
+            expect(requests.filter((path) => (path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(leadership|share-platform|protocol|core)-/.test(path)) || path.startsWith("/esm/jose/"))).toEqual([]);
         });
 
         it("reports a failed download of the encrypted channels' chunk as load_failed on the channel, and downloads it again when the channel is joined again", async () => {
@@ -257,7 +258,7 @@ describeInChromium("encrypted channels in Chromium", { server: STACK }, ({ dev, 
             await waitUntil("the encrypted event", async () => (await received(page)).length === 1);
             expect(await received(page)).toEqual([[ORDERS, { n: 2 }]]);
             // The encrypted channels' capability (from the join), and the JWE code it starts at once (jose is its import).
-            expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(leadership|core)-/.test(path)).sort()).toEqual([
+            expect(requests.filter((path) => path.startsWith("/dist/chunks/") && !/^\/dist\/chunks\/(leadership|share-platform|protocol|core)-/.test(path)).sort()).toEqual([
                 expect.stringMatching(/^\/dist\/chunks\/crypto-capability-[\w-]+\.js$/),
                 expect.stringMatching(/^\/dist\/chunks\/jwe-[\w-]+\.js$/),
             ]);

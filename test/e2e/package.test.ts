@@ -185,7 +185,7 @@ describe("the published package", () => {
         expect(node([], snippet('require("laravel-echo-mercure")'))).toBe('["Bearer header.payload.signature"]');
     });
 
-    it("keeps presence, encrypted channels (the JWE code), whispers, discovery, diagnostics, the hubToken machinery, the tabs' hub engine and the search for failing channels out of the core (dist/index.js and dist/chunks/core-*.js): chunks reached only through import()", () => {
+    it("keeps presence, encrypted channels (the JWE code), whispers, discovery, diagnostics, the hubToken machinery, the tabs' share client and hub engine, the EventSource adapter and the search for failing channels out of the core (dist/index.js and dist/chunks/core-*.js): chunks reached only through import()", () => {
         const allChunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
         const coreChunk = allChunks.filter((file) => file.startsWith("core-"));
         expect(coreChunk).toHaveLength(1);
@@ -199,8 +199,8 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "hub-token", "batch-isolation", "credentials", "unheard-event"].map(named);
-        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard] = entries as [string, string, string, string, string, string, string, string, string, string, string];
+        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "hub-token", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "event-source-adapter"].map(named);
+        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, protocol, adapter] = entries as [string, string, string, string, string, string, string, string, string, string, string, string, string, string];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
         const shared = chunks.filter((file) => !entries.includes(file));
@@ -208,10 +208,11 @@ describe("the published package", () => {
         const read = (file: string) => readFileSync(`dist/chunks/${file}`, "utf8");
         const local = (ids: string[]) => ids.filter((id) => id !== "laravel-echo" && id !== `./${coreChunk[0]}`);
         // The core's only module edges: laravel-echo statically, the lazy entries dynamically (the JWE code is reached
-        // from the encrypted channels' chunk).
+        // from the encrypted channels' chunk; the tabs' protocol, which the share client and the engine both import, is
+        // fetched beside them: see src/share/load.ts).
         expect(staticImports(core)).toEqual(["laravel-echo"]);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, hubToken, isolation, encrypted, whisper, presence, credentials, unheard].map((file) => `./${file}`).sort(),
+            [diagnose, discover, engine, hubToken, isolation, encrypted, whisper, presence, credentials, unheard, share, protocol, adapter].map((file) => `./${file}`).sort(),
         );
         // Header auth (the hubToken option) is loaded only by a connector that sets it.
         for (const hubTokenCode of ["class HubTokenSource", "function withHubToken", "function tokenExpiry"]) expect(core).not.toContain(hubTokenCode);
@@ -225,6 +226,13 @@ describe("the published package", () => {
         expect(read(encrypted)).toContain("class EncryptedChannels");
         for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);
         for (const engineCode of ["class HubEngine", "class AuthGateway", "class StreamMux"]) expect(core).not.toContain(engineCode);
+        // Tab sharing's client and the EventSource adapter load only where they apply (a page that shares; the eventSource,
+        // fetch or hubToken option, or a global EventSource that is not the browser's).
+        for (const shareCode of ["class TabLink", "class ShareClient", "function sharePlatform", "function inboxName"]) expect(core).not.toContain(shareCode);
+        expect(read(share)).toContain("class TabLink");
+        expect(read(protocol)).toContain("function inboxName");
+        for (const adapterCode of ["function adaptEventSource", "function eventSourceKind", "lastEventIdQueryParameterName"]) expect(core).not.toContain(adapterCode);
+        expect(read(adapter)).toContain("function adaptEventSource");
         expect(core).not.toContain("function failingAlone");
         expect(read(isolation)).toContain("function failingAlone");
         // The JWE chunk imports jose and nothing of the core; the other lazy chunks import the core and shared helpers only.
@@ -233,8 +241,9 @@ describe("the published package", () => {
         expect(read(jwe)).toContain("compactDecrypt");
         expect(read(whisper)).toContain("class WhisperPublisher");
         expect(read(engine)).toContain("class HubEngine");
-        for (const chunk of [encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, ...shared]) {
-            for (const id of local(staticImports(read(chunk)))) expect(shared.map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
+        // The share client and the engine import the tabs' protocol chunk too.
+        for (const chunk of [encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, adapter, ...shared]) {
+            for (const id of local(staticImports(read(chunk)))) expect([...shared, protocol].map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
         }
         for (const chunk of shared) expect(read(chunk)).not.toContain("class WhisperPublisher");
     });

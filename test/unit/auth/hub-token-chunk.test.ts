@@ -46,15 +46,15 @@ describe("the hubToken chunk", () => {
         h.connector.disconnect();
     });
 
-    it("failing to load gives every joined channel an auth_failed error naming hubToken, then is retried with backoff like a failed auth", async () => {
+    it("failing to load gives every joined channel a load_failed error naming hubToken, then is retried with backoff like a failed auth", async () => {
         chunk.failures = 1;
         const h = createHarness({ hubToken: () => jwt() });
         h.track(h.connector.privateChannel("orders.1"));
         h.track(h.connector.channel("news"));
         await settle(() => h.errors.length >= 2);
         expect(h.errors.map((entry) => [entry.error.code, entry.error.channel])).toEqual([
-            ["auth_failed", "private-orders.1"],
-            ["auth_failed", "news"],
+            ["load_failed", "private-orders.1"],
+            ["load_failed", "news"],
         ]);
         expect(h.errors[0]!.error.message).toContain("`hubToken`");
         expect(h.errors[0]!.error.cause).toBeInstanceOf(Error);

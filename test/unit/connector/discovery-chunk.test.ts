@@ -39,7 +39,7 @@ describe("the discovery chunk", () => {
         h.connector.disconnect();
     });
 
-    it("finds the page's <link rel=\"mercure\"> for a connector without host; failing to load, it is reported as discovery_failed and retried with backoff", async () => {
+    it("finds the page's <link rel=\"mercure\"> for a connector without host; failing to load, it is reported as load_failed and retried with backoff", async () => {
         document.head.insertAdjacentHTML("beforeend", `<link rel="mercure" href="${LINKED}" last-event-id="urn:uuid:page">`);
         chunk.failures = 1;
         const h = createHarness({ host: null });
@@ -47,9 +47,10 @@ describe("the discovery chunk", () => {
         h.track(h.connector.channel("news"));
         await settle();
         expect(h.errors.map((entry) => [entry.error.code, entry.error.channel])).toEqual([
-            ["discovery_failed", "private-orders.1"],
-            ["discovery_failed", "news"],
+            ["load_failed", "private-orders.1"],
+            ["load_failed", "news"],
         ]);
+        expect(h.errors[0]!.error.message).toContain("hub discovery");
         expect(h.errors[0]!.error.message).toContain("host");
         expect(h.connector.connectionStatus()).toBe("reconnecting");
         expect(h.auth.requests).toHaveLength(0);

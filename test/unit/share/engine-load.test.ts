@@ -14,7 +14,8 @@ import { FakeBrowser } from "../../fakes/fake-tabs";
 /** How many of the next engine chunk loads fail (a flaky network, a deploy that removed the chunk). */
 const chunk = vi.hoisted(() => ({ failures: 0, loads: 0 }));
 
-vi.mock("../../../src/share/load", () => ({
+vi.mock("../../../src/share/load", async (importOriginal) => ({
+    ...(await importOriginal<typeof import("../../../src/share/load")>()),
     loadEngine: async () => {
         chunk.loads++;
         if (chunk.failures-- > 0) throw new TypeError("Failed to fetch dynamically imported module");

@@ -9,9 +9,10 @@ import { HUB, envelope, settleLoads, topic } from "../../fakes/connector-harness
 import { type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
-// The lazy chunks these connectors may load mid-test (a refused stream's diagnosis, whispers, the unheard-event warning,
-// isolation, credentials), loaded up front: their dynamic import() then settles from the module cache within the
+// The lazy chunks these connectors may load mid-test (the share client, a refused stream's diagnosis, whispers, the
+// unheard-event warning, isolation, credentials), loaded up front: their dynamic import() then settles from the module cache within the
 // settle rounds below, however slowly a loaded machine would transform them on first use.
+import "../../../src/share/share-platform";
 import "../../../src/discovery/diagnose";
 import "../../../src/whisper/index";
 import "../../../src/channel/unheard-event";
@@ -82,7 +83,9 @@ describe("tab sharing: each tab gets the data of its own channels only (issue 28
         a.connector.privateChannel("a").listen(".said", (payload: unknown) => gotA.push(payload));
         a.connector.encryptedPrivateChannel("x");
         b.connector.privateChannel("b").listen(".said", (payload: unknown) => gotB.push(payload));
-        // B's page also listens on the link's bus itself, as any script of the origin may.
+        // B's page also listens on the link's bus itself, as any script of the origin may (once the share client chunk
+        // has loaded and made the link; no tab has heard a message yet: those are timers).
+        await settleLoads(0, 1);
         const spied: unknown[] = [];
         const bus = browser.channels.find((channel) => channel.tab === b.tab && !channel.name.includes(" inbox "))!.name;
         new b.tab.env.BroadcastChannel(bus).onmessage = (event) => spied.push(event.data);
