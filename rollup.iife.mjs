@@ -62,14 +62,14 @@ export async function iifeGraph(plugins) {
 }
 
 /** The file name of a lazily loaded entry in dist/iife/: its module's name (an `index` module's is its folder's). */
-function siblingName(graph, id) {
+function siblingName(id) {
     const name = basename(id).replace(/\.[cm]?[jt]s$/, "");
     return name === "index" ? basename(resolve(id, "..")) : name;
 }
 
 /** The inputs of the siblings' build: each lazily loaded entry under its {@link siblingName}. */
 export function siblingInputs(graph) {
-    return Object.fromEntries(graph.lazy.map((id) => [siblingName(graph, id), id]));
+    return Object.fromEntries(graph.lazy.map((id) => [siblingName(id), id]));
 }
 
 /**
@@ -122,7 +122,7 @@ ${SLOT} = { m: [${modules}], u: (path) => new URL(path, iifeBase).href };
         async resolveDynamicImport(specifier, importer) {
             if (typeof specifier !== "string") return null;
             const resolved = await this.resolve(specifier, importer, { skipSelf: true });
-            return resolved !== null && lazy.has(resolved.id) ? { id: `./iife/${siblingName(graph, resolved.id)}.js`, external: true } : null;
+            return resolved !== null && lazy.has(resolved.id) ? { id: `./iife/${siblingName(resolved.id)}.js`, external: true } : null;
         },
         renderDynamicImport({ targetModuleId }) {
             return targetModuleId?.startsWith("./iife/") ? { left: `import(${SLOT}.u(`, right: "))" } : null;

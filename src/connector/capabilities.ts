@@ -69,10 +69,7 @@ export interface CapabilitySlot<T extends Capability = Capability> {
  * leaves the channels that need it, each with `load_failed`; joining one again downloads it again.
  */
 export class Capabilities {
-    /** The loaded capabilities, in load order. */
-    readonly #list: Capability[] = [];
-
-    /** Each loaded slot's capability. */
+    /** Each loaded slot's capability, in load order. */
     readonly #built = new Map<CapabilitySlot, Capability>();
 
     /** The downloads in flight, settled (never rejecting) once the failure is handled. */
@@ -97,7 +94,7 @@ export class Capabilities {
     tell<K extends keyof Capability>(hook: K, ...args: Parameters<NonNullable<Capability[K]>>): void {
         if (hook === "authorized") this.#grant = args[0] as Grant;
         if (hook === "cleared") this.#grant = null;
-        for (const capability of this.#list) (capability[hook] as ((...given: typeof args) => void) | undefined)?.(...args);
+        for (const capability of this.#built.values()) (capability[hook] as ((...given: typeof args) => void) | undefined)?.(...args);
     }
 
     /** A channel was joined: tell the loaded capabilities, and start the download of each one it needs. */
@@ -130,12 +127,14 @@ export class Capabilities {
 
     /** The `match_urlpattern` values of every loaded capability for a stream about to open (see {@link Capability.patterns}). */
     patterns(hub: URL, names: readonly string[], topics: readonly string[]): string[] {
-        return this.#list.flatMap((capability) => capability.patterns?.(hub, names, topics) ?? []);
+        return [...this.#built.values()].flatMap((capability) => capability.patterns?.(hub, names, topics) ?? []);
     }
 
     /** The hub connections the loaded capabilities hold besides the main stream. */
     connections(): number {
-        return this.#list.reduce((sum, capability) => sum + (capability.connections?.() ?? 0), 0);
+        let sum = 0;
+        for (const capability of this.#built.values()) sum += capability.connections?.() ?? 0;
+        return sum;
     }
 
     /** Start the download of `slot` (once at a time); a failure leaves the channels that need it. */
@@ -157,7 +156,6 @@ export class Capabilities {
         if (existing !== null) return existing;
         const capability = module.create(this.#host());
         this.#built.set(slot, capability);
-        this.#list.push(capability);
         for (const name of this.#host().registry.names()) {
             const channel = this.#host().registry.get(name);
             if (channel !== undefined) capability.joined?.(channel);

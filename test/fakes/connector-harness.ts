@@ -40,6 +40,17 @@ export async function settleLoads(stepMs = 0, steps = 20): Promise<void> {
     }
 }
 
+/**
+ * {@link settleLoads} rounds (each with its `stepMs` and `steps`) until `done()` holds, at most 20: a mocked module's
+ * import may take more than one round when the machine is busy, and no round advances the clock past a backoff.
+ */
+export async function settleLoadsUntil(done: () => boolean = () => false, stepMs = 0, steps = 20): Promise<void> {
+    for (let round = 0; round < 20; round++) {
+        await settleLoads(stepMs, steps);
+        if (done()) return;
+    }
+}
+
 /** Build a connector on fakes. */
 export function createHarness(options: MercureConnectorOptions = {}): Harness {
     const EventSource = createFakeEventSource();

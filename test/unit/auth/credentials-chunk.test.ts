@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createHarness, settleLoads, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { createHarness, settleLoadsUntil, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 /*
  * The code that reads credentials at each request is a lazy chunk (src/auth/load-credentials.ts), loaded only when a
@@ -19,10 +19,8 @@ vi.mock("../../../src/auth/credentials", async (importOriginal) => {
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => vi.useRealTimers());
 
-/** Let the loads and zero-delay timers run until `done()` holds (at most 20 rounds, no clock advance past a backoff). */
-async function settle(done: () => boolean = () => false): Promise<void> {
-    for (let round = 0; round < 20 && !done(); round++) await settleLoads();
-}
+/** Let the loads and zero-delay timers run until `done()` holds (see {@link settleLoadsUntil}). */
+const settle = (done?: () => boolean): Promise<void> => settleLoadsUntil(done);
 
 describe("the credentials chunk", () => {
     it("is not loaded for string credentials (Echo's headers are sent as they are)", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createHarness, settleLoads, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { createHarness, settleLoadsUntil, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 /*
  * The `hubToken` machinery is a lazy chunk (src/auth/load-hub-token.ts) that the connector loads before its first
@@ -19,16 +19,8 @@ vi.mock("../../../src/auth/hub-token", async (importOriginal) => {
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => vi.useRealTimers());
 
-/**
- * Let the loads (import()) and the zero-delay timers run until `done()` holds (at most 20 rounds): a mocked module's
- * import may take more than one round when the machine is busy, and no round advances the clock past a backoff.
- */
-async function settle(done: () => boolean = () => false): Promise<void> {
-    for (let round = 0; round < 20; round++) {
-        await settleLoads();
-        if (done()) return;
-    }
-}
+/** Let the loads and zero-delay timers run until `done()` holds (see {@link settleLoadsUntil}). */
+const settle = (done?: () => boolean): Promise<void> => settleLoadsUntil(done);
 
 /** An unsigned JWT-shaped token living ten minutes (the connector never verifies it). */
 function jwt(): string {

@@ -1,12 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { MercureConnectorOptions } from "../../../src/connector/options";
 import { fingerprint } from "../../../src/share/share-platform";
 import { PING_TIMEOUT_MS } from "../../../src/share/tab-link";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
-import { HUB, envelope, settleLoads, topic } from "../../fakes/connector-harness";
+import { HUB, envelope, topic } from "../../fakes/connector-harness";
 import { type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
-import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
+import { enterTabWorld, leaveTabWorld, openAllStreams, openTab, settleTabs } from "../../fakes/tab-world";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
 
 // Issue 28 (medium): tabs of one browser share a hub connection only when they would authorize identically, and a
@@ -27,24 +27,15 @@ afterEach(() => {
 
 /** Open a tab with its connector. */
 function open(options: MercureConnectorOptions = {}): { tab: FakeTab; connector: MercureConnector } {
-    const tab = browser.tab();
-    const connector = new MercureConnector({ host: HUB, eventSource: ES, fetch: auth.fetch, shareEnvironment: tab.env, ...options });
-    connectors.push(connector);
-    return { tab, connector };
+    return openTab({ browser, ES, auth }, connectors, options);
 }
 
 /** Let tasks and microtasks run (messages between tabs, lock grants, the engine chunk's import). */
-async function settle(ms = 0): Promise<void> {
-    await vi.advanceTimersByTimeAsync(ms);
-    await settleLoads(1, 30);
-}
+const settle = settleTabs;
 
 /** Open every real stream still connecting, and let replaced streams drain out. */
 async function openAll(): Promise<void> {
-    for (let round = 0; round < 3; round++) {
-        for (const source of ES.live()) if (source.readyState === 0) source.emitOpen();
-        await settle(round === 0 ? 0 : 2_000);
-    }
+    await openAllStreams(ES);
 }
 
 /** The open real main streams carrying `channel`. */

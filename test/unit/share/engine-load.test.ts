@@ -6,9 +6,9 @@ import { ANSWER_GRACE_MS } from "../../../src/share/tab-link";
 import { ShareClient } from "../../../src/share/virtual-source";
 import type { AuthResult } from "../../../src/auth/auth-client";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
-import { HUB, settleLoads } from "../../fakes/connector-harness";
+import { settleLoads } from "../../fakes/connector-harness";
 import type { FakeEventSourceClass } from "../../fakes/fake-event-source";
-import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
+import { enterTabWorld, leaveTabWorld, openTab } from "../../fakes/tab-world";
 import { FakeBrowser } from "../../fakes/fake-tabs";
 
 /** How many of the next engine chunk loads fail (a flaky network, a deploy that removed the chunk). */
@@ -39,8 +39,7 @@ afterEach(() => {
 
 /** A tab's connector joining `private-a`, recording its errors. */
 function join(): { connector: MercureConnector; errors: string[] } {
-    const connector = new MercureConnector({ host: HUB, eventSource: ES, fetch: auth.fetch, shareEnvironment: browser.tab().env });
-    connectors.push(connector);
+    const { connector } = openTab({ browser, ES, auth }, connectors);
     const errors: string[] = [];
     connector.privateChannel("a").error((error: MercureError) => errors.push(error.code));
     return { connector, errors };

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { MercureConnectorOptions } from "../../../src/connector/options";
 import type { MercureError } from "../../../src/errors";
-import { HUB, settleLoads } from "../../fakes/connector-harness";
+import { HUB, settleLoads, settleLoadsUntil } from "../../fakes/connector-harness";
 import type { FakeAuthServer } from "../../fakes/fake-auth-server";
 import type { FakeEventSourceClass } from "../../fakes/fake-event-source";
 import type { FakeBrowser } from "../../fakes/fake-tabs";
@@ -62,13 +62,8 @@ function connector(options: MercureConnectorOptions = {}): MercureConnector {
     return made;
 }
 
-/** Let the loads, the tabs' messages and lock grants (1 ms timers) run until `done()` holds (at most 20 rounds). */
-async function settle(done: () => boolean = () => false): Promise<void> {
-    for (let round = 0; round < 20; round++) {
-        await settleLoads(1, 10);
-        if (done()) return;
-    }
-}
+/** Let the loads, the tabs' messages and lock grants (1 ms timers) run until `done()` holds (see {@link settleLoadsUntil}). */
+const settle = (done?: () => boolean): Promise<void> => settleLoadsUntil(done, 1, 10);
 
 describe("the share client chunk", () => {
     it("starts loading at construction with the engine chunk beside it, not after it, before any join", async () => {

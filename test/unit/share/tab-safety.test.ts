@@ -1,13 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { MercureConnectorOptions } from "../../../src/connector/options";
 import type { MercureError } from "../../../src/errors";
 import type { LockManagerLike } from "../../../src/share/tab-link";
 import { PROBE_MS } from "../../../src/share/leadership";
 import { FakeAuthServer, grant } from "../../fakes/fake-auth-server";
-import { HUB, envelope, settleLoads, topic } from "../../fakes/connector-harness";
+import { envelope, settleLoads, topic } from "../../fakes/connector-harness";
 import { type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
-import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
+import { enterTabWorld, leaveTabWorld, openAllStreams, openTab, settleTabs } from "../../fakes/tab-world";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
 // The lazy chunks these connectors may load mid-test (the share client, a refused stream's diagnosis, whispers, the
 // unheard-event warning, isolation, credentials), loaded up front: their dynamic import() then settles from the module cache within the
@@ -41,24 +41,16 @@ afterEach(() => {
 });
 
 /** Open a tab with its connector (`env`: another environment for that tab, e.g. other Web Locks). */
-function open(options: MercureConnectorOptions = {}, tab: FakeTab = browser.tab()): { tab: FakeTab; connector: MercureConnector } {
-    const connector = new MercureConnector({ host: HUB, eventSource: ES, fetch: auth.fetch, shareEnvironment: tab.env, ...options });
-    connectors.push(connector);
-    return { tab, connector };
+function open(options: MercureConnectorOptions = {}, tab?: FakeTab): { tab: FakeTab; connector: MercureConnector } {
+    return openTab({ browser, ES, auth }, connectors, options, tab);
 }
 
 /** Let tasks and microtasks run (messages between tabs, lock grants, the engine chunk's import). */
-async function settle(ms = 0): Promise<void> {
-    await vi.advanceTimersByTimeAsync(ms);
-    await settleLoads(1, 30);
-}
+const settle = settleTabs;
 
 /** Open every real stream still connecting, and let replaced streams drain out. */
 async function openAll(): Promise<void> {
-    for (let round = 0; round < 3; round++) {
-        for (const source of ES.live()) if (source.readyState === 0) source.emitOpen();
-        await settle(round === 0 ? 0 : 2_000);
-    }
+    await openAllStreams(ES);
 }
 
 /** The one open real main stream (a `match` of a channel topic). */

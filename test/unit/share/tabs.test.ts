@@ -4,9 +4,9 @@ import type { MercureConnectorOptions } from "../../../src/connector/options";
 import type { MercureError } from "../../../src/errors";
 import { PING_TIMEOUT_MS } from "../../../src/share/tab-link";
 import { FakeAuthServer, grant } from "../../fakes/fake-auth-server";
-import { HUB, envelope, settleLoads, topic } from "../../fakes/connector-harness";
+import { HUB, envelope, topic } from "../../fakes/connector-harness";
 import { type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
-import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
+import { enterTabWorld, leaveTabWorld, openAllStreams, openTab, settleTabs } from "../../fakes/tab-world";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
 
 /** Tabs of one fake browser, each with its connector, on one fake hub and auth endpoint. */
@@ -25,17 +25,11 @@ afterEach(() => {
 
 /** Open a tab with its connector. */
 function open(options: MercureConnectorOptions = {}): { tab: FakeTab; connector: MercureConnector; errors: Array<{ channel: string; error: MercureError }> } {
-    const tab = browser.tab();
-    const connector = new MercureConnector({ host: HUB, eventSource: ES, fetch: auth.fetch, shareEnvironment: tab.env, ...options });
-    connectors.push(connector);
-    return { tab, connector, errors: [] };
+    return { ...openTab({ browser, ES, auth }, connectors, options), errors: [] };
 }
 
 /** Let tasks and microtasks run (messages between tabs, lock grants, the engine chunk's import). */
-async function settle(ms = 0): Promise<void> {
-    await vi.advanceTimersByTimeAsync(ms);
-    await settleLoads(1, 30);
-}
+const settle = settleTabs;
 
 /**
  * Two tabs with their connectors, A (the leader: it opened first) on `private-orders.1` and B on `private-chat.1`,
@@ -83,10 +77,7 @@ function main(): FakeEventSource {
  * leave narrows the real stream once the leaving tab's own virtual stream has drained).
  */
 async function openAll(): Promise<void> {
-    for (let round = 0; round < 3; round++) {
-        for (const source of ES.live()) if (source.readyState === 0) source.emitOpen();
-        await settle(round === 0 ? 0 : 2_000);
-    }
+    await openAllStreams(ES);
 }
 
 describe("sharing one hub connection between tabs", () => {

@@ -3,7 +3,7 @@ import type { MercureConnector } from "../../../src/connector/mercure-connector"
 import type { MercureConnectorOptions } from "../../../src/connector/options";
 import type { MercureError } from "../../../src/errors";
 import type { EventSourceConstructor, EventSourceInitLike } from "../../../src/transport/platform";
-import { HUB, settleLoads, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { HUB, settleLoads, settleLoadsUntil, useScopedFakeTimers } from "../../fakes/connector-harness";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
 import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 
@@ -72,13 +72,8 @@ function connector(options: MercureConnectorOptions = {}): MercureConnector {
     return made;
 }
 
-/** Let the loads and zero-delay timers run until `done()` holds (at most 20 rounds). */
-async function settle(done: () => boolean = () => false): Promise<void> {
-    for (let round = 0; round < 20; round++) {
-        await settleLoads();
-        if (done()) return;
-    }
-}
+/** Let the loads and zero-delay timers run until `done()` holds (see {@link settleLoadsUntil}). */
+const settle = (done?: () => boolean): Promise<void> => settleLoadsUntil(done);
 
 describe("the EventSource adapter chunk", () => {
     it("is never imported on a page whose own EventSource serves, without the eventSource, fetch or hubToken option", async () => {
