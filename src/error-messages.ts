@@ -13,7 +13,7 @@ import { MercureError } from "./errors";
 export function authDenied(name: string): MercureError {
     return new MercureError(
         "auth_denied",
-        `The broadcasting auth request denied access to channel "${name}": check that a user is logged in (the auth request carries the session cookie or the \`bearerToken\`) and that the channel's callback in routes/channels.php returns true for that user.`,
+        `The broadcasting auth request denied channel "${name}": check that a user is logged in and that its callback in routes/channels.php returns true.`,
         { channel: name },
     );
 }
@@ -25,9 +25,9 @@ export function authDenied(name: string): MercureError {
 function rejection(status: number, detail: string | undefined): string {
     return ` (HTTP ${status}${
         detail !== undefined
-            ? `: ${detail}; is the user logged in, or do the broadcasting routes sit behind middleware that redirects?`
+            ? `: ${detail}; is a user logged in, or does middleware redirect?`
             : status === 419
-              ? ": the CSRF token did not match the session, read again and retried once: the session expired or was regenerated; reload the page, or give `csrfToken` as a function returning the current token"
+              ? ": the CSRF token did not match the session, even after reading it again: reload the page, or pass `csrfToken` as a function"
               : status === 401
                 ? ": no user is logged in"
                 : ""
@@ -38,7 +38,7 @@ function rejection(status: number, detail: string | undefined): string {
 export function authRejectedNewcomer(name: string, status: number, newcomers: readonly string[], detail?: string): MercureError {
     return new MercureError(
         "auth_rejected",
-        `The broadcasting auth request was denied${rejection(status, detail)}, after joining [${newcomers.join(", ")}]; channel "${name}" was left.`,
+        `The broadcasting auth request was denied${rejection(status, detail)} after joining [${newcomers.join(", ")}]; channel "${name}" was left.`,
         { channel: name, status },
     );
 }
@@ -47,7 +47,7 @@ export function authRejectedNewcomer(name: string, status: number, newcomers: re
 export function authRejected(name: string, status: number, endpoint: string, detail?: string): MercureError {
     return new MercureError(
         "auth_rejected",
-        `The broadcasting auth request to "${endpoint}" was rejected${rejection(status, detail)}, for channel "${name}"; retrying with backoff (is the user still logged in?).`,
+        `The broadcasting auth request to "${endpoint}" was rejected${rejection(status, detail)} for channel "${name}"; retrying with backoff.`,
         { channel: name, status },
     );
 }
@@ -66,7 +66,7 @@ export function authFailed(name: string, endpoint: string, status: number | null
 export function channelLimit(name: string, max: number): MercureError {
     return new MercureError(
         "channel_limit",
-        `Mercure broadcasting authorizes at most ${max} channels per connection; channel "${name}" was not joined. Leave channels you no longer need.`,
+        `At most ${max} channels fit one connection; channel "${name}" was not joined: leave channels you no longer need.`,
         { channel: name },
     );
 }
@@ -83,13 +83,13 @@ export function streamError(name: string, failure: StreamFailure, channels: Iter
     const status = errorStatus(cause);
     const message =
         status === 401
-            ? "The hub refused the event stream with HTTP 401: the subscriber cookie from the auth request (or the `hubToken`) was missing or not accepted (outside a browser, pass a `fetch` that keeps cookies and an EventSource that takes `{ fetch }`, such as the eventsource package's); re-authorizing and reconnecting with backoff."
+            ? "The hub refused the event stream with HTTP 401: the hub cookie (or `hubToken`) was missing or refused (outside a browser, pass a `fetch` that keeps cookies and an EventSource that uses it); re-authorizing with backoff."
             : status === 400 && failure === "closed"
-              ? "The hub refused the event stream with HTTP 400 (a malformed request): check that `hubToken` gives a bare JWT and at most 100 channels are joined, then call connect()."
+              ? "The hub refused the event stream with HTTP 400: check that `hubToken` gives a bare JWT and at most 100 channels are joined, then call connect()."
               : failure === "closed"
-              ? `The hub ${status === undefined ? "refused or closed the event stream" : `refused the event stream with HTTP ${status}`}; re-authorizing and reconnecting with backoff.` + tokenSizeHint(channels)
+              ? `The hub ${status === undefined ? "refused or closed the event stream" : `refused the event stream with HTTP ${status}`}; re-authorizing with backoff.` + tokenSizeHint(channels)
               : failure === "interrupted"
-                ? "The hub event stream was interrupted; the EventSource is reconnecting by itself."
+                ? "The hub event stream was interrupted; the EventSource reconnects by itself."
                 : "The replacement hub stream was refused; retrying with backoff.";
     return new MercureError("stream_error", `${message} (channel "${name}")`, { channel: name, status, cause });
 }
@@ -108,7 +108,7 @@ export function whisperOnPublicChannel(name: string): MercureError {
 export function loadFailed(name: string, part: string, cause: unknown, next: string): MercureError {
     return new MercureError(
         "load_failed",
-        `The ${part} code for channel "${name}" could not be downloaded (${describe(cause)}): ${next}; check the network, or reload the page if the app was deployed since it loaded.`,
+        `The ${part} code for channel "${name}" could not be downloaded (${describe(cause)}): ${next}; check the network, or reload the page after a deploy.`,
         { channel: name, cause },
     );
 }
@@ -120,7 +120,7 @@ export function loadFailed(name: string, part: string, cause: unknown, next: str
 export function streamStalled(name: string, seconds: number): MercureError {
     return new MercureError(
         "stream_error",
-        `The hub stream of channel "${name}" did not open within ${seconds} s, probably because the browser is out of connections to the hub (6 per host over HTTP/1.1, shared by every tab): retrying with backoff; serve the hub over HTTPS (HTTP/2) to lift the limit.`,
+        `The hub stream of channel "${name}" did not open within ${seconds} s: the browser is likely out of connections to the hub (6 over HTTP/1.1, for every tab); retrying with backoff. Serve the hub over HTTP/2 to lift the limit.`,
         { channel: name },
     );
 }
@@ -158,10 +158,10 @@ function tokenSizeHint(channels: Iterable<string>): string {
     }
     return (
         (bytes > 3_500
-            ? ` With this many private and presence channels the hub cookie outgrows the 4,096 bytes a browser keeps (about 19 private or 6 presence channels fit), so the browser may have dropped it.`
+            ? ` The hub cookie of this many guarded channels outgrows the 4,096 bytes a browser keeps (about 19 private or 6 presence channels fit).`
             : "") +
         (grants > 100
-            ? ` With ${grants} topic grants in the cookie, a hub that caps tokens at 100 (the reference hub does) refuses it: join fewer private or presence channels.`
+            ? ` With ${grants} topic grants in the cookie, a hub capping tokens at 100 (the reference hub does) refuses it.`
             : "")
     );
 }

@@ -113,7 +113,7 @@ describe("the batch auth request", () => {
     // anything else is another route's answer, and a stream opened on it would fail with a misleading cookie error.
     describe("refuses an answer that is not Laravel's JSON, saying what came back and the usual cause", () => {
         const cases = [
-            ["a login page fetch reached by following a redirect", { status: 200, body: "<!doctype html><title>Log in</title>", headers: { "content-type": "text/html; charset=UTF-8" }, redirectedTo: "https://app.test/login" }, /HTTP 200: text\/html; charset=UTF-8 after a redirect to https:\/\/app\.test\/login, not Laravel's JSON; is the user logged in, or do the broadcasting routes sit behind middleware that redirects\?\)/],
+            ["a login page fetch reached by following a redirect", { status: 200, body: "<!doctype html><title>Log in</title>", headers: { "content-type": "text/html; charset=UTF-8" }, redirectedTo: "https://app.test/login" }, /HTTP 200: text\/html; charset=UTF-8 after a redirect to https:\/\/app\.test\/login, not Laravel's JSON; is a user logged in, or does middleware redirect\?\)/],
             ["an HTML page answered directly", { status: 200, body: "<html>oops", headers: { "content-type": "text/html" } }, /HTTP 200: text\/html, not Laravel's JSON/],
             ["an unreadable body without a content type", { status: 200, body: "<html>oops" }, /HTTP 200: no content type, not Laravel's JSON/],
             ["a JSON body that is not an object", { status: 200, body: "[]", headers: { "content-type": "application/json" } }, /HTTP 200: application\/json, not Laravel's JSON/],
@@ -132,7 +132,7 @@ describe("the batch auth request", () => {
 
     it("names the CSRF token and the session on a 419, and the missing login on a 401", async () => {
         for (const [status, message] of [
-            [419, /HTTP 419: the CSRF token did not match the session, read again and retried once: the session expired or was regenerated; reload the page, or give `csrfToken` as a function/],
+            [419, /HTTP 419: the CSRF token did not match the session, even after reading it again: reload the page, or pass `csrfToken` as a function/],
             [401, /HTTP 401: no user is logged in\)/],
         ] as const) {
             const h = createHarness();
@@ -352,7 +352,7 @@ describe("the 100-channel limit", () => {
             ["c100", "channel_limit"],
             ["c101", "channel_limit"],
         ]);
-        expect(h.errors[0]!.error.message).toContain("at most 100 channels");
+        expect(h.errors[0]!.error.message).toContain("At most 100 channels");
         expect(h.stream().matches()).toHaveLength(100);
     });
 });

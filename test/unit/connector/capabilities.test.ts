@@ -119,7 +119,7 @@ describe("Capabilities (issue 32: capabilities load on first use)", () => {
             ["load_failed", "room-2"],
         ]);
         expect(evicted[0]!.message).toBe(
-            'The room code for channel "room-1" could not be downloaded (Failed to fetch dynamically imported module): the channel was left, and joining it again downloads the code again; check the network, or reload the page if the app was deployed since it loaded.',
+            'The room code for channel "room-1" could not be downloaded (Failed to fetch dynamically imported module): the channel was left, and joining it again downloads the code again; check the network, or reload the page after a deploy.',
         );
         expect(refreshes()).toBe(1);
         expect(capabilities.ready()).toBeNull();

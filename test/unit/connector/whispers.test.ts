@@ -514,7 +514,7 @@ describe("the connection budget on an HTTP/1.1 hub (never deadlocks)", () => {
         expect(fallback.closed).toBe(true);
         expect(w.log).toEqual(["private-chat.1:!stream_error", "private-orders.1:!stream_error"]);
         expect(w.errors[0]!.message).toBe(
-            'The hub stream of channel "private-chat.1" did not open within 4 s, probably because the browser is out of connections to the hub (6 per host over HTTP/1.1, shared by every tab): retrying with backoff; serve the hub over HTTPS (HTTP/2) to lift the limit.',
+            'The hub stream of channel "private-chat.1" did not open within 4 s: the browser is likely out of connections to the hub (6 over HTTP/1.1, for every tab); retrying with backoff. Serve the hub over HTTP/2 to lift the limit.',
         );
         const requests = w.h.auth.requests.length;
         await vi.advanceTimersByTimeAsync(30_000);

@@ -98,7 +98,7 @@ describe("Whispers: loaded on first use", () => {
         await drain();
         expect(errors.codes()).toEqual([`${CHAT}:load_failed`, `${OTHER}:load_failed`]);
         expect(errors.list[0]!.error.message).toBe(
-            `The whisper code for channel "${CHAT}" could not be downloaded (chunk missing): its whispers were not sent nor received, and the next whisper, whisper listener or re-authorization downloads it again; check the network, or reload the page if the app was deployed since it loaded.`,
+            `The whisper code for channel "${CHAT}" could not be downloaded (chunk missing): its whispers were not sent nor received, and the next whisper, whisper listener or re-authorization downloads it again; check the network, or reload the page after a deploy.`,
         );
         whispers.listen(OTHER, false);
         whispers.whisper(CHAT, "three", {});
