@@ -42,7 +42,7 @@ import { cloneHeaderOptions, resolveHubTimeouts, type MercureConnectorOptions } 
  * parts and state changes the connector lends them (`connector-host.ts`); the state changes stay here.
  *
  * State changes first, user callbacks after: every entry point (a public method, a stream event, a
- * timer, an auth answer) runs its state change inside {@link MercureConnector.settle}, which then runs
+ * timer, an auth answer) runs its state change inside `#settle`, which then runs
  * the `error()`, `subscribed()` and `onConnectionChange()` callbacks the change produced. Presence
  * callbacks run from the subscription event or the snapshot answer that caused them, once the connector's
  * own state has moved (cursor, drains); one that calls `leave()` or `disconnect()` silences what follows.
@@ -50,48 +50,48 @@ import { cloneHeaderOptions, resolveHubTimeouts, type MercureConnectorOptions } 
  */
 export class MercureConnector extends EchoChannelMethods {
     /** Joined channels by full name, in join order (the order of the auth batch). */
-    private readonly registry = new ChannelRegistry(createChannel);
+    readonly #registry = new ChannelRegistry(createChannel);
 
     /** User callbacks waiting for the connector's state to settle. */
-    private readonly callbacks = new CallbackQueue();
+    readonly #callbacks = new CallbackQueue();
 
     /** The connection status; its `set()` is the only writer, its listeners run from {@link callbacks}. */
-    private readonly status = new StatusStore((notify) => this.callbacks.defer(notify));
+    readonly #status = new StatusStore((notify) => this.#callbacks.defer(notify));
 
     /** The socket id, the cursor and the once-per-channel ledger of the main stream's messages. */
-    private readonly dispatcher = new Dispatcher();
+    readonly #dispatcher = new Dispatcher();
 
     /**
      * The capabilities (presence, encrypted channels, whispers), each loaded on first use through one seam (see
      * {@link Capabilities}): a joined channel that needs one starts its download beside the auth request.
      */
-    private readonly capabilities = new Capabilities(() => this.host, CAPABILITY_SLOTS);
+    readonly #capabilities = new Capabilities(() => this.#host, CAPABILITY_SLOTS);
 
     /** What joined guarded channels whisper through: the whisper capability, loaded on their first whisper or listener. */
-    private readonly whisperLink = whisperLink(this.capabilities, (channel, error) =>
-        this.settle(() => this.registry.get(channel.name) === channel && this.reportEach([channel.name], () => error)),
+    readonly #whisperLink = whisperLink(this.#capabilities, (channel, error) =>
+        this.#settle(() => this.#registry.get(channel.name) === channel && this.#reportEach([channel.name], () => error)),
     );
 
     /** Bumped by `disconnect()`; async work captured with an older value stops. */
-    private generation = 0;
+    #generation = 0;
 
     /** Set by `disconnect()`: nothing reconnects until `connect()` or a newly joined channel. */
-    private paused = false;
+    #paused = false;
 
     /** Cancels in-flight requests (auth, discovery, snapshots, probes) on `disconnect()`, which also bumps {@link generation}. */
-    private aborter = new AbortController();
+    #aborter = new AbortController();
 
     /** Where the hub is and the platform resolved for it (null until the first auth), both forgotten by `disconnect()`. */
-    private readonly hub = new HubLocator();
+    readonly #hub = new HubLocator();
 
     /** The `debug` option's logger, or null (then call sites build no detail objects). */
-    private readonly log = resolveDebug(this.options["debug"]);
+    readonly #log = resolveDebug(this.options["debug"]);
 
     /** The next refresh must open a new stream even when the topics did not change (renewal, stream lost). */
-    private reopenRequested = false;
+    #reopenRequested = false;
 
     /** The batch auth request, and what the last successful answer granted. */
-    private readonly auth = new BatchAuth(this.options as BatchAuthOptions);
+    readonly #auth = new BatchAuth(this.options as BatchAuthOptions);
 
     /**
      * The current stream, its make-before-break replacement and the replaced streams still draining. When a
@@ -99,86 +99,86 @@ export class MercureConnector extends EchoChannelMethods {
      * opens one that resumes from the cursor (the ledger drops what comes twice); a fallback leaves nothing
      * of ours to close, so the likely cause is reported and the refresh retried with backoff.
      */
-    private readonly streams = new StreamSwitch(
+    readonly #streams = new StreamSwitch(
         (stream, stall) =>
-            this.settle(() => {
-                const platform = this.hub.platform;
+            this.#settle(() => {
+                const platform = this.#hub.platform;
                 if (platform === null) return;
-                const replaced = this.streams.current;
-                this.streams.closeAll();
-                this.lose(replaced?.channels ?? stream.channels);
-                if (stall === "replacement") return this.createStream([...stream.channels], [...stream.topics], platform, true);
-                this.reportEach(stream.channels, (name) => failures.streamStalled(name, OPEN_DEADLINE_MS / 1_000));
-                this.scheduleRetry();
+                const replaced = this.#streams.current;
+                this.#streams.closeAll();
+                this.#lose(replaced?.channels ?? stream.channels);
+                if (stall === "replacement") return this.#createStream([...stream.channels], [...stream.topics], platform, true);
+                this.#reportEach(stream.channels, (name) => failures.streamStalled(name, OPEN_DEADLINE_MS / 1_000));
+                this.#scheduleRetry();
             }),
-        (stream) => this.log?.("drain end", { stream: stream.id }),
+        (stream) => this.#log?.("drain end", { stream: stream.id }),
     );
 
     /** The one pending reconnect, with its backoff. */
-    private readonly reconnect = new ReconnectTimer();
+    readonly #reconnect = new ReconnectTimer();
 
     /** The renewal of the cookie and of the stream, before the hub may end it. */
-    private readonly cookieRefresh = new CookieRefreshTimer();
+    readonly #cookieRefresh = new CookieRefreshTimer();
 
     /** `online`, page shown again: retry a pending reconnect and check the renewal against the wall clock. */
-    private readonly wake = new WakeSignals((signal) =>
-        this.settle(() => {
-            if (signal === "online") this.reconnect.retryNow();
-            this.cookieRefresh.check();
+    readonly #wake = new WakeSignals((signal) =>
+        this.#settle(() => {
+            if (signal === "online") this.#reconnect.retryNow();
+            this.#cookieRefresh.check();
         }),
     );
 
     /** Where routed broadcasts go: the joined channels' listeners, and a failed decryption to their `error()` callbacks. */
-    private readonly deliveries: RouteTarget = {
+    readonly #deliveries: RouteTarget = {
         deliver: (name, event, payload) => {
-            const matched = this.registry.get(name)?.deliver(event, payload);
-            this.log?.("deliver", { channel: name, event, matched }); // The name and whether a listener matched, never the payload.
+            const matched = this.#registry.get(name)?.deliver(event, payload);
+            this.#log?.("deliver", { channel: name, event, matched }); // The name and whether a listener matched, never the payload.
         },
         failed: (name, error) => {
-            this.log?.("decrypt failed", { channel: name, code: error.code });
-            this.settle(() => this.reportEach([name], () => error));
+            this.#log?.("decrypt failed", { channel: name, code: error.code });
+            this.#settle(() => this.#reportEach([name], () => error));
         },
     };
 
     /** What the refresh cycle and the stream events act on: the parts above, and the state changes below. */
-    private readonly host: ConnectorHost = {
+    readonly #host: ConnectorHost = {
         hubOptions: this.options as HubOptions,
-        registry: this.registry,
-        status: this.status,
-        dispatcher: this.dispatcher,
-        capabilities: this.capabilities,
-        hub: this.hub,
-        auth: this.auth,
-        streams: this.streams,
-        reconnect: this.reconnect,
-        cookieRefresh: this.cookieRefresh,
-        wake: this.wake,
-        deliveries: this.deliveries,
-        log: this.log,
-        generation: () => this.generation,
-        signal: () => this.aborter.signal,
-        paused: () => this.paused,
-        everConnected: () => this.events.everConnected,
-        settle: (change) => this.settle(change),
-        defer: (callback) => this.callbacks.defer(callback),
-        reportEach: (names, error) => this.reportEach(names, error),
-        backOff: () => this.backOff(),
-        evict: (name, error) => this.evict(name, error),
-        windDown: () => this.windDown(),
-        stop: (status) => this.stop(status),
-        lose: (channels) => this.lose(channels),
-        renew: (expired) => this.renew(expired),
-        announce: (stream) => this.announce(stream),
-        openStream: (granted, topicPrefix, platform) => this.openStream(granted, topicPrefix, platform),
-        scheduleRefresh: (reopen) => this.scheduleRefresh(reopen),
-        scheduleRetry: (reopen) => this.scheduleRetry(reopen),
+        registry: this.#registry,
+        status: this.#status,
+        dispatcher: this.#dispatcher,
+        capabilities: this.#capabilities,
+        hub: this.#hub,
+        auth: this.#auth,
+        streams: this.#streams,
+        reconnect: this.#reconnect,
+        cookieRefresh: this.#cookieRefresh,
+        wake: this.#wake,
+        deliveries: this.#deliveries,
+        log: this.#log,
+        generation: () => this.#generation,
+        signal: () => this.#aborter.signal,
+        paused: () => this.#paused,
+        everConnected: () => this.#events.everConnected,
+        settle: (change) => this.#settle(change),
+        defer: (callback) => this.#callbacks.defer(callback),
+        reportEach: (names, error) => this.#reportEach(names, error),
+        backOff: () => this.#backOff(),
+        evict: (name, error) => this.#evict(name, error),
+        windDown: () => this.#windDown(),
+        stop: (status) => this.#stop(status),
+        lose: (channels) => this.#lose(channels),
+        renew: (expired) => this.#renew(expired),
+        announce: (stream) => this.#announce(stream),
+        openStream: (granted, topicPrefix, platform) => this.#openStream(granted, topicPrefix, platform),
+        scheduleRefresh: (reopen) => this.#scheduleRefresh(reopen),
+        scheduleRetry: (reopen) => this.#scheduleRetry(reopen),
     };
 
     /** Locates the hub, authorizes the joined channels in one batch and acts on the answer, one refresh at a time. */
-    private readonly cycle = new RefreshCycle(this.host);
+    readonly #cycle = new RefreshCycle(this.#host);
 
     /** What every main stream reports to (open, message, subscription event, error); a retired stream falls silent. */
-    private readonly events = new StreamEvents(this.host);
+    readonly #events = new StreamEvents(this.#host);
 
     /**
      * Create the connector; opens no connection until the first channel is joined. With `host` set, in a browser where
@@ -187,7 +187,7 @@ export class MercureConnector extends EchoChannelMethods {
      */
     constructor(options: MercureConnectorOptions) {
         super(options as never);
-        this.resolveEarly();
+        this.#resolveEarly();
     }
 
     /**
@@ -202,37 +202,37 @@ export class MercureConnector extends EchoChannelMethods {
     /** Resume after `disconnect()`; construction opens nothing (the first joined channel does). */
     connect(): void {
         // Echo's base constructor calls connect() before this class's fields exist.
-        if ((this.registry as ChannelRegistry | undefined) === undefined) return;
-        this.paused = false;
-        this.resolveEarly();
-        if (this.registry.names().length > 0) this.scheduleRefresh(true);
+        if (!(#registry in this)) return;
+        this.#paused = false;
+        this.#resolveEarly();
+        if (this.#registry.names().length > 0) this.#scheduleRefresh(true);
     }
 
     /** All joined channels by full name; Echo's `leaveAllChannels()` iterates this. */
     get channels(): Record<string, MercureChannel> {
-        return this.registry.snapshot();
+        return this.#registry.snapshot();
     }
 
     /** Leave one channel by its full name; leaving the last one closes the stream. */
     leaveChannel(name: string): void {
-        if (this.registry.remove(name) === undefined) return;
-        this.capabilities.tell("dropped", name);
-        this.scheduleRefresh();
+        if (this.#registry.remove(name) === undefined) return;
+        this.#capabilities.tell("dropped", name);
+        this.#scheduleRefresh();
     }
 
     /** This connection's socket id, sent by Echo's interceptors as `X-Socket-Id` for `toOthers()`. */
     socketId(): string {
-        return this.dispatcher.socketId;
+        return this.#dispatcher.socketId;
     }
 
     /** The current connection status. */
     connectionStatus(): ConnectionStatus {
-        return this.status.get();
+        return this.#status.get();
     }
 
     /** Call `callback` on every status change; returns the function that stops it. */
     onConnectionChange(callback: (status: ConnectionStatus) => void): () => void {
-        return this.status.subscribe(callback);
+        return this.#status.subscribe(callback);
     }
 
     /**
@@ -240,80 +240,80 @@ export class MercureConnector extends EchoChannelMethods {
      * `connect()` or a newly joined channel reconnects them. Leaving channels meanwhile reconnects nothing.
      */
     disconnect(): void {
-        this.settle(() => this.stop("disconnected"));
+        this.#settle(() => this.#stop("disconnected"));
     }
 
     /** Stop like `disconnect()`, reporting `status` (`failed`: the hub's configuration must change first). */
-    private stop(status: ConnectionStatus): void {
-        this.generation++;
-        this.paused = true;
-        this.aborter.abort();
-        this.aborter = new AbortController();
-        this.wake.stop();
-        this.hub.forget();
-        this.cycle.reset();
-        this.dispatcher.reset();
-        this.capabilities.tell("cleared");
-        this.windDown(status);
+    #stop(status: ConnectionStatus): void {
+        this.#generation++;
+        this.#paused = true;
+        this.#aborter.abort();
+        this.#aborter = new AbortController();
+        this.#wake.stop();
+        this.#hub.forget();
+        this.#cycle.reset();
+        this.#dispatcher.reset();
+        this.#capabilities.tell("cleared");
+        this.#windDown(status);
     }
 
     /**
      * Resolve the platform when the hub is known (the `host` option), once the chunks it needs have loaded (their
      * download starts now): when tabs share one connection, this starts the election (see `share-platform.ts`).
      */
-    private resolveEarly(): void {
-        const generation = this.generation;
-        this.hub.resolveEarly(this.options as HubOptions, this.dispatcher, this.log, () => generation === this.generation);
+    #resolveEarly(): void {
+        const generation = this.#generation;
+        this.#hub.resolveEarly(this.options as HubOptions, this.#dispatcher, this.#log, () => generation === this.#generation);
     }
 
     /** Return the joined channel with this full name, creating it by its kind and joining it when needed. */
     protected join(name: string): MercureChannel {
-        const existing = this.registry.get(name);
+        const existing = this.#registry.get(name);
         if (existing !== undefined) return existing;
-        const channel = this.registry.add(name, this.options);
-        if (channel instanceof MercurePrivateChannel) channel.whisperLink = this.whisperLink;
-        this.capabilities.joined(channel);
-        this.paused = false;
-        this.scheduleRefresh();
+        const channel = this.#registry.add(name, this.options);
+        if (channel instanceof MercurePrivateChannel) channel.whisperLink = this.#whisperLink;
+        this.#capabilities.joined(channel);
+        this.#paused = false;
+        this.#scheduleRefresh();
         return channel;
     }
 
     /** Run a state change, then the user callbacks it produced (see {@link CallbackQueue}; nested, the outermost runs them). */
-    private settle<T>(change: () => T): T {
-        return this.callbacks.run(change);
+    #settle<T>(change: () => T): T {
+        return this.#callbacks.run(change);
     }
 
     /** Report an error on each named joined channel's `error()` callbacks, once the state is settled. */
-    private reportEach(names: Iterable<string>, error: (name: string) => MercureError): void {
+    #reportEach(names: Iterable<string>, error: (name: string) => MercureError): void {
         for (const name of names) {
-            const channel = this.registry.get(name);
-            if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error(name)));
+            const channel = this.#registry.get(name);
+            if (channel !== undefined) this.#callbacks.defer(() => channel.reportError(error(name)));
         }
     }
 
     /** Ask for a refresh (`reopen`: with a new stream even for the same topics); nothing while paused by `disconnect()`. */
-    private scheduleRefresh(reopen = false): void {
-        if (this.paused) return;
-        if (reopen) this.reopenRequested = true;
-        this.cycle.request();
+    #scheduleRefresh(reopen = false): void {
+        if (this.#paused) return;
+        if (reopen) this.#reopenRequested = true;
+        this.#cycle.request();
     }
 
     /**
      * Open a stream for `granted` unless the live one already carries exactly those topics. A stream
      * already relied on keeps running until the new one is open (make before break).
      */
-    private openStream(granted: string[], topicPrefix: string | null, platform: Platform): void {
+    #openStream(granted: string[], topicPrefix: string | null, platform: Platform): void {
         const topics = granted.map((name) => channelTopic(topicPrefix, name));
-        const reopen = this.reopenRequested;
-        const live = reopen ? null : this.streams.carrying(topics);
-        this.reopenRequested = false;
+        const reopen = this.#reopenRequested;
+        const live = reopen ? null : this.#streams.carrying(topics);
+        this.#reopenRequested = false;
         if (live !== null) {
             // [spec] laravel-mercure §9 item 19: a channel left and joined again fires subscribed() again;
             // §5.4 step 4: a failed snapshot is retried on the next refresh.
-            if (live === this.streams.current && live.isOpen()) this.announce(live);
+            if (live === this.#streams.current && live.isOpen()) this.#announce(live);
             return;
         }
-        this.createStream(granted, topics, platform, false, reopen);
+        this.#createStream(granted, topics, platform, false, reopen);
     }
 
     /**
@@ -321,19 +321,19 @@ export class MercureConnector extends EchoChannelMethods {
      * current stream may close first); a `fallback` replaces a stalled one and is watched in turn; `reopen` names
      * the step in the `debug` log.
      */
-    private createStream(granted: string[], topics: string[], platform: Platform, fallback = false, reopen = fallback): void {
-        const broken = this.streams.makeRoom(this.hub.budget() - this.capabilities.connections());
-        if (broken !== null) this.lose(broken.channels);
+    #createStream(granted: string[], topics: string[], platform: Platform, fallback = false, reopen = fallback): void {
+        const broken = this.#streams.makeRoom(this.#hub.budget() - this.#capabilities.connections());
+        if (broken !== null) this.#lose(broken.channels);
         // [spec] laravel-mercure §4.1: match per channel, match_urlpattern per presence channel, last_event_id when reopening.
-        const patterns = this.capabilities.patterns(platform.hub, granted, topics);
-        const url = buildSubscribeUrl(platform.hub, { topics, patterns, lastEventId: this.dispatcher.cursor });
-        this.streams.add(new HubStream(platform.EventSource, url, granted, topics, this.events), fallback);
-        this.log?.(reopen ? "reopen" : "stream", { url, channels: granted });
+        const patterns = this.#capabilities.patterns(platform.hub, granted, topics);
+        const url = buildSubscribeUrl(platform.hub, { topics, patterns, lastEventId: this.#dispatcher.cursor });
+        this.#streams.add(new HubStream(platform.EventSource, url, granted, topics, this.#events), fallback);
+        this.#log?.(reopen ? "reopen" : "stream", { url, channels: granted });
         // [spec] mercure-hub §1.5: replace this stream before the hub may end it.
-        const generation = this.generation;
-        this.cookieRefresh.arm(resolveHubTimeouts(this.options["hubTimeouts"]), (expired) =>
-            this.settle(() => {
-                if (generation === this.generation) this.renew(expired);
+        const generation = this.#generation;
+        this.#cookieRefresh.arm(resolveHubTimeouts(this.options["hubTimeouts"]), (expired) =>
+            this.#settle(() => {
+                if (generation === this.#generation) this.#renew(expired);
             }),
         );
     }
@@ -342,32 +342,32 @@ export class MercureConnector extends EchoChannelMethods {
      * The open `stream` serves: mark the channels it carries subscribed once the state is settled, while it
      * still carries them, and seed its presence channels from their snapshots (laravel-mercure §5.4 step 3).
      */
-    private announce(stream: HubStream): void {
-        const generation = this.generation;
-        const carried = () => generation === this.generation && stream === this.streams.current && stream.isOpen();
-        this.callbacks.defer(() => this.registry.markSubscribed(stream.channels, carried));
-        this.capabilities.tell("announced", stream.channels, this.hub.platform, this.aborter.signal, this.log);
+    #announce(stream: HubStream): void {
+        const generation = this.#generation;
+        const carried = () => generation === this.#generation && stream === this.#streams.current && stream.isOpen();
+        this.#callbacks.defer(() => this.#registry.markSubscribed(stream.channels, carried));
+        this.#capabilities.tell("announced", stream.channels, this.#hub.platform, this.#aborter.signal, this.#log);
     }
 
     /** An auth or a stream failed: report `reconnecting` unless a stream still serves, and retry with backoff. */
-    private backOff(): void {
-        if (this.streams.current?.isOpen() !== true) this.status.set("reconnecting");
-        this.scheduleRetry();
+    #backOff(): void {
+        if (this.#streams.current?.isOpen() !== true) this.#status.set("reconnecting");
+        this.#scheduleRetry();
     }
 
     /** A stream no longer serves: its channels count as unsubscribed, their presence out of sync, until another opens. */
-    private lose(channels: Iterable<string>): void {
-        this.registry.markUnsubscribed(channels);
-        this.capabilities.tell("streamLost", channels);
-        this.status.set("reconnecting");
+    #lose(channels: Iterable<string>): void {
+        this.#registry.markUnsubscribed(channels);
+        this.#capabilities.tell("streamLost", channels);
+        this.#status.set("reconnecting");
     }
 
     /** Schedule one refresh after a jittered exponential backoff (one at a time); `reopen` (noted now): with a new stream. */
-    private scheduleRetry(reopen = true): void {
-        if (reopen) this.reopenRequested = true;
-        const generation = this.generation;
-        this.reconnect.schedule(() => {
-            if (generation === this.generation) this.scheduleRefresh();
+    #scheduleRetry(reopen = true): void {
+        if (reopen) this.#reopenRequested = true;
+        const generation = this.#generation;
+        this.#reconnect.schedule(() => {
+            if (generation === this.#generation) this.#scheduleRefresh();
         });
     }
 
@@ -376,31 +376,31 @@ export class MercureConnector extends EchoChannelMethods {
      * ran, the current stream is no longer relied on: its channels count as unsubscribed, and their
      * presence members out of sync, until the replacement opens.
      */
-    private renew(expired: boolean): void {
-        this.cookieRefresh.cancel();
-        const stale = this.streams.current;
-        if (expired && stale !== null) this.lose(stale.channels);
-        this.scheduleRefresh(true);
+    #renew(expired: boolean): void {
+        this.#cookieRefresh.cancel();
+        const stale = this.#streams.current;
+        if (expired && stale !== null) this.#lose(stale.channels);
+        this.#scheduleRefresh(true);
     }
 
     /** Remove a channel from the registry and tell its `error()` callbacks why. */
-    private evict(name: string, error: MercureError): void {
-        const channel = this.registry.remove(name);
-        this.capabilities.tell("dropped", name);
-        if (channel !== undefined) this.callbacks.defer(() => channel.reportError(error));
+    #evict(name: string, error: MercureError): void {
+        const channel = this.#registry.remove(name);
+        this.#capabilities.tell("dropped", name);
+        if (channel !== undefined) this.#callbacks.defer(() => channel.reportError(error));
     }
 
     /** Nothing to carry (no channel left, or `disconnect()`): close everything and report `status`. */
-    private windDown(status: ConnectionStatus = "disconnected"): void {
-        this.streams.closeAll();
-        this.cookieRefresh.reset();
-        this.reconnect.reset();
-        this.cycle.resetIsolation();
-        this.auth.reset();
-        this.reopenRequested = false;
-        this.events.reset();
-        this.registry.markUnsubscribed();
-        this.capabilities.tell("streamLost");
-        this.status.set(status);
+    #windDown(status: ConnectionStatus = "disconnected"): void {
+        this.#streams.closeAll();
+        this.#cookieRefresh.reset();
+        this.#reconnect.reset();
+        this.#cycle.resetIsolation();
+        this.#auth.reset();
+        this.#reopenRequested = false;
+        this.#events.reset();
+        this.#registry.markUnsubscribed();
+        this.#capabilities.tell("streamLost");
+        this.#status.set(status);
     }
 }

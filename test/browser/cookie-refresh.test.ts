@@ -6,11 +6,12 @@ import { sleep } from "./support/wait";
 /** The dev stack of the renewal suite. */
 const RENEWAL: BrowserSuiteOptions = {
     server: {
-        // 20 s cookies on a hub that replays nothing and ends each stream 1 s before its token's exp (the
-        // fraction fixed at 100 %, a 1 s dispatch timeout): a connector renewing at 80 % (16 s), or earlier,
-        // replaces every stream 3 s or more before the hub would end it; any gap would lose updates for good.
+        // 12 s cookies on a hub that replays nothing and ends each stream 1 s before its token's exp (the
+        // fraction fixed at 100 %, a 1 s dispatch timeout, so at 11 s): the connector, assuming the reference hub's
+        // 5 s dispatch timeout, renews at its 5 s floor, 6 s before the hub would end the stream; any gap would lose
+        // updates for good.
         hub: { history: false, dispatchTimeout: 1_000, lifetimeFraction: () => 1 },
-        app: { users: [{ id: 1, name: "Ann" }], expiresIn: 20 },
+        app: { users: [{ id: 1, name: "Ann" }], expiresIn: 12 },
         channels: { "orders.{id}": (user) => user.id === 1 },
         pages: { [HARNESS_PAGE]: harnessPage() },
         distDir: DIST_DIR,
@@ -27,10 +28,11 @@ describeInChromium("the hub cookie in Chromium", RENEWAL, ({ dev, open }) => {
         const cookieBefore = (await ann.context.cookies(server.hubUrl)).find((cookie) => cookie.name === "mercure_access_token");
         const authsBefore = server.app.stats.authRequests.length;
 
-        // One every ~50 ms for 42 s: two renewals, and the first two cookies and their streams' planned ends pass.
+        // One every ~50 ms for 22 s: three renewals (about 5, 10 and 15 s), and the first two cookies and their
+        // streams' planned ends (11 and about 16 s) pass.
         const started = Date.now();
         let total = 0;
-        while (Date.now() - started < 42_000) {
+        while (Date.now() - started < 22_000) {
             await server.broadcast({ channels: ["private-orders.1"], event: "tick", payload: { n: total++ } });
             await sleep(50);
         }

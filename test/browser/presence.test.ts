@@ -211,9 +211,9 @@ describeInChromium("presence channels in Chromium (built bundle)", stackOptions(
     });
 });
 
-// 20 s cookies; the hub ends each stream 1 s before its token expires (fraction fixed at 100 %, a 1 s
-// dispatch timeout), and the connectors, told so through hubTimeouts, renew 13.5 s after their last auth.
-const CHURN = stackOptions({ hub: { dispatchTimeout: 1_000, lifetimeFraction: () => 1 }, app: { expiresIn: 20 } });
+// 10 s cookies; the hub ends each stream 1 s before its token expires (fraction fixed at 100 %, a 1 s
+// dispatch timeout), and the connectors, told so through hubTimeouts, renew 6 s after their last auth.
+const CHURN = stackOptions({ hub: { dispatchTimeout: 1_000, lifetimeFraction: () => 1 }, app: { expiresIn: 10 } });
 
 describeInChromium("presence through stream churn and cookie renewal in Chromium", CHURN, (browserSuite) => {
     const suite = presenceSuite(browserSuite);
