@@ -7,8 +7,9 @@ export default defineConfig({
         reporters: ["default", "./test/support/summary-reporter.ts"],
         // Builds the reference Mercure hubs (Go) once per run; see test/support/reference-hub.ts.
         globalSetup: ["./test/support/global-setup.ts"],
-        // Two files at a time on the 2-core machine: the end-to-end files mostly wait on the network and timers, so
-        // they run beside the browser files (one at a time, see below) instead of after them.
+        // Two files at a time on the 2-core machine when vitest runs alone. Vitest runs the browser project (one file
+        // at a time, see below) after all the others, so `npm test` (test/support/run-all.mjs) runs it in a process
+        // of its own, beside a second one for the other projects.
         maxWorkers: 2,
         projects: [
             {
