@@ -4,7 +4,8 @@
  * uses when its `host` option is absent. Loaded lazily: only a connector without `host` needs it.
  */
 
-import { resolveFetch, resolveHubUrl, type FetchLike } from "../transport/platform";
+import type { FetchLike } from "../transport/platform";
+import { resolveFetch, resolveHubUrl } from "../transport/platform-checks";
 import type { HubLocation } from "./hub-location";
 import { MercureError } from "../errors";
 import { within } from "../transport/deadline";

@@ -5,7 +5,7 @@ import { MercureError } from "../errors";
 import { loadShare, sharingApplies, type ShareModule } from "../share/load";
 import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
-import { hasHubToken, loadAdapter, needsAdapter, resolvePlatform, type AdapterModule, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
+import { hasHubToken, inPage, loadAdapter, loadChecks, needsAdapter, resolvePlatform, type AdapterModule, type ChecksModule, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
 import { loadDiscovery } from "./load";
 
 /*
@@ -97,9 +97,13 @@ export class HubLocator {
     /** The share client chunk, once loaded (only where {@link sharingApplies}); kept across `disconnect()`. */
     #share: ShareModule | null = null;
 
+    /** The platform checks chunk, once loaded (only where the options do not resolve in a page: see {@link inPage}); kept across `disconnect()`. */
+    #checks: ChecksModule | null = null;
+
     /**
      * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and every chunk the
-     * options need is loaded (hub token, `EventSource` adapter, share client); false: call {@link HubLocator.prepare}.
+     * options need is loaded (hub token, `EventSource` adapter, share client, platform checks); false: call
+     * {@link HubLocator.prepare}.
      */
     locate(options: HubOptions): boolean {
         if (options.host) this.#location ??= { host: options.host, source: "option" };
@@ -145,9 +149,14 @@ export class HubLocator {
         else if (this.#location !== null) void this.#load(options).then((failure) => failure === null && quietly());
     }
 
-    /** Whether `options` need a chunk this connector has not loaded yet: the hub token's, the `EventSource` adapter's, the share client's. */
+    /** Whether `options` need a chunk this connector has not loaded yet: the hub token's, the `EventSource` adapter's, the share client's, the platform checks. */
     #needs(options: HubOptions): boolean {
-        return (this.#tokens === null && hasHubToken(options.hubToken)) || (this.#adapter === null && needsAdapter(options)) || (this.#share === null && sharingApplies(options));
+        return (
+            (this.#tokens === null && hasHubToken(options.hubToken)) ||
+            (this.#adapter === null && needsAdapter(options)) ||
+            (this.#share === null && sharingApplies(options)) ||
+            (this.#checks === null && !inPage(options))
+        );
     }
 
     /**
@@ -159,13 +168,15 @@ export class HubLocator {
             this.#tokens ?? (hasHubToken(options.hubToken) ? loadHubToken() : null),
             this.#adapter ?? (needsAdapter(options) ? loadAdapter() : null),
             this.#share ?? (sharingApplies(options) ? loadShare() : null),
+            this.#checks ?? (inPage(options) ? null : loadChecks()),
         ]);
-        const [tokens, adapter, share] = loads;
+        const [tokens, adapter, share, checks] = loads;
         if (tokens.status === "fulfilled") this.#tokens = tokens.value;
         if (adapter.status === "fulfilled") this.#adapter = adapter.value;
         if (share.status === "fulfilled") this.#share = share.value;
+        if (checks.status === "fulfilled") this.#checks = checks.value;
         const failed = loads.findIndex((load) => load.status === "rejected");
-        return failed < 0 ? null : (name) => loadFailed(name, ["`hubToken`", "EventSource adapter", "tab sharing"][failed]!, (loads[failed] as PromiseRejectedResult).reason, RETRIED);
+        return failed < 0 ? null : (name) => loadFailed(name, ["`hubToken`", "EventSource adapter", "tab sharing", "connection set-up"][failed]!, (loads[failed] as PromiseRejectedResult).reason, RETRIED);
     }
 
     /**
@@ -175,7 +186,7 @@ export class HubLocator {
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.#location;
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
-        const own = resolvePlatform({ ...options, host: location?.host ?? options.host }, this.#tokens, this.#adapter);
+        const own = resolvePlatform({ ...options, host: location?.host ?? options.host }, this.#tokens, this.#adapter, this.#checks);
         const platform = this.#share?.sharePlatform(own, options) ?? own;
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });

@@ -1,4 +1,5 @@
 import { lazyChunk } from "../lazy-chunk";
+import { loadChecks } from "../transport/platform";
 
 /*
  * The only discovery code a connector imports eagerly: two loaders. Everything else (discovery when
@@ -14,5 +15,12 @@ export type DiscoveryModule = typeof import("./discover");
 /** Load `diagnose()` and its helpers on first use, once per page. */
 export const loadDiagnostics: () => Promise<DiagnosticsModule> = lazyChunk(() => import("./diagnose"));
 
-/** Load `discoverHub()`, `findHub()` and `locateHub()` on first use, once per page. */
-export const loadDiscovery: () => Promise<DiscoveryModule> = lazyChunk(() => import("./discover"));
+/**
+ * Load `discoverHub()`, `findHub()` and `locateHub()` on first use, once per page, and ask for the platform checks chunk
+ * at the same time: the discovery chunk imports it (the default hub and `fetch` resolve through it), so it downloads in
+ * parallel instead of after.
+ */
+export const loadDiscovery: () => Promise<DiscoveryModule> = lazyChunk(() => {
+    loadChecks().catch(() => undefined);
+    return import("./discover");
+});

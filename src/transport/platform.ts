@@ -1,7 +1,7 @@
 import type { HubTokenOption, HubTokenSource } from "../auth/hub-token";
 import type { HubTokenModule } from "../auth/load-hub-token";
 import type { AuthResult } from "../auth/auth-client";
-import { MercureError } from "../errors";
+import type { MercureError } from "../errors";
 import type { FetchLike } from "../fetch";
 import { lazyChunk } from "../lazy-chunk";
 
@@ -70,74 +70,57 @@ export interface EventSourceConstructor {
 export const DEFAULT_HUB_PATH = "/.well-known/mercure";
 
 /**
- * Resolve the hub URL from the `host` option: absolute as given, relative against the page, or
- * `/.well-known/mercure` on the page origin when absent.
+ * How the hub URL, the auth endpoint, the `EventSource` and the `fetch` of a platform resolve: in a page (see
+ * {@link inPage}) without a check, else through {@link loadChecks}'s module, which checks each and says what is missing.
  */
-export function resolveHubUrl(host: string | null | undefined): URL {
-    const base = pageHref();
-    if (host === null || host === undefined || host === "") {
-        if (base === null) {
-            throw new MercureError(
-                "missing_platform",
-                "The `host` option is required outside a browser: pass the Mercure hub URL, for example `http://localhost:8000/.well-known/mercure`.",
-            );
-        }
-        return new URL(DEFAULT_HUB_PATH, base);
-    }
-    try {
-        return base === null ? new URL(host) : new URL(host, base);
-    } catch (cause) {
-        throw new MercureError(
-            base === null && !/^[a-z][a-z0-9+.-]*:/i.test(host) ? "missing_platform" : "invalid_option",
-            base === null
-                ? `The \`host\` option "${host}" must be an absolute URL outside a browser.`
-                : `The \`host\` option "${host}" is not a valid URL: pass the Mercure hub URL.`,
-            { cause },
-        );
-    }
+export interface PlatformParts {
+    /** The hub URL of the `host` option: absolute as given, relative against the page, `/.well-known/mercure` when absent. */
+    resolveHubUrl(host: string | null | undefined): URL;
+    /** The auth endpoint, ready for `fetch`. */
+    resolveAuthEndpoint(endpoint: string, hub: URL): string;
+    /** The `eventSource` option, else `globalThis.EventSource`. */
+    resolveEventSource(option: EventSourceConstructor | undefined): EventSourceConstructor;
+    /** The `fetch` option, else `globalThis.fetch`. */
+    resolveFetch(option: FetchLike | undefined): FetchLike;
 }
+
+/** What the lazily loaded checks chunk offers: `./platform-checks`'s exports. */
+export type ChecksModule = typeof import("./platform-checks");
 
 /**
- * Resolve the auth endpoint: as given in a browser (fetch resolves it against the page), and against
- * the hub's origin elsewhere, where `fetch` needs an absolute URL.
+ * Load the platform checks on first use, once per page (a separate chunk): only a connector outside a page (Node.js,
+ * server-side rendering), without an `EventSource` or a `fetch`, or with a `host` that does not parse needs them.
  */
-export function resolveAuthEndpoint(endpoint: string, hub: URL): string {
-    return pageHref() === null ? new URL(endpoint, hub).href : endpoint;
-}
+export const loadChecks: () => Promise<ChecksModule> = lazyChunk(() => import("./platform-checks"));
 
-/**
- * Pick the `EventSource` implementation: the `eventSource` option, else `globalThis.EventSource`.
- */
-export function resolveEventSource(option: EventSourceConstructor | undefined): EventSourceConstructor {
-    const candidate = option ?? (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
-    if (typeof candidate !== "function") {
-        throw new MercureError(
-            "missing_platform",
-            "No EventSource implementation is available: pass one as the `eventSource` option (for example from the `eventsource` package in Node.js).",
-        );
-    }
-    return candidate;
-}
-
-/**
- * Pick the `fetch` implementation: the `fetch` option, else `globalThis.fetch`.
- */
-export function resolveFetch(option: FetchLike | undefined): FetchLike {
-    if (option !== undefined) return option;
-    const global = (globalThis as { fetch?: FetchLike }).fetch;
-    if (typeof global !== "function") {
-        throw new MercureError(
-            "missing_platform",
-            "No fetch implementation is available: pass one as the `fetch` option.",
-        );
-    }
-    return (url, init) => global(url, init);
-}
-
-function pageHref(): string | null {
+/** The page's URL, when the code runs in an http(s) page; else null. */
+export function pageHref(): string | null {
     const location = (globalThis as { location?: { href?: unknown } }).location;
     return typeof location?.href === "string" && /^https?:/.test(location.href) ? location.href : null;
 }
+
+/**
+ * Whether these options resolve in a page as they are, so that the checks chunk is not needed: an http(s) page, an
+ * `EventSource` and a `fetch` (the options' or the page's), and a `host` (or none) that parses against the page.
+ */
+export function inPage(options: { host?: string | null; eventSource?: unknown; fetch?: unknown }): boolean {
+    const page = pageHref();
+    const scope = globalThis as { EventSource?: unknown; fetch?: unknown };
+    if (page === null || typeof (options.eventSource ?? scope.EventSource) !== "function" || typeof (options.fetch ?? scope.fetch) !== "function") return false;
+    try {
+        return new URL(options.host || DEFAULT_HUB_PATH, page) instanceof URL;
+    } catch {
+        return false;
+    }
+}
+
+/** The parts in a page where {@link inPage} holds: nothing is missing, relative URLs resolve against the page. */
+const PAGE_PARTS: PlatformParts = {
+    resolveHubUrl: (host) => new URL(host || DEFAULT_HUB_PATH, pageHref()!),
+    resolveAuthEndpoint: (endpoint) => endpoint,
+    resolveEventSource: (option) => option ?? (globalThis as unknown as { EventSource: EventSourceConstructor }).EventSource,
+    resolveFetch: (option) => option ?? ((url, init) => (globalThis as unknown as { fetch: FetchLike }).fetch(url, init)),
+};
 
 /**
  * The platform pieces a connector needs, resolved at first subscription (never at construction: server-side
@@ -203,7 +186,8 @@ export function hasHubToken(option: HubTokenOption | null | undefined): option i
  * Resolve every platform piece from the connector options; throws a {@link MercureError} naming the
  * missing or invalid one (the browser's `EventSource` with `hubToken` is one). `tokens` is the lazily
  * loaded hub-token chunk, which the caller loads first when the `hubToken` option is set (see {@link hasHubToken}),
- * and `adapter` the `EventSource` adapter chunk, loaded first where {@link needsAdapter}.
+ * `adapter` the `EventSource` adapter chunk, loaded first where {@link needsAdapter}, and `checks` the checks chunk,
+ * loaded first unless {@link inPage} (null: the options resolve in the page as they are).
  */
 export function resolvePlatform(
     options: {
@@ -216,7 +200,9 @@ export function resolvePlatform(
     },
     tokens: HubTokenModule | null,
     adapter: AdapterModule | null,
+    checks: PlatformParts | null,
 ): Platform {
+    const { resolveHubUrl, resolveAuthEndpoint, resolveEventSource, resolveFetch } = checks ?? PAGE_PARTS;
     const hub = resolveHubUrl(options.host);
     const { hubToken: option, heartbeatTimeout } = options;
     // Loaded by the caller whenever the option is set: `tokens` is non-null here then.

@@ -185,7 +185,7 @@ describe("the published package", () => {
         expect(node([], snippet('require("laravel-echo-mercure")'))).toBe('["Bearer header.payload.signature"]');
     });
 
-    it("keeps presence, encrypted channels (the JWE code), whispers, discovery, diagnostics, the hubToken machinery, the tabs' share client and hub engine, the EventSource adapter and the search for failing channels out of the core (dist/index.js and dist/chunks/core-*.js): chunks reached only through import()", () => {
+    it("keeps presence, encrypted channels (the JWE code), whispers, discovery, diagnostics, the hubToken machinery, the tabs' share client and hub engine, the EventSource adapter, the platform checks outside a page and the search for failing channels out of the core (dist/index.js and dist/chunks/core-*.js): chunks reached only through import()", () => {
         const allChunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
         const coreChunk = allChunks.filter((file) => file.startsWith("core-"));
         expect(coreChunk).toHaveLength(1);
@@ -199,8 +199,8 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "hub-token", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "event-source-adapter"].map(named);
-        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, protocol, adapter] = entries as [string, string, string, string, string, string, string, string, string, string, string, string, string, string];
+        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "hub-token", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "event-source-adapter", "platform-checks"].map(named);
+        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, protocol, adapter, checks] = entries as [string, string, string, string, string, string, string, string, string, string, string, string, string, string, string];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
         const shared = chunks.filter((file) => !entries.includes(file));
@@ -212,8 +212,11 @@ describe("the published package", () => {
         // fetched beside them: see src/share/load.ts).
         expect(staticImports(core)).toEqual(["laravel-echo"]);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, hubToken, isolation, encrypted, whisper, presence, credentials, unheard, share, protocol, adapter].map((file) => `./${file}`).sort(),
+            [diagnose, discover, engine, hubToken, isolation, encrypted, whisper, presence, credentials, unheard, share, protocol, adapter, checks].map((file) => `./${file}`).sort(),
         );
+        // What the platform checks say of a missing part (outside a page) is loaded only where the options need it.
+        for (const checksText of ["is required outside a browser", "No EventSource implementation"]) expect(core).not.toContain(checksText);
+        expect(read(checks)).toContain("is required outside a browser");
         // Header auth (the hubToken option) is loaded only by a connector that sets it.
         for (const hubTokenCode of ["class HubTokenSource", "function withHubToken", "function tokenExpiry"]) expect(core).not.toContain(hubTokenCode);
         expect(read(hubToken)).toContain("class HubTokenSource");
@@ -241,9 +244,10 @@ describe("the published package", () => {
         expect(read(jwe)).toContain("compactDecrypt");
         expect(read(whisper)).toContain("class WhisperPublisher");
         expect(read(engine)).toContain("class HubEngine");
-        // The share client and the engine import the tabs' protocol chunk too.
-        for (const chunk of [encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, adapter, ...shared]) {
-            for (const id of local(staticImports(read(chunk)))) expect([...shared, protocol].map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
+        // The share client and the engine import the tabs' protocol chunk too, discovery the platform checks (each asked
+        // for beside the chunk that imports it: src/share/load.ts, src/discovery/load.ts).
+        for (const chunk of [encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, adapter, checks, ...shared]) {
+            for (const id of local(staticImports(read(chunk)))) expect([...shared, protocol, checks].map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
         }
         for (const chunk of shared) expect(read(chunk)).not.toContain("class WhisperPublisher");
     });
