@@ -16,7 +16,7 @@ const BENCH_SCRIPT = String.raw`
 (function () {
     "use strict";
     var now = function () { return performance.timeOrigin + performance.now(); };
-    function receiver() { return { count: 0, first: 0, last: 0, numbers: null, seen: null }; }
+    function receiver() { return { count: 0, first: 0, last: 0, numbers: null, seen: null, times: null }; }
     var bench = {
         echo: null,
         raws: [],
@@ -41,9 +41,10 @@ const BENCH_SCRIPT = String.raw`
          * burst is waiting in the page's network buffers when the clock starts: the rate then measures how fast
          * the receiver works through them, not how fast they were sent.
          */
-        arm: function (target, latency, keepNumbers, holdMs) {
+        arm: function (target, latency, keepNumbers, holdMs, keepTimes) {
             this.receivers = { connector: receiver(), raw: receiver() };
             if (keepNumbers) { this.receivers.connector.numbers = []; }
+            if (keepTimes) { this.receivers.connector.times = []; this.receivers.raw.times = []; }
             this.target = target;
             this.latency = latency;
             this.holdMs = holdMs || 0;
@@ -57,6 +58,7 @@ const BENCH_SCRIPT = String.raw`
             if (r.count === 1) r.first = at;
             r.last = at;
             if (r.numbers !== null) r.numbers.push(n);
+            if (r.times !== null && typeof n === "number") r.times[n] = at;
             if (this.latency) window.benchArrived(which, n, at);
         },
 

@@ -314,3 +314,160 @@ async function latencyRun(page, samples, send, rawUnnumbered = false) {
     }
     return run;
 }
+
+/**
+ * Issue 31: what tab sharing costs a page under load. At a steady publish rate (`plan.rates.public`,
+ * `plan.rates.encrypted` messages per second for `plan.durationMs`, published in small in-process bursts every few
+ * ms), each message's latency (publish → the listener's callback, the message's own number matched in the page) and
+ * the page's main-thread time per message, for one receiver at a time:
+ * - `on`: the connector of a page that leads (tab sharing on, the default), alone in its browser context;
+ * - `leader` and `follower`: the same with a second tab of that context listening on the same channel, which the
+ *   leading tab's engine forwards each event to over BroadcastChannel (their latencies in the same run);
+ * - `off`: the connector of a page with `shareAcrossTabs: false`;
+ * - `raw`: a raw `EventSource` in that page whose handler also reads `lastEventId` (public channel only: a raw
+ *   receiver cannot read the number inside the ciphertext).
+ * On a hub without history (a rejoin's `last_event_id` would replay the previous runs' numbers).
+ * `plan.reps` repetitions (after one warm-up), the variants' order rotating; per variant, the medians over the
+ * repetitions of each repetition's p50 and p99, every repetition's p99, and the median main-thread µs per message.
+ */
+export async function measureSharingCost(browser, stack, plan) {
+    const pages = await openSharingPages(browser, stack);
+    try {
+        return summarizeSharing(await sharingRuns(pages, stack, plan), plan);
+    } finally {
+        await pages.on.close();
+        await pages.off.close();
+    }
+}
+
+/** The runs of {@link measureSharingCost} in `pages` (see {@link openSharingPages}), by kind and receiver, unsummarized. */
+export async function sharingRuns(pages, stack, plan) {
+    const sealedCount = Math.ceil((plan.rates.encrypted * plan.durationMs) / 1000);
+    const sealed = Array.from({ length: sealedCount }, (_, i) => stack.sealed("private-encrypted-secure", "tick", { n: i + 1 }));
+    const kinds = {
+        public: { channel: PLAIN_CHANNEL, rate: plan.rates.public, update: (n) => stack.update("bench", "tick", { n }) },
+        encrypted: { channel: ENCRYPTED_CHANNEL, rate: plan.rates.encrypted, update: (n) => stack.updateData("private-encrypted-secure", sealed[n - 1]) },
+    };
+    const runs = {};
+    for (const [kind, spec] of Object.entries(kinds)) {
+        const variants = kind === "public" ? ["on", "follower", "off", "raw"] : ["on", "follower", "off"];
+        runs[kind] = Object.fromEntries(variants.flatMap((v) => (v === "follower" ? [["leader", []], ["follower", []]] : [[v, []]])));
+        for (let rep = -1; rep < plan.reps; rep++) {
+            for (let i = 0; i < variants.length; i++) {
+                const variant = variants[(i + Math.max(rep, 0) + (plan.offset ?? 0)) % variants.length];
+                const result = await loadedRun(pages, stack, spec, variant, rep < 0 ? Math.min(plan.durationMs, 300) : plan.durationMs);
+                if (rep < 0) continue;
+                for (const [key, value] of Object.entries(result)) runs[kind][key].push(value);
+            }
+        }
+    }
+    for (const page of [pages.on, pages.off]) if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
+    return runs;
+}
+
+/** Merge the runs of several {@link sharingRuns} calls (repetitions of the same plan). */
+export function mergeSharingRuns(list) {
+    const merged = {};
+    for (const runs of list)
+        for (const [kind, variants] of Object.entries(runs))
+            for (const [variant, entries] of Object.entries(variants)) ((merged[kind] ??= {})[variant] ??= []).push(...entries);
+    return merged;
+}
+
+/** Per kind and receiver: the medians over the repetitions of p50, p99 and main-thread µs per message, and every p99. */
+export function summarizeSharing(runs, plan) {
+    const summary = {};
+    for (const [kind, variants] of Object.entries(runs)) {
+        summary[kind] = { rate: plan.rates[kind], durationMs: plan.durationMs };
+        for (const [variant, list] of Object.entries(variants)) {
+            summary[kind][variant] = {
+                p50: median(list.map((run) => run.p50)),
+                p99: median(list.map((run) => run.p99)),
+                p99s: list.map((run) => run.p99),
+                cpu: median(list.map((run) => run.cpu)),
+                reps: list.length,
+            };
+        }
+    }
+    return summary;
+}
+
+/** The two pages {@link measureSharingCost} measures in: one with tab sharing on (the default), one with it off. */
+export async function openSharingPages(browser, stack) {
+    const on = await BenchPage.open(browser, stack.server.url, USER.id, {});
+    const off = await BenchPage.open(browser, stack.server.url, USER.id, { shareAcrossTabs: false });
+    return { on, off, origin: stack.server.url };
+}
+
+/**
+ * One loaded run of `variant` (see {@link measureSharingCost}) on the channel of `spec` for `durationMs`: resolves with the
+ * p50, p99 and main-thread µs per message of each receiver measured (`leader` and `follower` for the variant with a
+ * second tab).
+ */
+async function loadedRun(pages, stack, spec, variant, durationMs) {
+    const { kind, name, topic } = spec.channel;
+    const count = Math.max(1, Math.floor((spec.rate * durationMs) / 1000));
+    const page = variant === "off" || variant === "raw" ? pages.off : pages.on;
+    let tab = null;
+    const receivers = [];
+    try {
+        if (variant === "raw") {
+            await page.run(([k, n]) => window.bench.listen(k, n, ".none"), [kind, name]);
+            await page.run(([t]) => window.bench.openRaw([t], true, true), [topic]);
+            await page.run(([n]) => window.bench.leaveAll([n]), [name]);
+            receivers.push({ key: "raw", page, which: "raw" });
+        } else {
+            await page.run(([k, n]) => window.bench.listen(k, n, ".tick"), [kind, name]);
+            receivers.push({ key: variant === "follower" ? "leader" : variant, page, which: "connector" });
+            if (variant === "follower") {
+                tab = await page.openTab(pages.origin, {});
+                await tab.run(([k, n]) => window.bench.listen(k, n, ".tick"), [kind, name]);
+                receivers.push({ key: "follower", page: tab, which: "connector" });
+            }
+        }
+        await waitFor("one open stream at the hub", () => stack.server.hub.stats.openConnections === 1);
+        for (const r of receivers) await r.page.run(([target]) => window.bench.arm(target, false, false, 0, true), [count]);
+        const before = await Promise.all(receivers.map((r) => r.page.mainThreadTime()));
+        const sent = await steadyPublish(stack, count, spec.rate, spec.update);
+        for (const r of receivers) await r.page.waitDone([r.which], 60_000);
+        const busy = await Promise.all(receivers.map((r) => r.page.mainThreadTime()));
+        const out = {};
+        for (const [i, r] of receivers.entries()) {
+            const { times } = (await r.page.run(() => window.bench.result()))[r.which];
+            const latencies = [];
+            for (let n = 1; n <= count; n++) if (typeof times[n] === "number") latencies.push(times[n] - sent[n]);
+            out[r.key] = { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), cpu: ((busy[i] - before[i]) * 1000) / count };
+        }
+        return out;
+    } finally {
+        if (variant === "raw") await page.run(() => window.bench.closeRaws());
+        else await page.run(([n]) => window.bench.leaveAll([n]), [name]);
+        if (tab !== null) {
+            await tab.run(([n]) => window.bench.leaveAll([n]), [name]);
+            await tab.closeTab();
+        }
+        await waitFor("no open stream at the hub", () => stack.server.hub.stats.openConnections === 0);
+    }
+}
+
+/**
+ * Publish `count` updates (`update(n)`, n = 1..count) at `rate` per second: every couple of ms, the ones due by then in
+ * one in-process burst. Resolves with each message's publish time (wall clock, as the page's recorder).
+ */
+async function steadyPublish(stack, count, rate, update) {
+    const sent = new Float64Array(count + 1);
+    const start = now();
+    let n = 0;
+    while (n < count) {
+        const due = Math.min(count, Math.floor(((now() - start) * rate) / 1000) + 1);
+        if (due > n) {
+            const batch = [];
+            while (n < due) batch.push(update(++n));
+            const at = now();
+            for (let m = n - batch.length + 1; m <= n; m++) sent[m] = at;
+            await stack.burst(batch);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    return sent;
+}

@@ -32,5 +32,7 @@ export async function measureFirstJoins(browser, stack, plan) {
         auth: median(runs.map((run) => run.auth)),
         subscribed: median(runs.map((run) => run.subscribed)),
         reps: runs.length,
+        authRuns: runs.map((run) => run.auth),
+        subscribedRuns: runs.map((run) => run.subscribed),
     }));
 }

@@ -1,0 +1,70 @@
+// Issue 31 on its own (after `npm run build`): `node bench/share-cost.mjs [--quick] [--before=<dist>]`.
+// What tab sharing costs a page, in headless Chromium on the dev hub: a page's first join (scenarios/first-join.mjs)
+// and the latency and main-thread time per message under a steady publish rate, sharing on (leading alone, and
+// leading with a follower tab), off, and a raw EventSource (scenarios/delivery.mjs, measureSharingCost). With
+// `--before=<dist>` another build (e.g. main's dist/, copied aside) is measured in the same run, the two builds
+// alternating round by round, so that both see the same load. Writes .bench-results/share-cost.json.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { launchChromium } from "./lib/chromium.mjs";
+import { startBenchStack } from "./lib/stack.mjs";
+import { mergeSharingRuns, openSharingPages, sharingRuns, summarizeSharing } from "./scenarios/delivery.mjs";
+import { measureFirstJoins } from "./scenarios/first-join.mjs";
+import { ROOT } from "./size.mjs";
+
+const quick = process.argv.includes("--quick");
+const before = process.argv.find((arg) => arg.startsWith("--before="))?.slice("--before=".length);
+
+/** The plan: `rounds` rounds of `sharing.reps` loaded runs per variant and `firstJoin.reps` pages per first-join case, per build. */
+export const SHARE_COST_PLAN = {
+    rounds: quick ? 1 : 3,
+    firstJoin: { reps: quick ? 3 : 4, laterMs: 200 },
+    sharing: { reps: quick ? 1 : 2, durationMs: quick ? 600 : 1_000, rates: { public: 10_000, encrypted: 5_000 } },
+};
+
+const started = Date.now();
+const results = { date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC", loadStart: loadavg()[0], plan: SHARE_COST_PLAN, builds: {} };
+const builds = [...(before === undefined ? [] : [["before", resolve(before)]]), ["after", undefined]];
+const browser = await launchChromium();
+results.chromium = browser.version();
+const stacks = [];
+try {
+    for (const [name, distDir] of builds) {
+        const stack = await startBenchStack({ history: false, distDir });
+        stacks.push({ name, stack, pages: await openSharingPages(browser, stack), runs: [], firstJoins: [] });
+    }
+    for (let round = 0; round < SHARE_COST_PLAN.rounds; round++) {
+        for (const entry of round % 2 === 0 ? stacks : [...stacks].reverse()) {
+            const at = Date.now();
+            entry.firstJoins.push(await measureFirstJoins(browser, entry.stack, SHARE_COST_PLAN.firstJoin));
+            entry.runs.push(await sharingRuns(entry.pages, entry.stack, { ...SHARE_COST_PLAN.sharing, offset: round }));
+            console.log(`round ${round + 1} ${entry.name}: ${((Date.now() - at) / 1000).toFixed(1)} s`);
+        }
+    }
+    for (const entry of stacks) {
+        const firstJoins = entry.firstJoins[0].map((row, i) => {
+            const all = entry.firstJoins.map((rounds) => rounds[i]);
+            return { share: row.share, delay: row.delay, auth: medianOf(all.flatMap((r) => r.authRuns)), subscribed: medianOf(all.flatMap((r) => r.subscribedRuns)), reps: all.reduce((sum, r) => sum + r.reps, 0) };
+        });
+        results.builds[entry.name] = { distDir: entry.name === "before" ? before : "dist", firstJoins, sharing: summarizeSharing(mergeSharingRuns(entry.runs), SHARE_COST_PLAN.sharing) };
+    }
+} finally {
+    for (const { stack, pages } of stacks) {
+        await pages.on.close();
+        await pages.off.close();
+        await stack.server.close();
+    }
+    await browser.close();
+}
+results.seconds = (Date.now() - started) / 1000;
+results.loadEnd = loadavg()[0];
+mkdirSync(join(ROOT, ".bench-results"), { recursive: true });
+writeFileSync(join(ROOT, ".bench-results", "share-cost.json"), JSON.stringify(results, null, 2) + "\n");
+console.log(JSON.stringify(results.builds, (key, value) => (typeof value === "number" ? Math.round(value * 100) / 100 : value), 1));
+
+function medianOf(values) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const middle = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
