@@ -350,7 +350,7 @@ export async function sharingRuns(pages, stack, plan) {
     };
     const runs = {};
     for (const [kind, spec] of Object.entries(kinds)) {
-        const variants = kind === "public" ? ["on", "follower", "off", "raw"] : ["on", "follower", "off"];
+        const variants = (kind === "public" ? ["on", "follower", "off", "raw"] : ["on", "follower", "off"]).filter((v) => plan.only === undefined || plan.only.includes(v));
         runs[kind] = Object.fromEntries(variants.flatMap((v) => (v === "follower" ? [["leader", []], ["follower", []]] : [[v, []]])));
         for (let rep = -1; rep < plan.reps; rep++) {
             for (let i = 0; i < variants.length; i++) {

@@ -1,0 +1,122 @@
+// BENCHMARKS.md's tab-sharing part (issue 31): what sharing one hub connection costs a page, sharing on against off
+// and a raw EventSource, the first join, and a follower tab's latency against its leader's. From this run
+// (`r.shareCost`: scenarios/delivery.mjs measureSharingCost; `r.firstJoins`) and from the recorded same-run comparison
+// of two builds (`r.shareCostCompare`: bench/share-cost-compare.json, `node bench/share-cost.mjs --before=<dist> --record`).
+
+/** The section's heading (bench/share-cost.mjs --record rewrites the section from it to the next heading). */
+export const SHARE_COST_HEADING = "### Tab sharing at no cost (issue 31)";
+
+/** A number with `digits` decimals. */
+const dec = (value, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+/** A check mark for a goal. */
+const mark = (ok) => (ok ? "✓" : "✗");
+
+/** The issue's goals, each a label and a test over one build's figures (`s`: sharing summary, `j`: first joins). */
+export function shareCostGoals(s, j) {
+    const sameOn = j.find((row) => row.share && row.delay === null);
+    const sameOff = j.find((row) => !row.share && row.delay === null);
+    const within = (a, b) => a.p99s.every((p99, i) => p99 - b.p99s[i] <= 10);
+    return [
+        { label: "First join in the creation's tick, `subscribed()`: sharing on ≤ 1.1 × off", ratio: sameOn.subscribed / sameOff.subscribed, ok: sameOn.subscribed <= 1.1 * sameOff.subscribed },
+        ...["public", "encrypted"].flatMap((kind) =>
+            ["p50", "p99"].map((q) => ({ label: `${kind} ${q}: sharing on ≤ 1.2 × off`, ratio: s[kind].on[q] / s[kind].off[q], ok: s[kind].on[q] <= 1.2 * s[kind].off[q] })),
+        ),
+        { label: "public p99 within 10 ms of a raw `EventSource` in every repetition", ratio: Number.NaN, ok: within(s.public.on, s.public.raw) },
+        { label: "main thread per message, public: sharing on ≤ 1.2 × raw reading `lastEventId`", ratio: s.public.on.cpu / s.public.raw.cpu, ok: s.public.on.cpu <= 1.2 * s.public.raw.cpu },
+        ...["public", "encrypted"].flatMap((kind) =>
+            ["p50", "p99"].map((q) => ({ label: `${kind} ${q}: follower ≤ 1.5 × its leader`, ratio: s[kind].follower[q] / s[kind].leader[q], ok: s[kind].follower[q] <= 1.5 * s[kind].leader[q] })),
+        ),
+    ];
+}
+
+/** One build's figures as table cells, in the order of {@link figureLabels}. */
+function figures(s, j) {
+    const row = (share) => j.find((entry) => entry.share === share && entry.delay === null);
+    const lat = (v) => `${dec(v.p50, 2)} / ${dec(v.p99, 2)}`;
+    return [
+        `${dec(row(true).auth)} / ${dec(row(true).subscribed)}`,
+        `${dec(row(false).auth)} / ${dec(row(false).subscribed)}`,
+        lat(s.public.on),
+        lat(s.public.off),
+        lat(s.public.raw),
+        lat(s.encrypted.on),
+        lat(s.encrypted.off),
+        `${dec(s.public.on.cpu)} / ${dec(s.public.off.cpu)} / ${dec(s.public.raw.cpu)}`,
+        `${dec(s.encrypted.on.cpu)} / ${dec(s.encrypted.off.cpu)}`,
+        `${lat(s.public.leader)}; ${lat(s.public.follower)}`,
+        `${lat(s.encrypted.leader)}; ${lat(s.encrypted.follower)}`,
+        `${dec(s.public.leader.cpu)} / ${dec(s.public.follower.cpu)}`,
+    ];
+}
+
+/** The rows of {@link figures}. */
+function figureLabels(s) {
+    return [
+        "First join in the creation's tick, sharing on: until the auth request leaves / until `subscribed()` (ms)",
+        "The same, sharing off (ms)",
+        `Public channel at ${s.public.rate.toLocaleString("en-US")} msg/s, sharing on (a lone leading tab): p50 / p99 (ms)`,
+        "The same, sharing off (ms)",
+        "The same, raw `EventSource` reading `lastEventId` (ms)",
+        `Encrypted channel at ${s.encrypted.rate.toLocaleString("en-US")} msg/s, sharing on: p50 / p99 (ms)`,
+        "The same, sharing off (ms)",
+        "Main thread per message, public: on / off / raw reading ids (µs)",
+        "Main thread per message, encrypted: on / off (µs)",
+        "Public, a leading tab and a follower tab on the channel: leader p50 / p99; follower p50 / p99 (ms)",
+        "Encrypted, the same (ms)",
+        "Main thread per message, public, leader / follower (µs)",
+    ];
+}
+
+/** The section: the recorded before/after comparison (same run), then this run's figures when measured. */
+export function shareCostSection(r) {
+    const compare = r.shareCostCompare;
+    const lines = [
+        SHARE_COST_HEADING,
+        "",
+        "What sharing one hub connection costs a page (`bench/share-cost.mjs`; `scenarios/delivery.mjs` measureSharingCost,",
+        "`scenarios/first-join.mjs`). Latency is publish → the listener's callback for every message of a steady publish (the dev",
+        "hub in-process, small bursts every 2 ms, on a hub without history), each message matched by its number; p50 and p99",
+        "per repetition, medians over the repetitions. One receiver at a time: sharing on (the page leads alone), sharing off",
+        "(`shareAcrossTabs: false`), a raw `EventSource` whose handler reads `lastEventId`, and a leading page with a second tab",
+        "of its browser context on the same channel (the follower: the leader's engine forwards each event over",
+        "`BroadcastChannel`). The rates are the highest at which two tabs of the 2 busy cores keep up: above them the",
+        "follower's queue grows for as long as the publishing lasts, and p50 measures the run's length. Main thread: CDP",
+        "`TaskDuration` over the run, per message.",
+        "",
+    ];
+    if (compare) {
+        const [before, after] = [compare.builds.before, compare.builds.after];
+        lines.push(
+            `Before (main, \`${compare.beforeCommit}\`) and after (this branch), measured in one run (${compare.date}, Chromium ${compare.chromium},`,
+            `load average ${dec(compare.loadStart, 2)} → ${dec(compare.loadEnd, 2)}), the two builds alternating round by round: ${compare.plan.rounds} rounds of`,
+            `${compare.plan.sharing.reps} runs of ${compare.plan.sharing.durationMs} ms per receiver and ${compare.plan.firstJoin.reps} fresh pages per first-join case, per build.`,
+            "",
+            "| Figure | Before | After |",
+            "|---|---|---|",
+            ...figureLabels(after.sharing).map((label, i) => `| ${label} | ${figures(before.sharing, before.firstJoins)[i]} | ${figures(after.sharing, after.firstJoins)[i]} |`),
+            "",
+            "| Goal (issue 31) | Before | After |",
+            "|---|---|---|",
+            ...shareCostGoals(after.sharing, after.firstJoins).map((goal, i) => {
+                const was = shareCostGoals(before.sharing, before.firstJoins)[i];
+                const cell = (g) => `${Number.isFinite(g.ratio) ? dec(g.ratio, 2) + " " : ""}${mark(g.ok)}`;
+                return `| ${goal.label} | ${cell(was)} | ${cell(goal)} |`;
+            }),
+            "",
+            `Every repetition's public p99, sharing on / raw (after): ${after.sharing.public.on.p99s.map((p99, i) => `${dec(p99)} / ${dec(after.sharing.public.raw.p99s[i])}`).join("; ")} ms.`,
+            "",
+        );
+        if (compare.notes) lines.push(...compare.notes, "");
+    }
+    if (r.shareCost && r.firstJoins) {
+        lines.push(
+            `This run (\`npm run bench\`, ${r.plan.sharing.reps} runs of ${r.plan.sharing.durationMs} ms per receiver; first joins as above):`,
+            "",
+            "| Figure | This run |",
+            "|---|---|",
+            ...figureLabels(r.shareCost).map((label, i) => `| ${label} | ${figures(r.shareCost, r.firstJoins)[i]} |`),
+            "",
+        );
+    }
+    return lines;
+}
