@@ -2,6 +2,7 @@
 import { median, quantile } from "./lib/stats.mjs";
 import { encryptionSection, encryptionSummaryRows } from "./report-encryption.mjs";
 import { firstEventSection, firstEventSummaryRows } from "./report-first-event.mjs";
+import { shareCostSection } from "./report-share-cost.mjs";
 
 /** A whole number with thousands separators. */
 const int = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a");
@@ -246,6 +247,7 @@ export function renderReport(r) {
         "name, `=` and value counted, as browsers count them.)",
         "",
         ...firstJoinSection(r),
+        ...shareCostSection(r),
         ...firstEventSection(r),
         "## Subscribe URL length",
         "",

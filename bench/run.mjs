@@ -10,6 +10,9 @@
 //   decrypt      scenarios/decrypt.mjs: the crypto chunk's per-message decryption cost against WebCrypto alone
 //   join         scenarios/join.mjs: join bursts of N channels, subscribe URL lengths
 //   first join   scenarios/first-join.mjs: a page's first join, sharing off and on, in the creation's tick and later
+//   sharing      scenarios/delivery.mjs (measureSharingCost): latency and main thread per message at a steady rate,
+//                sharing on, off, raw, and a follower tab beside its leader (issue 31; the before/after comparison
+//                is bench/share-cost-compare.json, from `node bench/share-cost.mjs --before=<dist> --record`)
 //   first event  scenarios/first-event.mjs: construction to the first event per capability on a fresh page loading the
 //                ESM build as an app bundles it (lazy chunks as requests), against the protocol by hand (issue 32)
 //   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
@@ -25,7 +28,7 @@ import { prepareReferenceHub, REFERENCE_HUB, startBenchStack } from "./lib/stack
 import { renderReport } from "./report.mjs";
 import { measureContinuity } from "./scenarios/continuity.mjs";
 import { measureDecryptCost } from "./scenarios/decrypt.mjs";
-import { measureDelivery } from "./scenarios/delivery.mjs";
+import { measureDelivery, measureSharingCost } from "./scenarios/delivery.mjs";
 import { firstEventPlan, measureFirstEvents, startFirstEventStack } from "./scenarios/first-event.mjs";
 import { measureFirstJoins } from "./scenarios/first-join.mjs";
 import { COOKIE_LIMIT, measureCookieSizes, measureJoinBursts, measurePresenceUrls, presenceChannelsUnder, REQUEST_LINE_LIMIT } from "./scenarios/join.mjs";
@@ -43,6 +46,7 @@ const PLAN = {
     decrypt: { count: 2_000, reps: quick ? 3 : 7 },
     join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 5, settleMs: 300, windowMs: 4_000 },
     firstJoin: { reps: quick ? 2 : 7, laterMs: 200 },
+    sharing: { reps: quick ? 1 : 3, durationMs: quick ? 600 : 1_000, rates: { public: 5_000, encrypted: 2_500 } },
     firstEvent: firstEventPlan(quick),
     cookieSizes: [1, 10, 20, 50, 100],
     presenceUrls: [10, 50, 100],
@@ -100,7 +104,9 @@ const firstEventBefore = existsSync(join(ROOT, "bench", "first-event-before.json
 
 const browser = await launchChromium();
 env.chromium = browser.version();
-const results = { env, plan: PLAN, requestLineLimit: REQUEST_LINE_LIMIT, cookieLimit: COOKIE_LIMIT, sizes, budget, history, encryptionBefore, firstEventBefore };
+/** Issue 31's same-run before/after comparison of tab sharing's cost (recorded once: `node bench/share-cost.mjs --before=<dist> --record`). */
+const shareCostCompare = existsSync(join(ROOT, "bench", "share-cost-compare.json")) ? JSON.parse(readFileSync(join(ROOT, "bench", "share-cost-compare.json"), "utf8")) : null;
+const results = { env, plan: PLAN, requestLineLimit: REQUEST_LINE_LIMIT, cookieLimit: COOKIE_LIMIT, sizes, budget, history, encryptionBefore, firstEventBefore, shareCostCompare };
 try {
     await measureDevHub(browser, results);
     results.reference = await section("reference", () => measureReferenceHub(browser));
@@ -176,6 +182,7 @@ async function measureDevHub(browser, results) {
         // A hub without history for the memory runs: what stays in memory is the client's.
         const quiet = await startBenchStack({ history: false });
         try {
+            results.shareCost = await section("sharing", () => measureSharingCost(browser, quiet, PLAN.sharing));
             results.memory = {
                 browser: await section("memory (C)", () => measureBrowserMemory(browser, quiet, PLAN.memory)),
                 node: await section("memory (N)", () => measureNodeMemory(quiet, { ...PLAN.memory, cyclesLong: PLAN.memory.cycles * 4 })),
