@@ -71,6 +71,15 @@ const FIRST_EVENT_SCRIPT = String.raw`
     function fullName(kind, name) {
         return kind === "public" ? name : kind === "presence" ? "presence-" + name : kind === "encrypted" ? "private-encrypted-" + name : "private-" + name;
     }
+    /** The batch auth request for the one channel full, by hand; who names the asker in an error. */
+    function authorize(full, who) {
+        return fetch("/broadcasting/auth", {
+            method: "POST",
+            credentials: "include",
+            headers: { "Content-Type": "application/json", Accept: "application/json" },
+            body: JSON.stringify({ channel_names: [full] }),
+        }).then(function (response) { if (!response.ok) throw new Error(who + " answered " + response.status); return response.json(); });
+    }
     /** Laravel's broadcast of the one event, through the dev app (which seals it for an encrypted channel). */
     function publish(channel) {
         return fetch("/dev/broadcast", {
@@ -148,13 +157,7 @@ const FIRST_EVENT_SCRIPT = String.raw`
         raw: function (kind, name, ms) {
             return bounded(kind, ms, function (times, stamp, finish, fail) {
                 var full = fullName(kind, name);
-                fetch("/broadcasting/auth", {
-                    method: "POST",
-                    credentials: "include",
-                    headers: { "Content-Type": "application/json", Accept: "application/json" },
-                    body: JSON.stringify({ channel_names: [full] }),
-                })
-                    .then(function (response) { if (!response.ok) throw new Error("the auth request answered " + response.status); return response.json(); })
+                authorize(full, "the auth request")
                     .then(function (body) {
                         stamp("auth");
                         var channelTopic = body.topic_prefix + "channel/" + enc(full);
@@ -195,13 +198,7 @@ const FIRST_EVENT_SCRIPT = String.raw`
             var full = fullName("whisper", name);
             var state = { running: true, n: 0 };
             window.benchWhispers = state;
-            return fetch("/broadcasting/auth", {
-                method: "POST",
-                credentials: "include",
-                headers: { "Content-Type": "application/json", Accept: "application/json" },
-                body: JSON.stringify({ channel_names: [full] }),
-            })
-                .then(function (response) { if (!response.ok) throw new Error("the sender's auth answered " + response.status); return response.json(); })
+            return authorize(full, "the sender's auth")
                 .then(function (body) {
                     var topic = body.topic_prefix + "whisper/" + enc(full);
                     var whisper = function () {

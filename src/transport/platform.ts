@@ -108,7 +108,8 @@ export function inPage(options: { host?: string | null; eventSource?: unknown; f
     const scope = globalThis as { EventSource?: unknown; fetch?: unknown };
     if (page === null || typeof (options.eventSource ?? scope.EventSource) !== "function" || typeof (options.fetch ?? scope.fetch) !== "function") return false;
     try {
-        return new URL(options.host || DEFAULT_HUB_PATH, page) instanceof URL;
+        new URL(options.host || DEFAULT_HUB_PATH, page);
+        return true;
     } catch {
         return false;
     }
