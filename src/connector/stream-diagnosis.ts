@@ -1,11 +1,17 @@
-import type { MercureError } from "../errors";
 import type { Diagnosis } from "../discovery/classify";
 import { loadDiagnostics } from "../discovery/load";
+import type { MercureError } from "../errors";
 import type { HubStream } from "../transport/hub-stream";
 import type { Platform } from "../transport/platform";
+import type { ConnectorHost } from "./connector-host";
+
+/*
+ * The probe that names why a stream failed for good: a chunk of its own, loaded at the first failure that needs it
+ * (see `StreamEvents`), which loads the diagnostics chunk in turn. A page whose streams never fail downloads neither.
+ */
 
 /** A named cause of a stream failure, and the error a channel gets for it. */
-export interface NamedCause {
+interface NamedCause {
     /** What the probe found. */
     readonly diagnosis: Diagnosis;
     /** The actionable `MercureError` for one channel. */
@@ -13,33 +19,36 @@ export interface NamedCause {
 }
 
 /**
- * Diagnoses the first terminal stream failure of each failure streak (a streak ends when a stream opens,
- * or when the connector winds down): one probe of the hub, not one per retry.
+ * Probe the hub of `host` once for `stream`'s terminal failure (the first of a failure streak: `StreamEvents` counts)
+ * and report the cause it names on the stream's channels; a configuration that must change first, or a `fatal` refusal
+ * whatever the probe finds, stops the connector with `failed`. Nothing happens when `disconnect()` ran since
+ * `generation` or a stream opened meanwhile: the failure is history then. Never rejects.
  */
-export class StreamDiagnosis {
-    /** Whether the current failure streak was diagnosed already (or is being diagnosed). */
-    #diagnosed = false;
+export async function diagnoseStream(host: ConnectorHost, stream: HubStream, fatal: boolean, generation: number): Promise<void> {
+    const platform = host.hub.platform;
+    if (platform === null) return;
+    const named = await probe(platform, stream, host.cookieRefresh.expiresAt(), host.signal());
+    if (generation !== host.generation() || host.streams.current?.isOpen() === true) return;
+    if (named === null) return void (fatal && host.settle(() => host.stop("failed")));
+    host.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
+    host.settle(() => {
+        host.reportEach(stream.channels, named.error);
+        if (fatal || !named.diagnosis.retry) host.stop("failed");
+    });
+}
 
-    /** A stream opened or the connector wound down: the next terminal failure starts a new streak. */
-    reset(): void {
-        this.#diagnosed = false;
-    }
-
-    /**
-     * Probe `platform`'s hub for the first failure of the streak, as `stream` failed (loading the diagnostics chunk on first use);
-     * null for the later ones, when the hub accepts the request now, when aborted, or when the chunk could
-     * not be loaded (the `stream_error` already reported stands). Never rejects.
-     */
-    async once(platform: Platform, stream: HubStream, tokenExpiresAt: number | null, signal: AbortSignal): Promise<NamedCause | null> {
-        if (this.#diagnosed) return null;
-        this.#diagnosed = true;
-        try {
-            const { diagnose, diagnosisError } = await loadDiagnostics();
-            // The probe reproduces the failed request's number of matchers, never its topics.
-            const diagnosis = await diagnose({ hub: platform.hub, fetch: platform.fetch, failure: { kind: "stream" }, subscribeUrl: stream.url, tokenExpiresAt, signal });
-            return diagnosis === null ? null : { diagnosis, error: (channel) => diagnosisError(diagnosis, channel) };
-        } catch {
-            return null;
-        }
+/**
+ * Probe `platform`'s hub as `stream` failed (a `fetch` reads what `EventSource` hides), loading the diagnostics chunk;
+ * null when the hub accepts the request now, when aborted, or when the chunk did not load (the `stream_error` already
+ * reported stands).
+ */
+async function probe(platform: Platform, stream: HubStream, tokenExpiresAt: number | null, signal: AbortSignal): Promise<NamedCause | null> {
+    try {
+        const { diagnose, diagnosisError } = await loadDiagnostics();
+        // The probe reproduces the failed request's number of matchers, never its topics.
+        const diagnosis = await diagnose({ hub: platform.hub, fetch: platform.fetch, failure: { kind: "stream" }, subscribeUrl: stream.url, tokenExpiresAt, signal });
+        return diagnosis === null ? null : { diagnosis, error: (channel) => diagnosisError(diagnosis, channel) };
+    } catch {
+        return null;
     }
 }

@@ -10,7 +10,8 @@ const METADATA = "https://app.test/.well-known/oauth-protected-resource/.well-kn
 
 // The connector loads the diagnostics chunk with import(); loaded once here, it resolves in microtasks.
 beforeAll(async () => {
-    await loadDiagnostics();
+    // The stream's probe is a chunk of its own too (src/connector/stream-diagnosis.ts), which loads the diagnostics.
+    await Promise.all([loadDiagnostics(), import("../../../src/connector/stream-diagnosis")]);
 });
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => vi.useRealTimers());
