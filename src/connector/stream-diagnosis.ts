@@ -1,6 +1,7 @@
 import type { Diagnosis } from "../discovery/classify";
 import { loadDiagnostics } from "../discovery/load";
-import type { MercureError } from "../errors";
+import { MercureError } from "../errors";
+import { channelKind } from "../topic/channel-kind";
 import type { HubStream } from "../transport/hub-stream";
 import type { Platform } from "../transport/platform";
 import type { ConnectorHost } from "./connector-host";
@@ -47,8 +48,42 @@ async function probe(platform: Platform, stream: HubStream, tokenExpiresAt: numb
         const { diagnose, diagnosisError } = await loadDiagnostics();
         // The probe reproduces the failed request's number of matchers, never its topics.
         const diagnosis = await diagnose({ hub: platform.hub, fetch: platform.fetch, failure: { kind: "stream" }, subscribeUrl: stream.url, tokenExpiresAt, signal });
-        return diagnosis === null ? null : { diagnosis, error: (channel) => diagnosisError(diagnosis, channel) };
+        if (diagnosis === null) return null;
+        const hint = diagnosis.status === 401 ? tokenSizeHint(stream.channels) : "";
+        return {
+            diagnosis,
+            error: (channel) => {
+                const error = diagnosisError(diagnosis, channel);
+                return hint === "" ? error : new MercureError(error.code, error.message + hint, { channel, status: error.status, cause: error.cause });
+            },
+        };
     } catch {
         return null;
     }
+}
+
+/**
+ * What the channels of a stream refused with 401 may have done to the cookie, added to the named cause. Laravel's
+ * cookie grows with every guarded channel: about 176 bytes for a private one (its topic and its whisper
+ * topic) and 580 for a presence one (measured by `npm run bench`), and browsers keep at most 4,096 bytes of
+ * a cookie, so past about 19 private or 6 presence channels the browser drops it and the hub answers 401.
+ * The reference hub also rejects tokens with more than 100 topic grants (two per private channel, three per
+ * presence channel).
+ */
+function tokenSizeHint(channels: Iterable<string>): string {
+    let grants = 0;
+    let bytes = 0;
+    for (const name of channels) {
+        const kind = channelKind(name);
+        grants += kind === "presence" ? 3 : kind === "public" ? 0 : 2;
+        bytes += kind === "presence" ? 580 : kind === "public" ? 0 : 176;
+    }
+    return (
+        (bytes > 3_500
+            ? ` The hub cookie of this many guarded channels outgrows the 4,096 bytes a browser keeps (about 19 private or 6 presence channels fit).`
+            : "") +
+        (grants > 100
+            ? ` With ${grants} topic grants in the cookie, a hub capping tokens at 100 (the reference hub does) refuses it.`
+            : "")
+    );
 }

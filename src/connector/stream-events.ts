@@ -90,7 +90,7 @@ export class StreamEvents implements HubStreamHandlers {
             host.log?.("stream error", { stream: stream.id, failure });
             if (failure === "ignored") return;
             if (failure !== "replacement_refused") host.lose(stream.channels);
-            host.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
+            host.reportEach(stream.channels, (name) => failures.streamError(name, failure, event));
             const plan = planStreamFailure(failure, event, stream.hasOpened(), stream.failedToConnect(), host.streams.candidate !== null);
             if (plan.retry) {
                 // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel.

@@ -237,6 +237,53 @@ describe("a stream that fails for good is diagnosed", () => {
     });
 });
 
+describe("a stream refused with 401 while many guarded channels are joined", () => {
+    /** The errors of a channel among `count` joined private channels whose hub refuses the stream and every probe with 401. */
+    async function refused(count: number): Promise<string[]> {
+        const h = createHarness();
+        const hub = fakeFetch(() => ({ status: 401 }));
+        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+        const messages: string[] = [];
+        h.connector.privateChannel("p0").error((error) => messages.push(`${error.code}: ${error.message}`));
+        for (let i = 1; i < count; i++) h.connector.privateChannel(`p${i}`);
+        await settle();
+        h.stream().emitError(true);
+        await settle();
+        return messages;
+    }
+
+    it("adds the hub's 100-grant token cap to the named cause past 50 private channels", async () => {
+        const messages = await refused(51);
+        expect(messages).toHaveLength(2);
+        expect(messages[0]).not.toContain("topic grants");
+        expect(messages[1]).toMatch(/^cookie_missing: /);
+        expect(messages[1]).toContain("With 102 topic grants in the cookie");
+        expect(await refused(50)).not.toContain("topic grants");
+    });
+
+    it("adds that the browser may have dropped a cookie past about 19 private channels", async () => {
+        const messages = await refused(20);
+        expect(messages[1]).toContain("outgrows the 4,096 bytes a browser keeps");
+        expect(messages[1]).not.toContain("topic grants");
+        expect((await refused(19)).join(" ")).not.toContain("4,096 bytes");
+    });
+
+    it("adds nothing to a cause that is not a 401", async () => {
+        const h = createHarness();
+        const hub = fakeFetch(() => ({ status: 503 }));
+        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+        const messages: string[] = [];
+        h.connector.privateChannel("p0").error((error) => messages.push(`${error.code}: ${error.message}`));
+        for (let i = 1; i < 60; i++) h.connector.privateChannel(`p${i}`);
+        await settle();
+        h.stream().emitError(true);
+        await settle();
+        expect(messages[1]).toMatch(/^hub_refused: /);
+        expect(messages.join(" ")).not.toContain("topic grants");
+        expect(messages.join(" ")).not.toContain("4,096 bytes");
+    });
+});
+
 describe("a diagnosis error", () => {
     it("is a MercureError with the channel and status", async () => {
         const { h } = await failingHub(() => ({ status: 403 }));
