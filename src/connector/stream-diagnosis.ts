@@ -22,13 +22,16 @@ interface NamedCause {
 /**
  * Probe the hub of `host` once for `stream`'s terminal failure (the first of a failure streak: `StreamEvents` counts)
  * and report the cause it names on the stream's channels; a configuration that must change first, or a `fatal` refusal
- * whatever the probe finds, stops the connector with `failed`. Nothing happens when `disconnect()` ran since
+ * whatever the probe finds, stops the connector with `failed`. `status` is the refusal's HTTP status, which only an
+ * `EventSource` outside a browser reports: a 401 the probe (made with the connector's `fetch`) does not reproduce
+ * means that the `EventSource` does not send the cookie that `fetch` keeps. Nothing happens when `disconnect()` ran since
  * `generation` or a stream opened meanwhile: the failure is history then. Never rejects.
  */
-export async function diagnoseStream(host: ConnectorHost, stream: HubStream, fatal: boolean, generation: number): Promise<void> {
+export async function diagnoseStream(host: ConnectorHost, stream: HubStream, fatal: boolean, generation: number, status: number | undefined): Promise<void> {
     const platform = host.hub.platform;
     if (platform === null) return;
-    const named = await probe(platform, stream, host.cookieRefresh.expiresAt(), host.signal());
+    const found = await probe(platform, stream, host.cookieRefresh.expiresAt(), host.signal());
+    const named = found === null && status === 401 ? UNSENT_COOKIE : (found ?? null);
     if (generation !== host.generation() || host.streams.current?.isOpen() === true) return;
     if (named === null) return void (fatal && host.settle(() => host.stop("failed")));
     host.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
@@ -39,11 +42,27 @@ export async function diagnoseStream(host: ConnectorHost, stream: HubStream, fat
 }
 
 /**
- * Probe `platform`'s hub as `stream` failed (a `fetch` reads what `EventSource` hides), loading the diagnostics chunk;
- * null when the hub accepts the request now, when aborted, or when the chunk did not load (the `stream_error` already
- * reported stands).
+ * A stream refused with 401 that the same request through the connector's `fetch` is not: outside a browser, the
+ * `EventSource` makes its requests without the cookie the auth request stored in that `fetch`. Retried with backoff
+ * (the next auth may change nothing, but a hub that was briefly refusing heals).
  */
-async function probe(platform: Platform, stream: HubStream, tokenExpiresAt: number | null, signal: AbortSignal): Promise<NamedCause | null> {
+const UNSENT_COOKIE: NamedCause = {
+    diagnosis: {
+        code: "cookie_missing",
+        message:
+            "The hub refused the event stream with HTTP 401 but accepts the same request through the connector's `fetch`: the EventSource does not send the cookie that `fetch` keeps; give it that `fetch` (the eventsource package: `new EventSource(url, { fetch })`).",
+        status: 401,
+        retry: true,
+    },
+    error: (channel) => new MercureError("cookie_missing", UNSENT_COOKIE.diagnosis.message, { channel, status: 401 }),
+};
+
+/**
+ * Probe `platform`'s hub as `stream` failed (a `fetch` reads what `EventSource` hides), loading the diagnostics chunk;
+ * null when the hub accepts the request now (or when aborted), undefined when the diagnostics chunk did not load (the
+ * `stream_error` already reported stands either way).
+ */
+async function probe(platform: Platform, stream: HubStream, tokenExpiresAt: number | null, signal: AbortSignal): Promise<NamedCause | null | undefined> {
     try {
         const { diagnose, diagnosisError } = await loadDiagnostics();
         // The probe reproduces the failed request's number of matchers, never its topics.
@@ -58,7 +77,7 @@ async function probe(platform: Platform, stream: HubStream, tokenExpiresAt: numb
             },
         };
     } catch {
-        return null;
+        return undefined;
     }
 }
 

@@ -107,7 +107,7 @@ export class StreamEvents implements HubStreamHandlers {
                 const generation = host.generation();
                 // Without the chunk nothing names the failure: a fatal one stops the connector all the same.
                 void loadDiagnosis().then(
-                    ({ diagnoseStream }) => diagnoseStream(host, stream, plan.fatal, generation),
+                    ({ diagnoseStream }) => diagnoseStream(host, stream, plan.fatal, generation, failures.errorStatus(event)),
                     () => plan.fatal && generation === host.generation() && host.settle(() => host.stop("failed")),
                 );
             }

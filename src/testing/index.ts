@@ -3,7 +3,7 @@
  * and Laravel app in place of the network (see `createTestEcho`). Runs in Vitest or Jest, with happy-dom, jsdom or no
  * DOM at all; uses no timers of its own and nothing of Node.js (the end-to-end stack is `laravel-echo-mercure/testing/e2e`).
  *
- * The connector loads presence, encrypted channels, whispers, diagnostics, the search for a failing channel, the
+ * The connector loads presence, encrypted channels, whispers, diagnostics (and the stream's probe), the search for a failing channel, the
  * `EventSource` adapter and the platform checks as lazy chunks, which in a browser are downloads that settle in a later task. This entry loads them before any test runs
  * (through the connector's own loaders, and the same files they import), so that the connector finds them loaded or
  * settles its `import()` of them within microtasks, and `hub.flush()` needs no timer.
@@ -14,6 +14,7 @@ import { loadAdapter, loadChecks } from "../transport/platform";
 await Promise.all([
     ...CAPABILITY_SLOTS.map((slot) => slot.chunk()),
     import("../discovery/diagnose"),
+    import("../connector/stream-diagnosis"),
     import("../connector/batch-isolation"),
     // The kit's connectors pass the eventSource and fetch options: they use the EventSource adapter; without a page
     // (no DOM, or jsdom's about:blank), the platform checks.

@@ -89,6 +89,17 @@ describe("a stream that fails for good is diagnosed", () => {
         expect(h.connector.connectionStatus()).toBe("reconnecting");
     });
 
+    it("names an EventSource that does not send the cookie when it reports a 401 the same request through fetch does not get (outside a browser)", async () => {
+        const { h, hub, codes } = await failingHub(() => ({ status: 200, headers: { "Content-Type": "text/event-stream" } }));
+        h.stream().emitError(true, 401);
+        await settle();
+        expect(hub.calls).toHaveLength(1);
+        expect(codes()).toEqual(["stream_error", "cookie_missing"]);
+        expect(h.errors[1]!.error.status).toBe(401);
+        expect(h.errors[1]!.error.message).toContain("but accepts the same request through the connector's `fetch`");
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+    });
+
     it("does not probe for an interrupted stream that had opened: the EventSource reconnects by itself", async () => {
         const { h, hub } = await failingHub(() => ({ status: 503 }));
         h.stream().emitOpen();
