@@ -30,7 +30,7 @@ import typescript from "@rollup/plugin-typescript";
 import { builtinModules } from "node:module";
 import { dirname, resolve } from "node:path";
 import { dts } from "rollup-plugin-dts";
-import { IIFE_INPUT, iifeBridge, iifeGraph, iifeSiblings, siblingInputs } from "./rollup.iife.mjs";
+import { IIFE_INPUT, IIFE_SHARED, iifeBridge, iifeGraph, iifeSiblings, siblingInputs } from "./rollup.iife.mjs";
 
 // `jose` (a dependency) is reached only from src/crypto/jwe.ts, which src/crypto/load.ts imports with a
 // dynamic import(): rollup makes that a separate chunk, so dist/index.js holds neither our JWE code nor
@@ -162,9 +162,10 @@ export default [
             sourcemap,
             sourcemapExcludeSources,
             entryFileNames: "[name].js",
-            chunkFileNames: "[name]-[hash].js",
-            // What the siblings read from the IIFE, in one chunk.
-            manualChunks: (id) => (id.startsWith("\0iife-bridge:") ? "iife-modules" : undefined),
+            // What the siblings read from the IIFE, in one chunk, named without a hash like the siblings: the IIFE asks for it
+            // beside the first sibling it loads (see rollup.iife.mjs), so that the sibling's import of it is no second round trip.
+            chunkFileNames: (chunk) => (chunk.name === IIFE_SHARED ? `${IIFE_SHARED}.js` : "[name]-[hash].js"),
+            manualChunks: (id) => (id.startsWith("\0iife-bridge:") ? IIFE_SHARED : undefined),
             plugins: [terser({ compress: { passes: 2 }, mangle: true, module: true })],
         },
     },

@@ -96,6 +96,12 @@ export function iifeBridge(graph) {
     };
 }
 
+/**
+ * The siblings' chunk of what they read from the IIFE (the bridges into the slot), which every sibling imports. The IIFE
+ * asks for it beside the first sibling it loads (the slot's `u`), so that no sibling waits a second round trip for it.
+ */
+export const IIFE_SHARED = "iife-modules";
+
 /** The IIFE build's entry: src/iife.ts, then the modules the siblings import put into the slot. */
 export const IIFE_INPUT = "\0iife-entry";
 
@@ -116,7 +122,14 @@ export function iifeSiblings(graph) {
             return `export * from ${JSON.stringify(ENTRY)};
 ${imports}
 const iifeBase = (typeof document !== "undefined" && document.currentScript && document.currentScript.src) || (typeof location !== "undefined" ? location.href : "");
-${SLOT} = { m: [${modules}], u: (path) => new URL(path, iifeBase).href };
+let iifeShared;
+${SLOT} = {
+    m: [${modules}],
+    u: (path) => {
+        iifeShared = iifeShared || import(new URL("./iife/${IIFE_SHARED}.js", iifeBase).href).catch(() => undefined);
+        return new URL(path, iifeBase).href;
+    },
+};
 `;
         },
         async resolveDynamicImport(specifier, importer) {
