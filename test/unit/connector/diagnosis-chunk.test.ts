@@ -3,6 +3,7 @@ import type { MercureConnector } from "../../../src/connector/mercure-connector"
 import type { MercureError } from "../../../src/errors";
 import { HUB, settleLoadsUntil, useScopedFakeTimers } from "../../fakes/connector-harness";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
+import { mockFlakyChunk, type FlakyChunk } from "../../fakes/flaky-chunk";
 import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 
 /*
@@ -10,7 +11,7 @@ import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fa
  * the first failure that needs one, never before. Here its module fails to load as often as `chunk.failures` says,
  * then loads; every load is counted. Each test has a page of its own (fresh modules: the loader keeps what it loaded).
  */
-const chunk = { failures: 0, loads: 0 };
+let chunk: FlakyChunk;
 
 let Connector: typeof MercureConnector;
 let ES: FakeEventSourceClass;
@@ -20,16 +21,7 @@ const connectors: MercureConnector[] = [];
 beforeEach(async () => {
     useScopedFakeTimers();
     vi.resetModules();
-    vi.doMock("../../../src/connector/stream-diagnosis", async (importOriginal) => {
-        chunk.loads++;
-        if (chunk.failures > 0) {
-            chunk.failures--;
-            throw new TypeError("Failed to fetch dynamically imported module");
-        }
-        return importOriginal();
-    });
-    chunk.failures = 0;
-    chunk.loads = 0;
+    chunk = mockFlakyChunk("../../../src/connector/stream-diagnosis");
     ({ MercureConnector: Connector } = await import("../../../src/connector/mercure-connector"));
     auth = new FakeAuthServer();
     // Every probe of the hub answers 503: a diagnosis that runs names it `hub_refused`.
