@@ -1,10 +1,10 @@
 import type { HubTokenOption } from "../auth/hub-token";
 import { loadFailed } from "../error-messages";
 import type { MercureError } from "../errors";
-import { loadShare, sharingApplies, type ShareModule } from "../share/load";
+import { loadShare, sharingApplies } from "../share/load";
 import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
-import { hasHubToken, inPage, loadSetup, needsSetup, pagePlatform, type EventSourceConstructor, type FetchLike, type Platform, type SetupModule } from "../transport/platform";
+import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
 import { loadDiscovery } from "./load";
 
 /*
@@ -72,12 +72,6 @@ export class HubLocator {
     /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
     #cursorOffered = false;
 
-    /** The share client chunk, once loaded (only where {@link sharingApplies}); kept across `disconnect()`. */
-    #share: ShareModule | null = null;
-
-    /** The platform set-up chunk, once loaded (only where {@link needsSetup}); kept across `disconnect()`. */
-    #setup: SetupModule | null = null;
-
     /**
      * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and every chunk the
      * options need is loaded (the platform set-up, the share client); false: call
@@ -131,25 +125,26 @@ export class HubLocator {
         else if (this.#location !== null) void this.#load(options).then((failure) => failure === null && quietly());
     }
 
-    /** Whether `options` need a chunk this connector has not loaded yet: the platform set-up's, the share client's. */
+    /**
+     * Whether `options` need a chunk that has not loaded yet: the platform set-up's, the share client's (each loaded once
+     * per page, and kept across `disconnect()`).
+     */
     #needs(options: HubOptions): boolean {
-        return (this.#setup === null && needsSetup(options)) || (this.#share === null && sharingApplies(options));
+        return (needsSetup(options) && !loadSetup.loaded()) || (sharingApplies(options) && !loadShare.loaded());
     }
 
     /**
      * Load the chunks `options` need, both at once (with the share client, the engine chunk too: see {@link loadShare});
      * resolves with null once all have loaded, else with the failure of one that did not (downloaded again at the next
-     * call). A failed set-up is named after what needed it: the `hubToken` option, a page's `EventSource` adapter, else
-     * the connection set-up (outside a page, a part missing or a `host` that does not parse).
+     * call). A failed set-up is named after what needed it: the `hubToken` option, the `EventSource` adapter, else the
+     * connection set-up (outside a page, a part missing, a `host` that does not parse).
      */
     async #load(options: HubOptions): Promise<LocateFailure | null> {
-        const loads = await Promise.allSettled([this.#setup ?? (needsSetup(options) ? loadSetup() : null), this.#share ?? (sharingApplies(options) ? loadShare() : null)]);
-        const [setup, share] = loads;
-        if (setup.status === "fulfilled") this.#setup = setup.value;
-        if (share.status === "fulfilled") this.#share = share.value;
-        const failed = loads.find((load) => load.status === "rejected");
-        const part = setup === failed ? (hasHubToken(options.hubToken) ? "`hubToken`" : inPage(options) ? "EventSource adapter" : "connection set-up") : "tab sharing";
-        return failed === undefined ? null : (name) => loadFailed(name, part, failed.reason, RETRIED);
+        const [setup, share] = await Promise.allSettled([needsSetup(options) && loadSetup(), sharingApplies(options) && loadShare()]);
+        const failed = setup.status === "rejected" ? setup : share.status === "rejected" ? share : null;
+        if (failed === null) return null;
+        const part = failed !== setup ? "tab sharing" : hasHubToken(options.hubToken) ? "`hubToken`" : needsAdapter(options) ? "EventSource adapter" : "connection set-up";
+        return (name) => loadFailed(name, part, failed.reason, RETRIED);
     }
 
     /**
@@ -160,8 +155,10 @@ export class HubLocator {
         const location = this.#location;
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
         const located = { ...options, host: location?.host ?? options.host };
-        const own = this.#setup?.resolvePlatform(located) ?? pagePlatform(located);
-        const platform = this.#share?.sharePlatform(own, options) ?? own;
+        // The set-up once loaded (its checks resolve a common page's options as pagePlatform does); the share client
+        // once loaded, which leaves the platform as it is where the options do not share.
+        const own = loadSetup.loaded()?.resolvePlatform(located) ?? pagePlatform(located);
+        const platform = loadShare.loaded()?.sharePlatform(own, options) ?? own;
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).

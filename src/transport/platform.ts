@@ -1,7 +1,7 @@
 import type { HubTokenOption, HubTokenSource } from "../auth/hub-token";
 import type { AuthResult } from "../auth/auth-client";
 import type { FetchLike } from "../fetch";
-import { lazyChunk } from "../lazy-chunk";
+import { lazyChunk, type LazyChunk } from "../lazy-chunk";
 
 // The fetch types sit below auth and transport (src/fetch.ts); re-exported here for their readers.
 export type { FetchLike, FetchResponseLike } from "../fetch";
@@ -74,28 +74,12 @@ export type SetupModule = typeof import("./platform-setup");
  * Load the platform set-up on first use, once per page (a separate chunk: see {@link needsSetup}). It checks each part
  * and names a missing one, adds the hub token (`hubToken`) and adapts the `EventSource` to its kind.
  */
-export const loadSetup: () => Promise<SetupModule> = lazyChunk(() => import("./platform-setup"));
+export const loadSetup: LazyChunk<SetupModule> = lazyChunk(() => import("./platform-setup"));
 
 /** The page's URL, when the code runs in an http(s) page; else null. */
 export function pageHref(): string | null {
     const location = (globalThis as { location?: { href?: unknown } }).location;
     return typeof location?.href === "string" && /^https?:/.test(location.href) ? location.href : null;
-}
-
-/**
- * Whether these options resolve in a page as they are, without a check: an http(s) page, an `EventSource` and a
- * `fetch` (the options' or the page's), and a `host` (or none) that parses against the page.
- */
-export function inPage(options: { host?: string | null; eventSource?: unknown; fetch?: unknown }): boolean {
-    const page = pageHref();
-    const scope = globalThis as { EventSource?: unknown; fetch?: unknown };
-    if (page === null || typeof (options.eventSource ?? scope.EventSource) !== "function" || typeof (options.fetch ?? scope.fetch) !== "function") return false;
-    try {
-        new URL(options.host || DEFAULT_HUB_PATH, page);
-        return true;
-    } catch {
-        return false;
-    }
 }
 
 /** Whether `Impl` is the engine's own code (`Function.prototype.toString` shows `[native code]`): the browser's `EventSource`. */
@@ -136,12 +120,21 @@ export interface PlatformOptions {
 }
 
 /**
- * Whether these options need the platform set-up chunk (see {@link loadSetup}) before {@link pagePlatform} can be
- * replaced by its `resolvePlatform`: everywhere but the common page (see {@link inPage}) with the browser's own
- * `EventSource` and no `eventSource`, `fetch` or `hubToken` option (see {@link needsAdapter}).
+ * Whether these options need the platform set-up chunk (see {@link loadSetup}): everywhere but the common page, that
+ * is outside an http(s) page, without an `EventSource` or a `fetch`, with a `host` that does not parse against the
+ * page, or where the `EventSource` must be adapted (see {@link needsAdapter}). The common page's platform is
+ * {@link pagePlatform}.
  */
 export function needsSetup(options: PlatformOptions): boolean {
-    return !inPage(options) || needsAdapter(options);
+    const page = pageHref();
+    const scope = globalThis as { EventSource?: unknown; fetch?: unknown };
+    if (page === null || needsAdapter(options) || typeof scope.EventSource !== "function" || typeof scope.fetch !== "function") return true;
+    try {
+        new URL(options.host || DEFAULT_HUB_PATH, page);
+        return false;
+    } catch {
+        return true;
+    }
 }
 
 /**
