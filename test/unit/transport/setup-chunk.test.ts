@@ -175,6 +175,22 @@ describe("the platform set-up chunk", () => {
         expect(errors[0]!.message).toContain("No EventSource implementation is available");
     });
 
+    it("is asked for beside the discovery chunk, which imports it (a connector without host), not after it arrived", async () => {
+        let release = (): void => undefined;
+        const arrived = new Promise<void>((resolve) => (release = resolve));
+        vi.doMock("../../../src/discovery/discover", async (importOriginal) => {
+            await arrived;
+            return importOriginal();
+        });
+        const { loadDiscovery } = await import("../../../src/discovery/load");
+        const loading = loadDiscovery();
+        // The discovery chunk is still downloading: the set-up chunk is asked for already.
+        await vi.waitFor(() => expect(chunk.loads).toBe(1), { timeout: 3_000 });
+        release();
+        expect(typeof (await loading).connectorHub).toBe("function");
+        expect(chunk.loads).toBe(1);
+    });
+
     for (const { title, arrange, part } of RARE_CASES) {
         it(`failing to load ${title} gives each joined channel load_failed naming the ${part}, goes reconnecting, and the retry with backoff downloads it again`, async () => {
             chunk.failures = 1;
