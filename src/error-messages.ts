@@ -1,4 +1,3 @@
-import { channelKind } from "./topic/channel-kind";
 import { MercureError } from "./errors";
 
 /*
@@ -75,22 +74,21 @@ export function channelLimit(name: string, max: number): MercureError {
 export type StreamFailure = "closed" | "interrupted" | "replacement_refused";
 
 /**
- * The hub stream carrying `channels` failed; `cause` is the EventSource's error event, whose `code` or `status` is
- * the HTTP status when the implementation reports one (the `eventsource` package and `event-source-polyfill` do;
- * browsers never do).
+ * The hub stream failed; `cause` is the EventSource's error event, whose `code` or `status` is the HTTP status when the
+ * implementation reports one (the `eventsource` package and `event-source-polyfill` do; browsers never do). Why it was
+ * refused is the diagnosis's to say (`connector/stream-diagnosis.ts`), in a second error that follows this one.
  */
-export function streamError(name: string, failure: StreamFailure, channels: Iterable<string>, cause: Event): MercureError {
+export function streamError(name: string, failure: StreamFailure, cause: Event): MercureError {
     const status = errorStatus(cause);
     const message =
-        status === 401
-            ? "The hub refused the event stream with HTTP 401: the hub cookie (or `hubToken`) was missing or refused (outside a browser, pass a `fetch` that keeps cookies and an EventSource that uses it); re-authorizing with backoff."
-            : status === 400 && failure === "closed"
-              ? "The hub refused the event stream with HTTP 400: check that `hubToken` gives a bare JWT and at most 100 channels are joined, then call connect()."
-              : failure === "closed"
-              ? `The hub ${status === undefined ? "refused or closed the event stream" : `refused the event stream with HTTP ${status}`}; re-authorizing with backoff.` + tokenSizeHint(channels)
-              : failure === "interrupted"
-                ? "The hub event stream was interrupted; the EventSource reconnects by itself."
-                : "The replacement hub stream was refused; retrying with backoff.";
+        failure === "closed"
+            ? `The hub ${status === undefined ? "refused or closed the event stream" : `refused the event stream with HTTP ${status}`}; ${
+                  // [spec] A 400 is never retried (stream-failure.ts): the request must change first.
+                  status === 400 ? "not retrying: fix the cause, then call connect()" : "re-authorizing with backoff"
+              }.`
+            : failure === "interrupted"
+              ? "The hub event stream was interrupted; the EventSource reconnects by itself."
+              : "The replacement hub stream was refused; retrying with backoff.";
     return new MercureError("stream_error", `${message} (channel "${name}")`, { channel: name, status, cause });
 }
 
@@ -138,32 +136,6 @@ export function platformFailure(name: string, cause: unknown): MercureError {
     const failure =
         cause instanceof MercureError ? cause : new MercureError("invalid_option", "The connector options could not be resolved.", { cause });
     return new MercureError(failure.code, failure.message, { channel: name, cause: failure });
-}
-
-/**
- * A hint for a refusal the connector cannot see the reason of (EventSource hides the status). Laravel's
- * cookie grows with every guarded channel: about 176 bytes for a private one (its topic and its whisper
- * topic) and 580 for a presence one (measured by `npm run bench`), and browsers keep at most 4,096 bytes of
- * a cookie, so past about 19 private or 6 presence channels the browser drops it and the hub answers 401.
- * The reference hub also rejects tokens with more than 100 topic grants (two per private channel, three per
- * presence channel).
- */
-function tokenSizeHint(channels: Iterable<string>): string {
-    let grants = 0;
-    let bytes = 0;
-    for (const name of channels) {
-        const kind = channelKind(name);
-        grants += kind === "presence" ? 3 : kind === "public" ? 0 : 2;
-        bytes += kind === "presence" ? 580 : kind === "public" ? 0 : 176;
-    }
-    return (
-        (bytes > 3_500
-            ? ` The hub cookie of this many guarded channels outgrows the 4,096 bytes a browser keeps (about 19 private or 6 presence channels fit).`
-            : "") +
-        (grants > 100
-            ? ` With ${grants} topic grants in the cookie, a hub capping tokens at 100 (the reference hub does) refuses it.`
-            : "")
-    );
 }
 
 /** A short description of a thrown value. */

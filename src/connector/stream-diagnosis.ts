@@ -1,11 +1,18 @@
-import type { MercureError } from "../errors";
 import type { Diagnosis } from "../discovery/classify";
 import { loadDiagnostics } from "../discovery/load";
+import { MercureError } from "../errors";
+import { channelKind } from "../topic/channel-kind";
 import type { HubStream } from "../transport/hub-stream";
 import type { Platform } from "../transport/platform";
+import type { ConnectorHost } from "./connector-host";
+
+/*
+ * The probe that names why a stream failed for good: a chunk of its own, loaded at the first failure that needs it
+ * (see `StreamEvents`), which loads the diagnostics chunk in turn. A page whose streams never fail downloads neither.
+ */
 
 /** A named cause of a stream failure, and the error a channel gets for it. */
-export interface NamedCause {
+interface NamedCause {
     /** What the probe found. */
     readonly diagnosis: Diagnosis;
     /** The actionable `MercureError` for one channel. */
@@ -13,33 +20,89 @@ export interface NamedCause {
 }
 
 /**
- * Diagnoses the first terminal stream failure of each failure streak (a streak ends when a stream opens,
- * or when the connector winds down): one probe of the hub, not one per retry.
+ * Probe the hub of `host` once for `stream`'s terminal failure (the first of a failure streak: `StreamEvents` counts)
+ * and report the cause it names on the stream's channels; a configuration that must change first, or a `fatal` refusal
+ * whatever the probe finds, stops the connector with `failed`. `status` is the refusal's HTTP status, which only an
+ * `EventSource` outside a browser reports: a 401 the probe (made with the connector's `fetch`) does not reproduce
+ * means that the `EventSource` does not send the cookie that `fetch` keeps. Nothing happens when `disconnect()` ran since
+ * `generation` or a stream opened meanwhile: the failure is history then. Never rejects.
  */
-export class StreamDiagnosis {
-    /** Whether the current failure streak was diagnosed already (or is being diagnosed). */
-    #diagnosed = false;
+export async function diagnoseStream(host: ConnectorHost, stream: HubStream, fatal: boolean, generation: number, status: number | undefined): Promise<void> {
+    const platform = host.hub.platform;
+    if (platform === null) return;
+    const found = await probe(platform, stream, host.cookieRefresh.expiresAt(), host.signal());
+    const named = found === null && status === 401 ? UNSENT_COOKIE : (found ?? null);
+    if (generation !== host.generation() || host.streams.current?.isOpen() === true) return;
+    if (named === null) return void (fatal && host.settle(() => host.stop("failed")));
+    host.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
+    host.settle(() => {
+        host.reportEach(stream.channels, named.error);
+        if (fatal || !named.diagnosis.retry) host.stop("failed");
+    });
+}
 
-    /** A stream opened or the connector wound down: the next terminal failure starts a new streak. */
-    reset(): void {
-        this.#diagnosed = false;
-    }
+/**
+ * A stream refused with 401 that the same request through the connector's `fetch` is not: outside a browser, the
+ * `EventSource` makes its requests without the cookie the auth request stored in that `fetch`. Retried with backoff
+ * (the next auth may change nothing, but a hub that was briefly refusing heals).
+ */
+const UNSENT_COOKIE: NamedCause = {
+    diagnosis: {
+        code: "cookie_missing",
+        message:
+            "The hub refused the event stream with HTTP 401 but accepts the same request through the connector's `fetch`: the EventSource does not send the cookie that `fetch` keeps; give it that `fetch` (the eventsource package: `new EventSource(url, { fetch })`).",
+        status: 401,
+        retry: true,
+    },
+    error: (channel) => new MercureError("cookie_missing", UNSENT_COOKIE.diagnosis.message, { channel, status: 401 }),
+};
 
-    /**
-     * Probe `platform`'s hub for the first failure of the streak, as `stream` failed (loading the diagnostics chunk on first use);
-     * null for the later ones, when the hub accepts the request now, when aborted, or when the chunk could
-     * not be loaded (the `stream_error` already reported stands). Never rejects.
-     */
-    async once(platform: Platform, stream: HubStream, tokenExpiresAt: number | null, signal: AbortSignal): Promise<NamedCause | null> {
-        if (this.#diagnosed) return null;
-        this.#diagnosed = true;
-        try {
-            const { diagnose, diagnosisError } = await loadDiagnostics();
-            // The probe reproduces the failed request's number of matchers, never its topics.
-            const diagnosis = await diagnose({ hub: platform.hub, fetch: platform.fetch, failure: { kind: "stream" }, subscribeUrl: stream.url, tokenExpiresAt, signal });
-            return diagnosis === null ? null : { diagnosis, error: (channel) => diagnosisError(diagnosis, channel) };
-        } catch {
-            return null;
-        }
+/**
+ * Probe `platform`'s hub as `stream` failed (a `fetch` reads what `EventSource` hides), loading the diagnostics chunk;
+ * null when the hub accepts the request now (or when aborted), undefined when the diagnostics chunk did not load (the
+ * `stream_error` already reported stands either way).
+ */
+async function probe(platform: Platform, stream: HubStream, tokenExpiresAt: number | null, signal: AbortSignal): Promise<NamedCause | null | undefined> {
+    try {
+        const { diagnose, diagnosisError } = await loadDiagnostics();
+        // The probe reproduces the failed request's number of matchers, never its topics.
+        const diagnosis = await diagnose({ hub: platform.hub, fetch: platform.fetch, failure: { kind: "stream" }, subscribeUrl: stream.url, tokenExpiresAt, signal });
+        if (diagnosis === null) return null;
+        const hint = diagnosis.status === 401 ? tokenSizeHint(stream.channels) : "";
+        return {
+            diagnosis,
+            error: (channel) => {
+                const error = diagnosisError(diagnosis, channel);
+                return hint === "" ? error : new MercureError(error.code, error.message + hint, { channel, status: error.status, cause: error.cause });
+            },
+        };
+    } catch {
+        return undefined;
     }
+}
+
+/**
+ * What the channels of a stream refused with 401 may have done to the cookie, added to the named cause. Laravel's
+ * cookie grows with every guarded channel: about 176 bytes for a private one (its topic and its whisper
+ * topic) and 580 for a presence one (measured by `npm run bench`), and browsers keep at most 4,096 bytes of
+ * a cookie, so past about 19 private or 6 presence channels the browser drops it and the hub answers 401.
+ * The reference hub also rejects tokens with more than 100 topic grants (two per private channel, three per
+ * presence channel).
+ */
+function tokenSizeHint(channels: Iterable<string>): string {
+    let grants = 0;
+    let bytes = 0;
+    for (const name of channels) {
+        const kind = channelKind(name);
+        grants += kind === "presence" ? 3 : kind === "public" ? 0 : 2;
+        bytes += kind === "presence" ? 580 : kind === "public" ? 0 : 176;
+    }
+    return (
+        (bytes > 3_500
+            ? ` The hub cookie of this many guarded channels outgrows the 4,096 bytes a browser keeps (about 19 private or 6 presence channels fit).`
+            : "") +
+        (grants > 100
+            ? ` With ${grants} topic grants in the cookie, a hub capping tokens at 100 (the reference hub does) refuses it.`
+            : "")
+    );
 }

@@ -4,8 +4,11 @@ import type { HubStream, HubStreamHandlers } from "../transport/hub-stream";
 import type { StreamMessage } from "../transport/platform";
 import type { ConnectorHost } from "./connector-host";
 import { CRYPTO } from "./capability-slots";
-import { StreamDiagnosis } from "./stream-diagnosis";
 import { planStreamFailure } from "./stream-failure";
+import { lazyChunk } from "../lazy-chunk";
+
+/** The probe that names a terminal stream failure: a lazy chunk, loaded at the first failure that needs it. */
+const loadDiagnosis = /* @__PURE__ */ lazyChunk(() => import("./stream-diagnosis"));
 
 /**
  * What the connector does when one of its streams reports: an open serves the channels (or renews an expired
@@ -18,8 +21,11 @@ export class StreamEvents implements HubStreamHandlers {
     /** The connector these events change. */
     readonly #host: ConnectorHost;
 
-    /** Probes the hub once per failure streak to name the cause of a terminal stream failure. */
-    readonly #diagnosis = new StreamDiagnosis();
+    /**
+     * Whether the current failure streak was diagnosed (or is being diagnosed): one probe of the hub per streak, not one
+     * per retry. A streak ends when a stream opens, or when the connector winds down.
+     */
+    #diagnosed = false;
 
     /** The encrypted channels' decryption queue, in the crypto capability (loaded from the first encrypted channel's join). */
     readonly #decrypter: RouteDecrypter = {
@@ -37,7 +43,7 @@ export class StreamEvents implements HubStreamHandlers {
     /** Forget the streams' history (no channel left, or `disconnect()`): never connected, no failure streak. */
     reset(): void {
         this.everConnected = false;
-        this.#diagnosis.reset();
+        this.#diagnosed = false;
     }
 
     /** A stream opened, for the first time or after a native reconnect. */
@@ -48,7 +54,7 @@ export class StreamEvents implements HubStreamHandlers {
             const replaced = host.streams.current;
             if (!host.streams.opened(stream)) return;
             host.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
-            this.#diagnosis.reset();
+            this.#diagnosed = false;
             // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
             // anonymous at best; renew instead of reporting `connected`.
             if (host.cookieRefresh.isExpired()) return host.renew(true);
@@ -84,7 +90,7 @@ export class StreamEvents implements HubStreamHandlers {
             host.log?.("stream error", { stream: stream.id, failure });
             if (failure === "ignored") return;
             if (failure !== "replacement_refused") host.lose(stream.channels);
-            host.reportEach(stream.channels, (name) => failures.streamError(name, failure, stream.channels, event));
+            host.reportEach(stream.channels, (name) => failures.streamError(name, failure, event));
             const plan = planStreamFailure(failure, event, stream.hasOpened(), stream.failedToConnect(), host.streams.candidate !== null);
             if (plan.retry) {
                 // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel.
@@ -96,27 +102,14 @@ export class StreamEvents implements HubStreamHandlers {
                     host.scheduleRetry();
                 }
             }
-            if (plan.diagnose) void this.#diagnose(stream, plan.fatal);
+            if (plan.diagnose && !this.#diagnosed) {
+                this.#diagnosed = true;
+                const generation = host.generation();
+                // Without the chunk nothing names the failure: a fatal one stops the connector all the same.
+                void loadDiagnosis().then(
+                    ({ diagnoseStream }) => diagnoseStream(host, stream, plan.fatal, generation, failures.errorStatus(event)),
+                    () => plan.fatal && generation === host.generation() && host.settle(() => host.stop("failed")),
+                );
+            }
         });
-
-    /**
-     * Name the cause of a terminal stream failure once per failure streak (a `fetch` probe reads what
-     * `EventSource` hides), after the `stream_error`; a configuration that must change first (or a `fatal` refusal,
-     * whatever the probe finds) stops with `failed`.
-     */
-    async #diagnose(stream: HubStream, fatal: boolean): Promise<void> {
-        const host = this.#host;
-        const platform = host.hub.platform;
-        const generation = host.generation();
-        if (platform === null) return;
-        const named = await this.#diagnosis.once(platform, stream, host.cookieRefresh.expiresAt(), host.signal());
-        // A disconnect() during the probe, or a stream that opened meanwhile: the failure is history.
-        if (generation !== host.generation() || host.streams.current?.isOpen() === true) return;
-        if (named === null) return void (fatal && host.settle(() => host.stop("failed")));
-        host.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
-        host.settle(() => {
-            host.reportEach(stream.channels, named.error);
-            if (fatal || !named.diagnosis.retry) host.stop("failed");
-        });
-    }
 }

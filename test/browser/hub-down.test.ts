@@ -28,10 +28,10 @@ describeInChromium(
                 await page.join({ kind: "private", name: "orders.1", events: [".shipped"] });
                 await page.waitForSubscribed(["private-orders.1"]);
                 // Issue 30's case is Laravel answering while the hub is down; the dev stack serves the app's files and
-                // the hub from one server, so the page takes the diagnostics (a part the IIFE loads on first use, from
-                // beside it) while that server is up, as it would from an app server that stays up.
+                // the hub from one server, so the page takes the stream's probe and the diagnostics (parts the IIFE loads on
+                // first use, from beside it) while that server is up, as it would from an app server that stays up.
                 // (A string: Vitest would rewrite an import() in a function's source.)
-                await page.page.evaluate(`import(${JSON.stringify(`${dev().url}/dist/iife/diagnose.js`)}).then(() => true)`);
+                for (const part of ["stream-diagnosis", "diagnose"]) await page.page.evaluate(`import(${JSON.stringify(`${dev().url}/dist/iife/${part}.js`)}).then(() => true)`);
                 await dev().stop();
                 const seen = await page.waitFor("hub_unreachable", (s) => s.errors.some((error) => error.code === "hub_unreachable"), { timeout: 10_000 });
                 expect(seen.errors.find((error) => error.code === "hub_unreachable")!.message).toContain(`The hub at ${dev().hubUrl} could not be reached`);

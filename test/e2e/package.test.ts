@@ -199,8 +199,10 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "platform-setup"].map(named);
-        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, isolation, credentials, unheard, share, protocol, setup] = entries as [string, string, string, string, string, string, string, string, string, string, string, string, string];
+        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "platform-setup", "stream-diagnosis"].map(named);
+        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, isolation, credentials, unheard, share, protocol, setup, streamDiagnosis] = entries as [
+            string, string, string, string, string, string, string, string, string, string, string, string, string, string,
+        ];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
         const shared = chunks.filter((file) => !entries.includes(file));
@@ -212,7 +214,7 @@ describe("the published package", () => {
         // fetched beside them: see src/share/load.ts).
         expect(staticImports(core)).toEqual(["laravel-echo"]);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, isolation, encrypted, whisper, presence, credentials, unheard, share, protocol, setup].map((file) => `./${file}`).sort(),
+            [diagnose, discover, engine, isolation, encrypted, whisper, presence, credentials, unheard, share, protocol, setup, streamDiagnosis].map((file) => `./${file}`).sort(),
         );
         // The platform set-up is loaded only where the options are not the common page's: what its checks say of a missing
         // part (outside a page), header auth (the hubToken option), the EventSource adapter.
@@ -228,6 +230,9 @@ describe("the published package", () => {
         expect(core).not.toContain("class EncryptedChannels");
         expect(read(encrypted)).toContain("class EncryptedChannels");
         for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);
+        // The probe of a stream that failed for good, and what it reports, load at the first such failure.
+        expect(core).not.toContain('"diagnosis"');
+        expect(read(streamDiagnosis)).toContain('"diagnosis"');
         for (const engineCode of ["class HubEngine", "class AuthGateway", "class StreamMux"]) expect(core).not.toContain(engineCode);
         // Tab sharing's client and the EventSource adapter (in the platform set-up) load only where they apply (a page that
         // shares; the eventSource, fetch or hubToken option, or a global EventSource that is not the browser's).
@@ -246,7 +251,7 @@ describe("the published package", () => {
         expect(read(engine)).toContain("class HubEngine");
         // The share client and the engine import the tabs' protocol chunk too, discovery the platform set-up (each asked
         // for beside the chunk that imports it: src/share/load.ts, src/discovery/load.ts).
-        for (const chunk of [encrypted, whisper, presence, diagnose, discover, engine, isolation, credentials, unheard, share, setup, ...shared]) {
+        for (const chunk of [encrypted, whisper, presence, diagnose, discover, engine, isolation, credentials, unheard, share, setup, streamDiagnosis, ...shared]) {
             for (const id of local(staticImports(read(chunk)))) expect([...shared, protocol, setup].map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
         }
         for (const chunk of shared) expect(read(chunk)).not.toContain("class WhisperPublisher");

@@ -4,7 +4,8 @@ import { createHarness, envelope, HUB, topic, useScopedFakeTimers } from "../../
 import { grant } from "../../fakes/fake-auth-server";
 
 beforeAll(async () => {
-    await loadDiagnostics();
+    // The stream's probe is a chunk of its own too (src/connector/stream-diagnosis.ts), which loads the diagnostics.
+    await Promise.all([loadDiagnostics(), import("../../../src/connector/stream-diagnosis")]);
 });
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => {

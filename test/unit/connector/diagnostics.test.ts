@@ -10,7 +10,8 @@ const METADATA = "https://app.test/.well-known/oauth-protected-resource/.well-kn
 
 // The connector loads the diagnostics chunk with import(); loaded once here, it resolves in microtasks.
 beforeAll(async () => {
-    await loadDiagnostics();
+    // The stream's probe is a chunk of its own too (src/connector/stream-diagnosis.ts), which loads the diagnostics.
+    await Promise.all([loadDiagnostics(), import("../../../src/connector/stream-diagnosis")]);
 });
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -85,6 +86,17 @@ describe("a stream that fails for good is diagnosed", () => {
         await settle();
         expect(hub.calls).toHaveLength(1);
         expect(codes()).toEqual(["stream_error"]);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+    });
+
+    it("names an EventSource that does not send the cookie when it reports a 401 the same request through fetch does not get (outside a browser)", async () => {
+        const { h, hub, codes } = await failingHub(() => ({ status: 200, headers: { "Content-Type": "text/event-stream" } }));
+        h.stream().emitError(true, 401);
+        await settle();
+        expect(hub.calls).toHaveLength(1);
+        expect(codes()).toEqual(["stream_error", "cookie_missing"]);
+        expect(h.errors[1]!.error.status).toBe(401);
+        expect(h.errors[1]!.error.message).toContain("but accepts the same request through the connector's `fetch`");
         expect(h.connector.connectionStatus()).toBe("reconnecting");
     });
 
@@ -233,6 +245,53 @@ describe("a stream that fails for good is diagnosed", () => {
         await settle();
         expect(h.errors.map((entry) => entry.error.code)).toEqual(["stream_error"]);
         expect(h.connector.connectionStatus()).toBe("connected");
+    });
+});
+
+describe("a stream refused with 401 while many guarded channels are joined", () => {
+    /** The errors of a channel among `count` joined private channels whose hub refuses the stream and every probe with 401. */
+    async function refused(count: number): Promise<string[]> {
+        const h = createHarness();
+        const hub = fakeFetch(() => ({ status: 401 }));
+        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+        const messages: string[] = [];
+        h.connector.privateChannel("p0").error((error) => messages.push(`${error.code}: ${error.message}`));
+        for (let i = 1; i < count; i++) h.connector.privateChannel(`p${i}`);
+        await settle();
+        h.stream().emitError(true);
+        await settle();
+        return messages;
+    }
+
+    it("adds the hub's 100-grant token cap to the named cause past 50 private channels", async () => {
+        const messages = await refused(51);
+        expect(messages).toHaveLength(2);
+        expect(messages[0]).not.toContain("topic grants");
+        expect(messages[1]).toMatch(/^cookie_missing: /);
+        expect(messages[1]).toContain("With 102 topic grants in the cookie");
+        expect(await refused(50)).not.toContain("topic grants");
+    });
+
+    it("adds that the browser may have dropped a cookie past about 19 private channels", async () => {
+        const messages = await refused(20);
+        expect(messages[1]).toContain("outgrows the 4,096 bytes a browser keeps");
+        expect(messages[1]).not.toContain("topic grants");
+        expect((await refused(19)).join(" ")).not.toContain("4,096 bytes");
+    });
+
+    it("adds nothing to a cause that is not a 401", async () => {
+        const h = createHarness();
+        const hub = fakeFetch(() => ({ status: 503 }));
+        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+        const messages: string[] = [];
+        h.connector.privateChannel("p0").error((error) => messages.push(`${error.code}: ${error.message}`));
+        for (let i = 1; i < 60; i++) h.connector.privateChannel(`p${i}`);
+        await settle();
+        h.stream().emitError(true);
+        await settle();
+        expect(messages[1]).toMatch(/^hub_refused: /);
+        expect(messages.join(" ")).not.toContain("topic grants");
+        expect(messages.join(" ")).not.toContain("4,096 bytes");
     });
 });
 

@@ -182,6 +182,6 @@ describe("the connector with hubToken", () => {
         await vi.advanceTimersByTimeAsync(120_000);
         expect(Fake.instances).toHaveLength(1);
         expect([errors[0]!.code, errors[0]!.status]).toEqual(["stream_error", 400]);
-        expect(errors[0]!.message).toContain("`hubToken`");
+        expect(errors[0]!.message).toContain("not retrying: fix the cause, then call connect()");
     }, 20_000);
 });

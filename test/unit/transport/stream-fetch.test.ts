@@ -92,24 +92,25 @@ describe("a refused stream's error", () => {
         return Object.assign(new Event("error"), { code, message: `Non-200 status code (${code})` });
     }
 
-    it("carries the HTTP status the EventSource reports, and names the cookie on a 401", () => {
-        const error = streamError("private-orders.1", "closed", ["private-orders.1"], httpError(401));
+    it("carries the HTTP status the EventSource reports (the diagnosis that follows names the cause)", () => {
+        const error = streamError("private-orders.1", "closed", httpError(401));
         expect(error.code).toBe("stream_error");
         expect(error.status).toBe(401);
         expect(error.channel).toBe("private-orders.1");
-        expect(error.message).toContain("HTTP 401");
-        expect(error.message).toContain("cookie");
-        expect(error.message).toContain("`fetch` that keeps cookies");
-        expect(error.message).toContain('(channel "private-orders.1")');
+        expect(error.message).toBe('The hub refused the event stream with HTTP 401; re-authorizing with backoff. (channel "private-orders.1")');
+    });
+
+    it("says that a 400, which is never retried, waits for connect()", () => {
+        expect(streamError("news", "closed", httpError(400)).message).toBe('The hub refused the event stream with HTTP 400; not retrying: fix the cause, then call connect(). (channel "news")');
     });
 
     it("names other statuses, and has none when the EventSource reports none (browsers)", () => {
-        const forbidden = streamError("news", "closed", ["news"], httpError(403));
+        const forbidden = streamError("news", "closed", httpError(403));
         expect([forbidden.status, forbidden.message.includes("HTTP 403"), forbidden.message.includes("cookie")]).toEqual([403, true, false]);
-        const hidden = streamError("news", "closed", ["news"], new Event("error"));
+        const hidden = streamError("news", "closed", new Event("error"));
         expect(hidden.status).toBeUndefined();
         expect(hidden.message).toContain("refused or closed the event stream");
-        expect(streamError("news", "closed", ["news"], httpError(undefined)).status).toBeUndefined();
+        expect(streamError("news", "closed", httpError(undefined)).status).toBeUndefined();
     });
 
     it("reaches the channel's error() callbacks with the status, through the connector", async () => {
