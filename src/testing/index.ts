@@ -12,9 +12,8 @@ import { CAPABILITY_SLOTS } from "../connector/capability-slots";
 import { loadSetup } from "../transport/platform";
 
 // The kit's connectors pass the eventSource and fetch options: they use the platform set-up (the EventSource adapter;
-// without a page, no DOM or jsdom's about:blank, the checks). Loaded first, on its own: Jest's ESM loader (jest-runtime
-// 30) fails to link it while it links the whisper chunk too ("request for './core-….js' is not in cache"; see
-// test/e2e/jest-kit.test.ts).
+// without a page, no DOM or jsdom's about:blank, the checks). Loaded first, on its own: Jest 30's ESM loader fails to
+// link it while it links the whisper chunk too ("request for './core-….js' is not in cache").
 await loadSetup();
 await Promise.all([
     ...CAPABILITY_SLOTS.map((slot) => slot.chunk()),
