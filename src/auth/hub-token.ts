@@ -3,8 +3,8 @@ import { within } from "../bounded-wait";
 import type { FetchLike } from "../fetch";
 
 /*
- * Header auth (the `hubToken` option): a lazily loaded chunk (see `./load-hub-token`), reached only by a
- * connector that sets the option, before its first auth request.
+ * Header auth (the `hubToken` option): part of the lazily loaded platform set-up chunk (see
+ * `transport/platform-setup.ts`), reached only by a connector whose options need it, before its first auth request.
  */
 
 /**

@@ -60,7 +60,12 @@ export function create(host: ConnectorHost): WhisperCapability {
                     );
                 },
             },
-            maxStreams: (): number => host.hub.whisperBudget(whispers.size),
+            // The connector's budget less the main stream, or, shared across tabs, its own streams and what the engine has
+            // left for every tab (see Platform.whisperRoom).
+            maxStreams: (): number => {
+                const room = host.hub.platform?.whisperRoom?.();
+                return room === undefined ? host.hub.budget() - 1 : whispers.size + room;
+            },
             // The publisher and the streams are in this chunk: one download on the first whisper or listener.
             load: async () => whisperModule,
         },

@@ -5,7 +5,7 @@
  */
 
 import type { FetchLike } from "../transport/platform";
-import { resolveFetch, resolveHubUrl } from "../transport/platform-checks";
+import { resolveFetch, resolveHubUrl } from "../transport/platform-setup";
 import type { HubLocation } from "./hub-location";
 import { MercureError } from "../errors";
 import { within } from "../transport/deadline";
@@ -127,17 +127,20 @@ export async function findHub(document: DocumentLike | null, discover: unknown, 
 
 /**
  * Where a connector without `host` finds its hub (see `HubLocator` in `hub-location.ts`): {@link findHub} in the page,
- * with the global `fetch` when `fetch` is undefined; `host` null for the default (`/.well-known/mercure`).
+ * with the global `fetch` when `fetch` is undefined; `host` null for the default (`/.well-known/mercure`). Resolves
+ * with the `MercureError` saying why there is none (`discovery_failed` naming the URL and what to add;
+ * `missing_platform` without `fetch`) instead of rejecting: the connector takes a rejection for a failed download of
+ * this chunk.
  */
-export async function connectorHub(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation> {
+export async function connectorHub(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | MercureError> {
     try {
         const found = await findHub(pageDocument(), discover, { fetch, signal });
         if (found === null) return { host: null, source: "well-known" };
         // An empty `last-event-id` offers no cursor.
         return { host: found.hub.href, source: found.source, lastEventId: found.lastEventId || undefined };
     } catch (cause) {
-        // Only MercureErrors leave: the connector takes anything else for a failed download of this chunk.
-        throw cause instanceof MercureError ? cause : discoveryError("discovery_failed", "Finding the hub failed unexpectedly: set the connector's host.", { cause });
+        // Only MercureErrors leave, resolved: the connector takes a rejection for a failed download of this chunk.
+        return cause instanceof MercureError ? cause : discoveryError("discovery_failed", "Finding the hub failed unexpectedly: set the connector's host.", { cause });
     }
 }
 

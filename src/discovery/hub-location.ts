@@ -1,11 +1,10 @@
 import type { HubTokenOption } from "../auth/hub-token";
-import { loadHubToken, type HubTokenModule } from "../auth/load-hub-token";
 import { loadFailed } from "../error-messages";
-import { MercureError } from "../errors";
-import { loadShare, sharingApplies, type ShareModule } from "../share/load";
+import type { MercureError } from "../errors";
+import { loadShare, sharingApplies } from "../share/load";
 import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
-import { hasHubToken, inPage, loadAdapter, loadChecks, needsAdapter, resolvePlatform, type AdapterModule, type ChecksModule, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
+import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
 import { loadDiscovery } from "./load";
 
 /*
@@ -31,23 +30,8 @@ export interface HubLocation {
 const RETRIED = "the channel is not connected, and the retry with backoff downloads it again";
 
 /**
- * Find the hub of a connector without `host` in the discovery chunk (the page's `<link rel="mercure">`, the
- * `discover` URL's `Link` header, else the default), or the `MercureError` saying why there is none
- * (`discovery_failed` naming the URL and what to add; `missing_platform` without `fetch`), or each channel's
- * `load_failed` when the chunk did not download.
- */
-export async function locateLazily(discover: unknown, fetch: FetchLike | undefined, signal: AbortSignal): Promise<HubLocation | LocateFailure> {
-    try {
-        return await (await loadDiscovery()).connectorHub(discover, fetch, signal);
-    } catch (error) {
-        // Everything the chunk throws is a MercureError (see connectorHub): anything else is the download's failure.
-        return error instanceof MercureError ? error : (name) => loadFailed(name, "hub discovery", error, RETRIED + " (or set the connector's `host`)");
-    }
-}
-
-/**
- * Why the platform cannot be resolved yet: a `MercureError` (the hub's discovery: see {@link locateLazily}), or,
- * for a chunk that did not download, each joined channel's `load_failed`.
+ * Why the platform cannot be resolved yet: a `MercureError` (the hub's discovery: see `connectorHub` in discover.ts),
+ * or, for a chunk that did not download, each joined channel's `load_failed`.
  */
 export type LocateFailure = MercureError | ((name: string) => MercureError);
 
@@ -74,7 +58,7 @@ export interface HubOptions {
 }
 
 /**
- * The hub of one connector: where it is (the `host` option, else {@link locateLazily}) and the platform
+ * The hub of one connector: where it is (the `host` option, else the discovery chunk's `connectorHub`) and the platform
  * resolved for it at first use. {@link HubLocator.forget} (on `disconnect()`) drops both: the next
  * connection looks the hub up again.
  */
@@ -88,21 +72,9 @@ export class HubLocator {
     /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
     #cursorOffered = false;
 
-    /** The hub-token chunk, once loaded (only with the `hubToken` option); kept across `disconnect()`. */
-    #tokens: HubTokenModule | null = null;
-
-    /** The `EventSource` adapter chunk, once loaded (only where {@link needsAdapter}); kept across `disconnect()`. */
-    #adapter: AdapterModule | null = null;
-
-    /** The share client chunk, once loaded (only where {@link sharingApplies}); kept across `disconnect()`. */
-    #share: ShareModule | null = null;
-
-    /** The platform checks chunk, once loaded (only where the options do not resolve in a page: see {@link inPage}); kept across `disconnect()`. */
-    #checks: ChecksModule | null = null;
-
     /**
      * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and every chunk the
-     * options need is loaded (hub token, `EventSource` adapter, share client, platform checks); false: call
+     * options need is loaded (the platform set-up, the share client); false: call
      * {@link HubLocator.prepare}.
      */
     locate(options: HubOptions): boolean {
@@ -112,7 +84,7 @@ export class HubLocator {
 
     /**
      * What {@link HubLocator.locate} found missing: [spec] mercure-hub §5: the hub of a connector without `host`
-     * (see {@link locateLazily}), while the chunks load. True when ready; the error when not (a `MercureError`: `status`
+     * (the discovery chunk's `connectorHub`), while the chunks load. True when ready; the error when not (a `MercureError`: `status`
      * set when the `discover` URL answered without a link, else retried with backoff; a function giving each channel its
      * `load_failed`: retried with backoff); false when `signal` aborted first.
      */
@@ -121,9 +93,13 @@ export class HubLocator {
         const loading = this.#load(options);
         if (this.#location === null) {
             log?.("discover", { url: options.discover });
-            const found = await locateLazily(options.discover, options.fetch, signal);
+            // Everything the chunk gives back that is not a location is a MercureError (see connectorHub).
+            const found = await loadDiscovery().then(
+                (chunk) => chunk.connectorHub(options.discover, options.fetch, signal),
+                (error: unknown): LocateFailure => (name) => loadFailed(name, "hub discovery", error, RETRIED + " (or set the connector's `host`)"),
+            );
             if (signal.aborted) return false;
-            if (found instanceof Error || typeof found === "function") return found;
+            if (!("source" in found)) return found;
             this.#location = found;
         }
         const failure = await loading;
@@ -149,34 +125,26 @@ export class HubLocator {
         else if (this.#location !== null) void this.#load(options).then((failure) => failure === null && quietly());
     }
 
-    /** Whether `options` need a chunk this connector has not loaded yet: the hub token's, the `EventSource` adapter's, the share client's, the platform checks. */
+    /**
+     * Whether `options` need a chunk that has not loaded yet: the platform set-up's, the share client's (each loaded once
+     * per page, and kept across `disconnect()`).
+     */
     #needs(options: HubOptions): boolean {
-        return (
-            (this.#tokens === null && hasHubToken(options.hubToken)) ||
-            (this.#adapter === null && needsAdapter(options)) ||
-            (this.#share === null && sharingApplies(options)) ||
-            (this.#checks === null && !inPage(options))
-        );
+        return (needsSetup(options) && !loadSetup.loaded()) || (sharingApplies(options) && !loadShare.loaded());
     }
 
     /**
-     * Load the chunks `options` need, all at once (with the share client, the engine chunk too: see {@link loadShare});
-     * resolves with null once all have loaded, else with the failure of one that did not (downloaded again at the next call).
+     * Load the chunks `options` need, both at once (with the share client, the engine chunk too: see {@link loadShare});
+     * resolves with null once all have loaded, else with the failure of one that did not (downloaded again at the next
+     * call). A failed set-up is named after what needed it: the `hubToken` option, the `EventSource` adapter, else the
+     * connection set-up (outside a page, a part missing, a `host` that does not parse).
      */
     async #load(options: HubOptions): Promise<LocateFailure | null> {
-        const loads = await Promise.allSettled([
-            this.#tokens ?? (hasHubToken(options.hubToken) ? loadHubToken() : null),
-            this.#adapter ?? (needsAdapter(options) ? loadAdapter() : null),
-            this.#share ?? (sharingApplies(options) ? loadShare() : null),
-            this.#checks ?? (inPage(options) ? null : loadChecks()),
-        ]);
-        const [tokens, adapter, share, checks] = loads;
-        if (tokens.status === "fulfilled") this.#tokens = tokens.value;
-        if (adapter.status === "fulfilled") this.#adapter = adapter.value;
-        if (share.status === "fulfilled") this.#share = share.value;
-        if (checks.status === "fulfilled") this.#checks = checks.value;
-        const failed = loads.findIndex((load) => load.status === "rejected");
-        return failed < 0 ? null : (name) => loadFailed(name, ["`hubToken`", "EventSource adapter", "tab sharing", "connection set-up"][failed]!, (loads[failed] as PromiseRejectedResult).reason, RETRIED);
+        const [setup, share] = await Promise.allSettled([needsSetup(options) && loadSetup(), sharingApplies(options) && loadShare()]);
+        const failed = setup.status === "rejected" ? setup : share.status === "rejected" ? share : null;
+        if (failed === null) return null;
+        const part = failed !== setup ? "tab sharing" : hasHubToken(options.hubToken) ? "`hubToken`" : needsAdapter(options) ? "EventSource adapter" : "connection set-up";
+        return (name) => loadFailed(name, part, failed.reason, RETRIED);
     }
 
     /**
@@ -186,8 +154,11 @@ export class HubLocator {
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.#location;
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
-        const own = resolvePlatform({ ...options, host: location?.host ?? options.host }, this.#tokens, this.#adapter, this.#checks);
-        const platform = this.#share?.sharePlatform(own, options) ?? own;
+        const located = { ...options, host: location?.host ?? options.host };
+        // The set-up once loaded (its checks resolve a common page's options as pagePlatform does); the share client
+        // once loaded, which leaves the platform as it is where the options do not share.
+        const own = loadSetup.loaded()?.resolvePlatform(located) ?? pagePlatform(located);
+        const platform = loadShare.loaded()?.sharePlatform(own, options) ?? own;
         this.platform = platform;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
@@ -199,15 +170,6 @@ export class HubLocator {
     /** How many streams the connector may hold on the hub (see {@link streamBudget}); unlimited until resolved. */
     budget(): number {
         return this.platform === null ? Infinity : streamBudget(this.platform.hub);
-    }
-
-    /**
-     * How many whisper streams the connector may hold, `own` of them open: the budget less the main stream, or, shared
-     * across tabs, its own and what the engine has left for every tab (see {@link Platform.whisperRoom}).
-     */
-    whisperBudget(own: number): number {
-        const room = this.platform?.whisperRoom?.();
-        return room === undefined ? this.budget() - 1 : own + room;
     }
 
     /** Forget the hub and its platform (`disconnect()`). */

@@ -1,5 +1,5 @@
 import { lazyChunk } from "../lazy-chunk";
-import { loadChecks } from "../transport/platform";
+import { loadSetup } from "../transport/platform";
 
 /*
  * The only discovery code a connector imports eagerly: two loaders. Everything else (discovery when
@@ -16,11 +16,11 @@ export type DiscoveryModule = typeof import("./discover");
 export const loadDiagnostics: () => Promise<DiagnosticsModule> = lazyChunk(() => import("./diagnose"));
 
 /**
- * Load `discoverHub()`, `findHub()` and `locateHub()` on first use, once per page, and ask for the platform checks chunk
- * at the same time: the discovery chunk imports it (the default hub and `fetch` resolve through it), so it downloads in
- * parallel instead of after.
+ * Load `discoverHub()`, `findHub()` and `locateHub()` on first use, once per page, and ask for the platform set-up chunk
+ * at the same time: the discovery chunk imports it (the default hub and `fetch` resolve through its checks), so it
+ * downloads in parallel instead of after.
  */
 export const loadDiscovery: () => Promise<DiscoveryModule> = lazyChunk(() => {
-    loadChecks().catch(() => undefined);
+    loadSetup().catch(() => undefined);
     return import("./discover");
 });

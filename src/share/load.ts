@@ -1,5 +1,5 @@
 import type { HubTokenOption } from "../auth/hub-token";
-import { lazyChunk } from "../lazy-chunk";
+import { lazyChunk, type LazyChunk } from "../lazy-chunk";
 import { hasHubToken } from "../transport/platform";
 
 /*
@@ -23,7 +23,7 @@ export const loadEngine: () => Promise<EngineModule> = lazyChunk(() => import(".
  * parallel instead of after (a failed prefetch is the leading tab's to retry and report: see `TabLink`). Both import
  * the tabs' protocol, a chunk of its own: it is asked for at the same time too, not once one of them has arrived.
  */
-export const loadShare: () => Promise<ShareModule> = lazyChunk(() => {
+export const loadShare: LazyChunk<ShareModule> = lazyChunk(() => {
     import("./protocol").catch(() => undefined);
     loadEngine().catch(() => undefined);
     return import("./share-platform");

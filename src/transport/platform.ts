@@ -1,9 +1,7 @@
 import type { HubTokenOption, HubTokenSource } from "../auth/hub-token";
-import type { HubTokenModule } from "../auth/load-hub-token";
 import type { AuthResult } from "../auth/auth-client";
-import type { MercureError } from "../errors";
 import type { FetchLike } from "../fetch";
-import { lazyChunk } from "../lazy-chunk";
+import { lazyChunk, type LazyChunk } from "../lazy-chunk";
 
 // The fetch types sit below auth and transport (src/fetch.ts); re-exported here for their readers.
 export type { FetchLike, FetchResponseLike } from "../fetch";
@@ -69,29 +67,14 @@ export interface EventSourceConstructor {
 /** The default hub path, resolved against the page origin when `host` is not given. */
 export const DEFAULT_HUB_PATH = "/.well-known/mercure";
 
-/**
- * How the hub URL, the auth endpoint, the `EventSource` and the `fetch` of a platform resolve: in a page (see
- * {@link inPage}) without a check, else through {@link loadChecks}'s module, which checks each and says what is missing.
- */
-export interface PlatformParts {
-    /** The hub URL of the `host` option: absolute as given, relative against the page, `/.well-known/mercure` when absent. */
-    resolveHubUrl(host: string | null | undefined): URL;
-    /** The auth endpoint, ready for `fetch`. */
-    resolveAuthEndpoint(endpoint: string, hub: URL): string;
-    /** The `eventSource` option, else `globalThis.EventSource`. */
-    resolveEventSource(option: EventSourceConstructor | undefined): EventSourceConstructor;
-    /** The `fetch` option, else `globalThis.fetch`. */
-    resolveFetch(option: FetchLike | undefined): FetchLike;
-}
-
-/** What the lazily loaded checks chunk offers: `./platform-checks`'s exports. */
-export type ChecksModule = typeof import("./platform-checks");
+/** What the lazily loaded platform set-up chunk offers: `./platform-setup`'s exports. */
+export type SetupModule = typeof import("./platform-setup");
 
 /**
- * Load the platform checks on first use, once per page (a separate chunk): only a connector outside a page (Node.js,
- * server-side rendering), without an `EventSource` or a `fetch`, or with a `host` that does not parse needs them.
+ * Load the platform set-up on first use, once per page (a separate chunk: see {@link needsSetup}). It checks each part
+ * and names a missing one, adds the hub token (`hubToken`) and adapts the `EventSource` to its kind.
  */
-export const loadChecks: () => Promise<ChecksModule> = lazyChunk(() => import("./platform-checks"));
+export const loadSetup: LazyChunk<SetupModule> = lazyChunk(() => import("./platform-setup"));
 
 /** The page's URL, when the code runs in an http(s) page; else null. */
 export function pageHref(): string | null {
@@ -99,29 +82,75 @@ export function pageHref(): string | null {
     return typeof location?.href === "string" && /^https?:/.test(location.href) ? location.href : null;
 }
 
+/** Whether `Impl` is the engine's own code (`Function.prototype.toString` shows `[native code]`): the browser's `EventSource`. */
+export function isNative(Impl: EventSourceConstructor): boolean {
+    return /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(Impl));
+}
+
 /**
- * Whether these options resolve in a page as they are, so that the checks chunk is not needed: an http(s) page, an
- * `EventSource` and a `fetch` (the options' or the page's), and a `host` (or none) that parses against the page.
+ * Whether the `EventSource` of these options must be adapted to its kind (see `event-source-adapter.ts`): with the
+ * `eventSource`, `fetch` or `hubToken` option, or a global `EventSource` that is not the browser's (a polyfill put on
+ * `window`). The browser's own, alone, is used as it is.
  */
-export function inPage(options: { host?: string | null; eventSource?: unknown; fetch?: unknown }): boolean {
+export function needsAdapter(options: { eventSource?: unknown; fetch?: unknown; hubToken?: HubTokenOption | null }): boolean {
+    if (options.eventSource !== undefined || options.fetch !== undefined || hasHubToken(options.hubToken)) return true;
+    const global = (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
+    return typeof global === "function" && !isNative(global);
+}
+
+/** Whether the `hubToken` option is set (header auth). */
+export function hasHubToken(option: HubTokenOption | null | undefined): option is HubTokenOption {
+    return option !== undefined && option !== null && option !== "";
+}
+
+/** The connector options a platform is resolved from. */
+export interface PlatformOptions {
+    /** The `host` option. */
+    readonly host?: string | null;
+    /** The `authEndpoint` option. */
+    readonly authEndpoint: string;
+    /** The `eventSource` option. */
+    readonly eventSource?: EventSourceConstructor;
+    /** The `fetch` option. */
+    readonly fetch?: FetchLike;
+    /** The `hubToken` option (header auth). */
+    readonly hubToken?: HubTokenOption | null;
+    /** The `heartbeatTimeout` option (`event-source-polyfill`'s). */
+    readonly heartbeatTimeout?: unknown;
+}
+
+/**
+ * Whether these options need the platform set-up chunk (see {@link loadSetup}): everywhere but the common page, that
+ * is outside an http(s) page, without an `EventSource` or a `fetch`, with a `host` that does not parse against the
+ * page, or where the `EventSource` must be adapted (see {@link needsAdapter}). The common page's platform is
+ * {@link pagePlatform}.
+ */
+export function needsSetup(options: PlatformOptions): boolean {
     const page = pageHref();
     const scope = globalThis as { EventSource?: unknown; fetch?: unknown };
-    if (page === null || typeof (options.eventSource ?? scope.EventSource) !== "function" || typeof (options.fetch ?? scope.fetch) !== "function") return false;
+    if (page === null || needsAdapter(options) || typeof scope.EventSource !== "function" || typeof scope.fetch !== "function") return true;
     try {
         new URL(options.host || DEFAULT_HUB_PATH, page);
-        return true;
-    } catch {
         return false;
+    } catch {
+        return true;
     }
 }
 
-/** The parts in a page where {@link inPage} holds: nothing is missing, relative URLs resolve against the page. */
-const PAGE_PARTS: PlatformParts = {
-    resolveHubUrl: (host) => new URL(host || DEFAULT_HUB_PATH, pageHref()!),
-    resolveAuthEndpoint: (endpoint) => endpoint,
-    resolveEventSource: (option) => option ?? (globalThis as unknown as { EventSource: EventSourceConstructor }).EventSource,
-    resolveFetch: (option) => option ?? ((url, init) => (globalThis as unknown as { fetch: FetchLike }).fetch(url, init)),
-};
+/**
+ * The platform of a page where {@link needsSetup} is false: the hub URL against the page, the auth endpoint as given
+ * (`fetch` resolves it against the page), the browser's own `EventSource` and the page's `fetch`.
+ */
+export function pagePlatform(options: PlatformOptions): Platform {
+    const scope = globalThis as unknown as { EventSource: EventSourceConstructor; fetch: FetchLike };
+    return {
+        hub: new URL(options.host || DEFAULT_HUB_PATH, pageHref()!),
+        authEndpoint: options.authEndpoint,
+        EventSource: scope.EventSource,
+        fetch: (url, init) => scope.fetch(url, init),
+        hubToken: null,
+    };
+}
 
 /**
  * The platform pieces a connector needs, resolved at first subscription (never at construction: server-side
@@ -151,72 +180,4 @@ export interface Platform {
     whisperRoom?: () => number | undefined;
     /** Called when the connector forgets this platform (`disconnect()`): a shared platform leaves the tabs' union. */
     release?: () => void;
-}
-
-/** What the lazily loaded `EventSource` adapter chunk offers: `./event-source-adapter`'s exports. */
-export type AdapterModule = typeof import("./event-source-adapter");
-
-/**
- * Load the `EventSource` adapter on first use, once per page (a separate chunk): only a connector with the
- * `eventSource`, `fetch` or `hubToken` option, or on a page whose global `EventSource` is not the browser's own, needs it.
- */
-export const loadAdapter: () => Promise<AdapterModule> = lazyChunk(() => import("./event-source-adapter"));
-
-/** Whether `Impl` is the engine's own code (`Function.prototype.toString` shows `[native code]`): the browser's `EventSource`. */
-export function isNative(Impl: EventSourceConstructor): boolean {
-    return /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(Impl));
-}
-
-/**
- * Whether the `EventSource` of these options must go through the adapter chunk (see `event-source-adapter.ts`), which
- * {@link resolvePlatform} then takes: with the `eventSource`, `fetch` or `hubToken` option, or a global `EventSource`
- * that is not the browser's (a polyfill put on `window`). The browser's own, alone, is used as it is.
- */
-export function needsAdapter(options: { eventSource?: unknown; fetch?: unknown; hubToken?: HubTokenOption | null }): boolean {
-    if (options.eventSource !== undefined || options.fetch !== undefined || hasHubToken(options.hubToken)) return true;
-    const global = (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
-    return typeof global === "function" && !isNative(global);
-}
-
-/** Whether the `hubToken` option is set (header auth): then the hub-token chunk must be loaded before {@link resolvePlatform}. */
-export function hasHubToken(option: HubTokenOption | null | undefined): option is HubTokenOption {
-    return option !== undefined && option !== null && option !== "";
-}
-
-/**
- * Resolve every platform piece from the connector options; throws a {@link MercureError} naming the
- * missing or invalid one (the browser's `EventSource` with `hubToken` is one). `tokens` is the lazily
- * loaded hub-token chunk, which the caller loads first when the `hubToken` option is set (see {@link hasHubToken}),
- * `adapter` the `EventSource` adapter chunk, loaded first where {@link needsAdapter}, and `checks` the checks chunk,
- * loaded first unless {@link inPage} (null: the options resolve in the page as they are).
- */
-export function resolvePlatform(
-    options: {
-        host?: string | null;
-        authEndpoint: string;
-        eventSource?: EventSourceConstructor;
-        fetch?: FetchLike;
-        hubToken?: HubTokenOption | null;
-        heartbeatTimeout?: unknown;
-    },
-    tokens: HubTokenModule | null,
-    adapter: AdapterModule | null,
-    checks: PlatformParts | null,
-): Platform {
-    const { resolveHubUrl, resolveAuthEndpoint, resolveEventSource, resolveFetch } = checks ?? PAGE_PARTS;
-    const hub = resolveHubUrl(options.host);
-    const { hubToken: option, heartbeatTimeout } = options;
-    // Loaded by the caller whenever the option is set: `tokens` is non-null here then.
-    const hubToken = hasHubToken(option) ? new tokens!.HubTokenSource(option) : null;
-    const fetch = hubToken === null ? resolveFetch(options.fetch) : tokens!.withHubToken(resolveFetch(options.fetch), hub, hubToken);
-    const Impl = resolveEventSource(options.eventSource);
-    // Without the adapter (not needed: see needsAdapter), the browser's own EventSource is used as it is.
-    const EventSource =
-        adapter?.adaptEventSource(Impl, {
-            // The stream goes through the `fetch` option, or through the global one when the token must be added.
-            fetch: options.fetch === undefined && hubToken === null ? undefined : fetch,
-            token: hubToken,
-            heartbeatTimeout,
-        }) ?? Impl;
-    return { hub, authEndpoint: resolveAuthEndpoint(options.authEndpoint, hub), EventSource, fetch, hubToken };
 }

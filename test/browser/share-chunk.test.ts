@@ -42,8 +42,8 @@ echo.channel("share.news")
 `;
 }
 
-/** The chunks of the platform layer: tab sharing's (the share client, its protocol, the hub engine) and the EventSource adapter. */
-const SHARING = ["event-source-adapter", "leadership", "protocol", "share-platform"];
+/** The chunks of the platform layer: tab sharing's (the share client, its protocol, the hub engine) and the platform set-up (the EventSource adapter). */
+const SHARING = ["leadership", "platform-setup", "protocol", "share-platform"];
 
 const STACK = { pages: { [ESM_PAGE]: esmPage() }, distDir: DIST_DIR };
 
@@ -76,7 +76,7 @@ describeInChromium("the tab-sharing chunks of the ESM build in Chromium", { serv
         await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 1 } });
         await waitUntil("the event", async () => (await received(page)).length === 1);
         expect(await received(page)).toEqual([["share.news", { n: 1 }]]);
-        // Not the EventSource adapter: the page uses the browser's own.
+        // Not the platform set-up: the page uses the browser's own EventSource.
         expect(chunks(requests).filter((name) => SHARING.includes(name))).toEqual(["leadership", "protocol", "share-platform"]);
     });
 

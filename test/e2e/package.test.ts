@@ -185,7 +185,7 @@ describe("the published package", () => {
         expect(node([], snippet('require("laravel-echo-mercure")'))).toBe('["Bearer header.payload.signature"]');
     });
 
-    it("keeps presence, encrypted channels (the JWE code), whispers, discovery, diagnostics, the hubToken machinery, the tabs' share client and hub engine, the EventSource adapter, the platform checks outside a page and the search for failing channels out of the core (dist/index.js and dist/chunks/core-*.js): chunks reached only through import()", () => {
+    it("keeps presence, encrypted channels (the JWE code), whispers, discovery, diagnostics, the tabs' share client and hub engine, the platform set-up (the hubToken machinery, the EventSource adapter, the checks outside a page) and the search for failing channels out of the core (dist/index.js and dist/chunks/core-*.js): chunks reached only through import()", () => {
         const allChunks = readdirSync("dist/chunks").filter((file) => file.endsWith(".js"));
         const coreChunk = allChunks.filter((file) => file.startsWith("core-"));
         expect(coreChunk).toHaveLength(1);
@@ -199,9 +199,9 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "hub-token", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "event-source-adapter", "platform-checks", "stream-diagnosis"].map(named);
-        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, protocol, adapter, checks, streamDiagnosis] = entries as [
-            string, string, string, string, string, string, string, string, string, string, string, string, string, string, string, string,
+        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "platform-setup", "stream-diagnosis"].map(named);
+        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, isolation, credentials, unheard, share, protocol, setup, streamDiagnosis] = entries as [
+            string, string, string, string, string, string, string, string, string, string, string, string, string, string,
         ];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
@@ -214,14 +214,14 @@ describe("the published package", () => {
         // fetched beside them: see src/share/load.ts).
         expect(staticImports(core)).toEqual(["laravel-echo"]);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, hubToken, isolation, encrypted, whisper, presence, credentials, unheard, share, protocol, adapter, checks, streamDiagnosis].map((file) => `./${file}`).sort(),
+            [diagnose, discover, engine, isolation, encrypted, whisper, presence, credentials, unheard, share, protocol, setup, streamDiagnosis].map((file) => `./${file}`).sort(),
         );
-        // What the platform checks say of a missing part (outside a page) is loaded only where the options need it.
+        // The platform set-up is loaded only where the options are not the common page's: what its checks say of a missing
+        // part (outside a page), header auth (the hubToken option), the EventSource adapter.
         for (const checksText of ["is required outside a browser", "No EventSource implementation"]) expect(core).not.toContain(checksText);
-        expect(read(checks)).toContain("is required outside a browser");
-        // Header auth (the hubToken option) is loaded only by a connector that sets it.
+        expect(read(setup)).toContain("is required outside a browser");
         for (const hubTokenCode of ["class HubTokenSource", "function withHubToken", "function tokenExpiry"]) expect(core).not.toContain(hubTokenCode);
-        expect(read(hubToken)).toContain("class HubTokenSource");
+        expect(read(setup)).toContain("class HubTokenSource");
         for (const jweCode of ["compactDecrypt", "importJWK", "subtle.importKey", "subtle.encrypt", "class JweRefusal"]) expect(core).not.toContain(jweCode);
         for (const whisperCode of ["class WhisperPublisher", "class WhisperStreams", "function readWhisper", "class Whispers"]) expect(core).not.toContain(whisperCode);
         // Issue 32: presence and the encrypted channels' keys and queue load with the first channel that needs them.
@@ -234,13 +234,13 @@ describe("the published package", () => {
         expect(core).not.toContain('"diagnosis"');
         expect(read(streamDiagnosis)).toContain('"diagnosis"');
         for (const engineCode of ["class HubEngine", "class AuthGateway", "class StreamMux"]) expect(core).not.toContain(engineCode);
-        // Tab sharing's client and the EventSource adapter load only where they apply (a page that shares; the eventSource,
-        // fetch or hubToken option, or a global EventSource that is not the browser's).
+        // Tab sharing's client and the EventSource adapter (in the platform set-up) load only where they apply (a page that
+        // shares; the eventSource, fetch or hubToken option, or a global EventSource that is not the browser's).
         for (const shareCode of ["class TabLink", "class ShareClient", "function sharePlatform", "function inboxName"]) expect(core).not.toContain(shareCode);
         expect(read(share)).toContain("class TabLink");
         expect(read(protocol)).toContain("function inboxName");
         for (const adapterCode of ["function adaptEventSource", "function eventSourceKind", "lastEventIdQueryParameterName"]) expect(core).not.toContain(adapterCode);
-        expect(read(adapter)).toContain("function adaptEventSource");
+        expect(read(setup)).toContain("function adaptEventSource");
         expect(core).not.toContain("function failingAlone");
         expect(read(isolation)).toContain("function failingAlone");
         // The JWE chunk imports jose and nothing of the core; the other lazy chunks import the core and shared helpers only.
@@ -249,10 +249,10 @@ describe("the published package", () => {
         expect(read(jwe)).toContain("compactDecrypt");
         expect(read(whisper)).toContain("class WhisperPublisher");
         expect(read(engine)).toContain("class HubEngine");
-        // The share client and the engine import the tabs' protocol chunk too, discovery the platform checks (each asked
+        // The share client and the engine import the tabs' protocol chunk too, discovery the platform set-up (each asked
         // for beside the chunk that imports it: src/share/load.ts, src/discovery/load.ts).
-        for (const chunk of [encrypted, whisper, presence, diagnose, discover, engine, hubToken, isolation, credentials, unheard, share, adapter, checks, streamDiagnosis, ...shared]) {
-            for (const id of local(staticImports(read(chunk)))) expect([...shared, protocol, checks].map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
+        for (const chunk of [encrypted, whisper, presence, diagnose, discover, engine, isolation, credentials, unheard, share, setup, streamDiagnosis, ...shared]) {
+            for (const id of local(staticImports(read(chunk)))) expect([...shared, protocol, setup].map((file) => `./${file}`), `${chunk} imports ${id}`).toContain(id);
         }
         for (const chunk of shared) expect(read(chunk)).not.toContain("class WhisperPublisher");
     });

@@ -1,12 +1,12 @@
 /*
- * The unit project's set-up, beside loaded-capabilities.ts: loads the `EventSource` adapter chunk
- * (src/transport/event-source-adapter.ts), and the platform checks (src/transport/platform-checks.ts: the tests that
- * run outside a page need them), before any test runs, as the testing kit does (src/testing/index.ts). Every connector built on the fakes passes the
- * `eventSource` and `fetch` options, so it loads that chunk before its first auth request; in a browser that load
- * settles in a later task, and under vitest the first `import()` of a module in a worker takes real time (it is
+ * The unit project's set-up, beside loaded-capabilities.ts: loads the platform set-up chunk
+ * (src/transport/platform-setup.ts: the `EventSource` adapter, the hub token, and the checks that the tests run outside
+ * a page need) before any test runs, as the testing kit does (src/testing/index.ts). Every connector built on the fakes
+ * passes the `eventSource` and `fetch` options, so it loads that chunk before its first auth request; in a browser that
+ * load settles in a later task, and under vitest the first `import()` of a module in a worker takes real time (it is
  * transformed), which no fake timer advances. Loaded once here, the connector's own `import()` settles within the
- * ticks a test's `flush()` runs. The tests of the load itself (test/unit/transport/adapter-chunk.test.ts) mock the module.
+ * ticks a test's `flush()` runs. The tests of the load itself (test/unit/transport/setup-chunk.test.ts) mock the module.
  */
-import { loadAdapter, loadChecks } from "../../src/transport/platform";
+import { loadSetup } from "../../src/transport/platform";
 
-await Promise.all([loadAdapter(), loadChecks()]);
+await loadSetup();

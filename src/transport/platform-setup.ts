@@ -1,13 +1,35 @@
+import { HubTokenSource, withHubToken } from "../auth/hub-token";
 import { MercureError } from "../errors";
 import type { FetchLike } from "../fetch";
-import { DEFAULT_HUB_PATH, pageHref, type EventSourceConstructor } from "./platform";
+import { adaptEventSource } from "./event-source-adapter";
+import { DEFAULT_HUB_PATH, hasHubToken, pageHref, type EventSourceConstructor, type Platform, type PlatformOptions } from "./platform";
 
 /*
- * The platform parts resolved with a check each (see `PlatformParts` in platform.ts): a chunk loaded only where the
- * connector's options do not resolve in a page as they are (Node.js and server-side rendering, no `EventSource` or
- * `fetch`, a `host` that does not parse), so that what it says of a missing part costs a page nothing. Each throws
- * a `MercureError` naming the missing or invalid part.
+ * The platform set-up: a chunk loaded only where the connector's options are not the common page's (see `needsSetup`
+ * in platform.ts): Node.js and server-side rendering, no `EventSource` or `fetch`, a `host` that does not parse, the
+ * `eventSource`, `fetch` or `hubToken` option, a global `EventSource` that is not the browser's. It resolves each part
+ * with a check (each throws a `MercureError` naming the missing or invalid part), adds the hub token to the hub's
+ * requests and adapts the `EventSource` to its kind, so that none of it costs a page anything. The discovery chunk
+ * imports it too (the default hub and `fetch`).
  */
+
+/**
+ * Resolve every platform piece from the connector options; throws a {@link MercureError} naming the missing or
+ * invalid one (the browser's `EventSource` with `hubToken` is one).
+ */
+export function resolvePlatform(options: PlatformOptions): Platform {
+    const hub = resolveHubUrl(options.host);
+    const { hubToken: option, heartbeatTimeout } = options;
+    const hubToken = hasHubToken(option) ? new HubTokenSource(option) : null;
+    const fetch = hubToken === null ? resolveFetch(options.fetch) : withHubToken(resolveFetch(options.fetch), hub, hubToken);
+    const EventSource = adaptEventSource(resolveEventSource(options.eventSource), {
+        // The stream goes through the `fetch` option, or through the global one when the token must be added.
+        fetch: options.fetch === undefined && hubToken === null ? undefined : fetch,
+        token: hubToken,
+        heartbeatTimeout,
+    });
+    return { hub, authEndpoint: resolveAuthEndpoint(options.authEndpoint, hub), EventSource, fetch, hubToken };
+}
 
 /**
  * Resolve the hub URL from the `host` option: absolute as given, relative against the page, or
@@ -41,14 +63,14 @@ export function resolveHubUrl(host: string | null | undefined): URL {
  * Resolve the auth endpoint: as given in a browser (fetch resolves it against the page), and against
  * the hub's origin elsewhere, where `fetch` needs an absolute URL.
  */
-export function resolveAuthEndpoint(endpoint: string, hub: URL): string {
+function resolveAuthEndpoint(endpoint: string, hub: URL): string {
     return pageHref() === null ? new URL(endpoint, hub).href : endpoint;
 }
 
 /**
  * Pick the `EventSource` implementation: the `eventSource` option, else `globalThis.EventSource`.
  */
-export function resolveEventSource(option: EventSourceConstructor | undefined): EventSourceConstructor {
+function resolveEventSource(option: EventSourceConstructor | undefined): EventSourceConstructor {
     const candidate = option ?? (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
     if (typeof candidate !== "function") {
         throw new MercureError(
