@@ -5,6 +5,7 @@ import type { MercureError } from "../../../src/errors";
 import type { EventSourceConstructor, EventSourceInitLike } from "../../../src/transport/platform";
 import { HUB, settleLoads, settleLoadsUntil, useScopedFakeTimers } from "../../fakes/connector-harness";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
+import { mockFlakyChunk, type FlakyChunk } from "../../fakes/flaky-chunk";
 import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 
 /*
@@ -15,7 +16,7 @@ import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fa
  * browser's own. Here its module fails to load as often as `chunk.failures` says, then loads; every load is counted.
  * Each test has a page of its own (fresh modules: the loader keeps what it loaded for the page's life).
  */
-const chunk = { failures: 0, loads: 0 };
+let chunk: FlakyChunk;
 
 let Connector: typeof MercureConnector;
 let ES: FakeEventSourceClass;
@@ -27,16 +28,7 @@ const connectors: MercureConnector[] = [];
 beforeEach(async () => {
     useScopedFakeTimers();
     vi.resetModules();
-    vi.doMock("../../../src/transport/platform-setup", async (importOriginal) => {
-        chunk.loads++;
-        if (chunk.failures > 0) {
-            chunk.failures--;
-            throw new TypeError("Failed to fetch dynamically imported module");
-        }
-        return importOriginal();
-    });
-    chunk.failures = 0;
-    chunk.loads = 0;
+    chunk = mockFlakyChunk("../../../src/transport/platform-setup");
     ({ MercureConnector: Connector } = await import("../../../src/connector/mercure-connector"));
     auth = new FakeAuthServer();
     const Fake = createFakeEventSource();
