@@ -47,7 +47,7 @@ function growth(from, to, count) {
 /** The whole of BENCHMARKS.md. */
 export function renderReport(r) {
     const { env, sizes, budget, history, delivery, joins, presenceUrls, continuity, memory, navigation } = r;
-    const firstJoin = (share, delay) => r.firstJoins.find((row) => row.share === share && row.delay === delay);
+    const firstJoin = (share, delay) => r.firstJoins.find((row) => row.share === share && row.delay === delay && !row.latency);
     const laterOn = firstJoin(true, r.plan.firstJoin.laterMs);
     const laterOff = firstJoin(false, r.plan.firstJoin.laterMs);
     const lines = [];
@@ -442,8 +442,9 @@ export function renderReport(r) {
 
 /** The first-join section: a page's first join, sharing off and on, in the tick of Echo's creation and later. */
 function firstJoinSection(r) {
-    const when = (delay) => (delay === null ? "in the same tick" : `${r.plan.firstJoin.laterMs} ms later`);
-    const row = (share, delay) => r.firstJoins.find((entry) => entry.share === share && entry.delay === delay);
+    const when = (entry) =>
+        (entry.delay === null ? "in the same tick" : `${r.plan.firstJoin.laterMs} ms later`) + (entry.latency ? `, ${entry.latency} ms added to every response` : "");
+    const row = (share, delay) => r.firstJoins.find((entry) => entry.share === share && entry.delay === delay && !entry.latency);
     const same = row(true, null);
     return [
         "### A page's first join",
@@ -452,11 +453,12 @@ function firstJoinSection(r) {
         "component joining when it mounts). With tab sharing the tab must first win the Web Lock and start the hub engine",
         "before its auth request can leave; the connector starts that election when it is created, so a join made later",
         "finds it settled. Times from the join (the page's fetch wrapped to see the auth request leave); medians of",
-        `${r.plan.firstJoin.reps} pages per row.`,
+        `${r.plan.firstJoin.reps} pages per row. The rows with time added to every response (Chromium's network emulation) show what`,
+        "a network's round trip does to each request in series on the path (the IIFE's lazy parts included).",
         "",
         "| Joined | Tab sharing | Until the auth request leaves (ms) | Until `subscribed()` (ms) |",
         "|---|---|---|---|",
-        ...r.firstJoins.map((entry) => `| ${when(entry.delay)} | ${entry.share ? "on" : "off"} | ${dec(entry.auth, 1)} | ${dec(entry.subscribed, 1)} |`),
+        ...r.firstJoins.map((entry) => `| ${when(entry)} | ${entry.share ? "on" : "off"} | ${dec(entry.auth, 1)} | ${dec(entry.subscribed, 1)} |`),
         "",
         `Joined in the same tick, sharing puts the election on the first join's path (${dec(same.auth, 1)} ms until the auth request leaves,`,
         `against ${dec(row(false, null).auth, 1)} ms without sharing).`,

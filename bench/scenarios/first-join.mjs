@@ -7,17 +7,25 @@ import { USER } from "../lib/stack.mjs";
 import { median } from "../lib/stats.mjs";
 
 /**
- * For each case (sharing off/on × joined in the same tick / `plan.laterMs` later), `plan.reps` fresh pages, the
- * order of the cases rotating between repetitions; medians in ms.
+ * For each case (sharing off/on × joined in the same tick / `plan.laterMs` later; with `plan.latencyMs`, also sharing
+ * off/on in the same tick with that many ms added to every response of the page, as over a network with that round
+ * trip: Chromium's network emulation), `plan.reps` fresh pages, the order of the cases rotating between repetitions;
+ * medians in ms. A row's `latency` is 0 without the emulation.
  */
 export async function measureFirstJoins(browser, stack, plan) {
     const cases = [];
-    for (const share of [false, true]) for (const delay of [null, plan.laterMs]) cases.push({ share, delay, runs: [] });
+    for (const share of [false, true]) for (const delay of [null, plan.laterMs]) cases.push({ share, delay, latency: 0, runs: [] });
+    if (plan.latencyMs) for (const share of [false, true]) cases.push({ share, delay: null, latency: plan.latencyMs, runs: [] });
     for (let rep = 0; rep < plan.reps; rep++) {
         for (let i = 0; i < cases.length; i++) {
             const entry = cases[(i + rep) % cases.length];
             const page = await BenchPage.open(browser, stack.server.url, USER.id, {}, false);
             try {
+                if (entry.latency > 0) {
+                    const cdp = await page.page.context().newCDPSession(page.page);
+                    await cdp.send("Network.enable");
+                    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: entry.latency, downloadThroughput: -1, uploadThroughput: -1 });
+                }
                 const options = entry.share ? {} : { shareAcrossTabs: false };
                 entry.runs.push(await page.run(([o, d]) => window.bench.firstJoin(o, d), [options, entry.delay]));
                 if (page.errors.length > 0) throw new Error(`bench page errors: ${page.errors.join("; ")}`);
@@ -26,9 +34,10 @@ export async function measureFirstJoins(browser, stack, plan) {
             }
         }
     }
-    return cases.map(({ share, delay, runs }) => ({
+    return cases.map(({ share, delay, latency, runs }) => ({
         share,
         delay,
+        latency,
         auth: median(runs.map((run) => run.auth)),
         subscribed: median(runs.map((run) => run.subscribed)),
         reps: runs.length,
