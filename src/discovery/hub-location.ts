@@ -1,10 +1,9 @@
-import type { HubTokenOption } from "../auth/hub-token";
 import { loadFailed } from "../error-messages";
 import type { MercureError } from "../errors";
 import { loadShare, sharingApplies } from "../share/load";
 import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
-import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type EventSourceConstructor, type FetchLike, type Platform } from "../transport/platform";
+import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type Platform, type PlatformOptions } from "../transport/platform";
 import { loadDiscovery } from "./load";
 
 /*
@@ -35,20 +34,10 @@ const RETRIED = "the channel is not connected, and the retry with backoff downlo
  */
 export type LocateFailure = MercureError | ((name: string) => MercureError);
 
-/** The connector options that say where the hub is and how to reach it. */
-export interface HubOptions {
-    /** The `host` option. */
-    readonly host?: string | null;
+/** The connector options that say where the hub is and how to reach it: the platform's, and how to find and share it. */
+export interface HubOptions extends PlatformOptions {
     /** The `discover` option. */
     readonly discover?: string | null;
-    /** The `authEndpoint` option. */
-    readonly authEndpoint: string;
-    /** The `eventSource` option. */
-    readonly eventSource?: EventSourceConstructor;
-    /** The `fetch` option. */
-    readonly fetch?: FetchLike;
-    /** The `hubToken` option (header auth). */
-    readonly hubToken?: HubTokenOption | null;
     /** The `heartbeatTimeout` option (`event-source-polyfill`'s). */
     readonly heartbeatTimeout?: number;
     /** The `shareAcrossTabs` option (default true): see `sharePlatform` (share/share-platform.ts). */
