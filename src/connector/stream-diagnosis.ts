@@ -1,6 +1,6 @@
 import type { Diagnosis } from "../discovery/classify";
 import { loadDiagnostics } from "../discovery/load";
-import { MercureError } from "../errors";
+import type { MercureError } from "../errors";
 import { channelKind } from "../topic/channel-kind";
 import type { HubStream } from "../transport/hub-stream";
 import type { Platform } from "../transport/platform";
@@ -30,8 +30,7 @@ interface NamedCause {
 export async function diagnoseStream(host: ConnectorHost, stream: HubStream, fatal: boolean, generation: number, status: number | undefined): Promise<void> {
     const platform = host.hub.platform;
     if (platform === null) return;
-    const found = await probe(platform, stream, host.cookieRefresh.expiresAt(), host.signal());
-    const named = found === null && status === 401 ? UNSENT_COOKIE : (found ?? null);
+    const named = await probe(platform, stream, status, host.cookieRefresh.expiresAt(), host.signal());
     if (generation !== host.generation() || host.streams.current?.isOpen() === true) return;
     if (named === null) return void (fatal && host.settle(() => host.stop("failed")));
     host.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
@@ -46,38 +45,32 @@ export async function diagnoseStream(host: ConnectorHost, stream: HubStream, fat
  * `EventSource` makes its requests without the cookie the auth request stored in that `fetch`. Retried with backoff
  * (the next auth may change nothing, but a hub that was briefly refusing heals).
  */
-const UNSENT_COOKIE: NamedCause = {
-    diagnosis: {
-        code: "cookie_missing",
-        message:
-            "The hub refused the event stream with HTTP 401 but accepts the same request through the connector's `fetch`: the EventSource does not send the cookie that `fetch` keeps; give it that `fetch` (the eventsource package: `new EventSource(url, { fetch })`).",
-        status: 401,
-        retry: true,
-    },
-    error: (channel) => new MercureError("cookie_missing", UNSENT_COOKIE.diagnosis.message, { channel, status: 401 }),
+const UNSENT_COOKIE: Diagnosis = {
+    code: "cookie_missing",
+    message:
+        "The hub refused the event stream with HTTP 401 but accepts the same request through the connector's `fetch`: the EventSource does not send the cookie that `fetch` keeps; give it that `fetch` (the eventsource package: `new EventSource(url, { fetch })`).",
+    status: 401,
+    retry: true,
 };
 
 /**
- * Probe `platform`'s hub as `stream` failed (a `fetch` reads what `EventSource` hides), loading the diagnostics chunk;
- * null when the hub accepts the request now (or when aborted), undefined when the diagnostics chunk did not load (the
- * `stream_error` already reported stands either way).
+ * Probe `platform`'s hub as `stream` failed with `status` (a `fetch` reads what `EventSource` hides), loading the
+ * diagnostics chunk, and name the cause: what the probe found; else, for a 401, {@link UNSENT_COOKIE}. A cause with
+ * status 401 carries the cookie-size hint of the stream's channels. Null when nothing is named: the hub accepts the
+ * request now (or the probe was aborted), or the diagnostics chunk did not load (the `stream_error` already reported
+ * stands either way).
  */
-async function probe(platform: Platform, stream: HubStream, tokenExpiresAt: number | null, signal: AbortSignal): Promise<NamedCause | null | undefined> {
+async function probe(platform: Platform, stream: HubStream, status: number | undefined, tokenExpiresAt: number | null, signal: AbortSignal): Promise<NamedCause | null> {
     try {
         const { diagnose, diagnosisError } = await loadDiagnostics();
         // The probe reproduces the failed request's number of matchers, never its topics.
-        const diagnosis = await diagnose({ hub: platform.hub, fetch: platform.fetch, failure: { kind: "stream" }, subscribeUrl: stream.url, tokenExpiresAt, signal });
+        const found = await diagnose({ hub: platform.hub, fetch: platform.fetch, failure: { kind: "stream" }, subscribeUrl: stream.url, tokenExpiresAt, signal });
+        const diagnosis = found ?? (status === 401 ? UNSENT_COOKIE : null);
         if (diagnosis === null) return null;
-        const hint = diagnosis.status === 401 ? tokenSizeHint(stream.channels) : "";
-        return {
-            diagnosis,
-            error: (channel) => {
-                const error = diagnosisError(diagnosis, channel);
-                return hint === "" ? error : new MercureError(error.code, error.message + hint, { channel, status: error.status, cause: error.cause });
-            },
-        };
+        const named = diagnosis.status === 401 ? { ...diagnosis, message: diagnosis.message + tokenSizeHint(stream.channels) } : diagnosis;
+        return { diagnosis: named, error: (channel) => diagnosisError(named, channel) };
     } catch {
-        return undefined;
+        return null;
     }
 }
 

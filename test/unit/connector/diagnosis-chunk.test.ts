@@ -12,6 +12,8 @@ import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fa
  * then loads; every load is counted. Each test has a page of its own (fresh modules: the loader keeps what it loaded).
  */
 let chunk: FlakyChunk;
+/** The diagnostics chunk (src/discovery/diagnose.ts), which the stream diagnosis loads in turn. */
+let diagnostics: FlakyChunk;
 
 let Connector: typeof MercureConnector;
 let ES: FakeEventSourceClass;
@@ -22,6 +24,7 @@ beforeEach(async () => {
     useScopedFakeTimers();
     vi.resetModules();
     chunk = mockFlakyChunk("../../../src/connector/stream-diagnosis");
+    diagnostics = mockFlakyChunk("../../../src/discovery/diagnose");
     ({ MercureConnector: Connector } = await import("../../../src/connector/mercure-connector"));
     auth = new FakeAuthServer();
     // Every probe of the hub answers 503: a diagnosis that runs names it `hub_refused`.
@@ -86,6 +89,17 @@ describe("the stream diagnosis chunk", () => {
         await settleLoadsUntil(() => codes().includes("hub_refused"));
         expect(codes()).toEqual(["stream_error", "stream_error", "stream_error", "hub_refused"]);
         expect(chunk.loads).toBe(2);
+    });
+
+    it("names nothing for a 401 when the diagnostics it loads in turn do not download (no probe ran, so no unsent cookie is claimed)", async () => {
+        diagnostics.failures = 1;
+        const { connector, codes } = await joined();
+        ES.live()[0]!.emitError(true, 401);
+        await settleLoadsUntil();
+        expect(codes()).toEqual(["stream_error"]);
+        expect([chunk.loads, diagnostics.loads]).toEqual([1, 1]);
+        expect(auth.probes).toEqual([]);
+        expect(connector.connectionStatus()).toBe("reconnecting");
     });
 
     it("that does not download still stops a fatal refusal (HTTP 400) with status failed", async () => {
