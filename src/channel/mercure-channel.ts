@@ -61,28 +61,28 @@ export class MercureChannel extends Channel {
     readonly name: string;
 
     /** Formats event names with the namespace, exactly as Echo does. */
-    protected readonly formatter: EventFormatter;
+    readonly #formatter: EventFormatter;
 
     /** The namespace as it prefixes raw event names (`App\\Events`), or `""`; for `listenToAll()` names. */
-    private readonly rawNamespace: string;
+    readonly #rawNamespace: string;
 
     /** Formatted event name → callbacks, in registration order. */
-    private readonly listeners = new Map<string, EventCallback[]>();
+    readonly #listeners = new Map<string, EventCallback[]>();
 
     /** `listenToAll()` callbacks. */
-    private readonly anyListeners: AnyEventCallback[] = [];
+    readonly #anyListeners: AnyEventCallback[] = [];
 
     /** `subscribed()` callbacks. */
-    private readonly subscribedCallbacks: SubscribedCallback[] = [];
+    readonly #subscribedCallbacks: SubscribedCallback[] = [];
 
     /** `error()` callbacks. */
-    private readonly errorCallbacks: ErrorCallback[] = [];
+    readonly #errorCallbacks: ErrorCallback[] = [];
 
     /** Whether the current connection carries this channel (reset when the connection is lost). */
     private isSubscribed = false;
 
     /** Event names that arrived with no listener while others had listeners, each warned about once (bounded by the names the app broadcasts). */
-    private unheard?: Set<string>;
+    #unheard?: Set<string>;
 
     /**
      * Create a channel; the connector does this, through `channel()` / `privateChannel()`.
@@ -91,18 +91,18 @@ export class MercureChannel extends Channel {
         super();
         this.name = name;
         this.options = options;
-        this.formatter = new EventFormatter(options.namespace);
-        this.rawNamespace = typeof options.namespace === "string" ? options.namespace.replace(/\./g, "\\") : "";
+        this.#formatter = new EventFormatter(options.namespace);
+        this.#rawNamespace = typeof options.namespace === "string" ? options.namespace.replace(/\./g, "\\") : "";
     }
 
     /**
      * Listen for an event on the channel; `T` is the payload's type (`unknown` unless given or annotated).
      */
     listen<T = unknown>(event: string, callback: (payload: T) => void): this {
-        const key = this.formatter.format(event);
-        const callbacks = this.listeners.get(key) ?? [];
+        const key = this.#formatter.format(event);
+        const callbacks = this.#listeners.get(key) ?? [];
         callbacks.push(callback as EventCallback);
-        this.listeners.set(key, callbacks);
+        this.#listeners.set(key, callbacks);
         if (key.startsWith(CLIENT_EVENT_PREFIX)) this.whisperListenersChanged(true);
         return this;
     }
@@ -111,10 +111,10 @@ export class MercureChannel extends Channel {
      * Stop listening to an event: only `callback` when given, otherwise every callback of that event.
      */
     stopListening(event: string, callback?: CallableFunction): this {
-        const key = this.formatter.format(event);
-        const remaining = callback === undefined ? [] : (this.listeners.get(key) ?? []).filter((registered) => registered !== callback);
-        if (remaining.length > 0) this.listeners.set(key, remaining);
-        else this.listeners.delete(key);
+        const key = this.#formatter.format(event);
+        const remaining = callback === undefined ? [] : (this.#listeners.get(key) ?? []).filter((registered) => registered !== callback);
+        if (remaining.length > 0) this.#listeners.set(key, remaining);
+        else this.#listeners.delete(key);
         if (key.startsWith(CLIENT_EVENT_PREFIX)) this.whisperListenersChanged(false);
         return this;
     }
@@ -123,7 +123,7 @@ export class MercureChannel extends Channel {
      * Listen for every event on the channel; the callback gets the event name and the payload.
      */
     listenToAll(callback: AnyEventCallback): this {
-        this.anyListeners.push(callback);
+        this.#anyListeners.push(callback);
         return this;
     }
 
@@ -131,8 +131,8 @@ export class MercureChannel extends Channel {
      * Stop listening for every event: only `callback` when given, otherwise all such callbacks.
      */
     stopListeningToAll(callback?: AnyEventCallback): this {
-        const kept = callback === undefined ? [] : this.anyListeners.filter((registered) => registered !== callback);
-        this.anyListeners.splice(0, this.anyListeners.length, ...kept);
+        const kept = callback === undefined ? [] : this.#anyListeners.filter((registered) => registered !== callback);
+        this.#anyListeners.splice(0, this.#anyListeners.length, ...kept);
         return this;
     }
 
@@ -140,7 +140,7 @@ export class MercureChannel extends Channel {
      * Register a callback for when the hub stream carrying this channel is open; called at once when it already is.
      */
     subscribed(callback: SubscribedCallback): this {
-        this.subscribedCallbacks.push(callback);
+        this.#subscribedCallbacks.push(callback);
         if (this.isSubscribed) this.invoke("subscribed()", () => callback());
         return this;
     }
@@ -149,7 +149,7 @@ export class MercureChannel extends Channel {
      * Register a callback for errors concerning this channel (auth denials, stream failures, ...).
      */
     error(callback: ErrorCallback): this {
-        this.errorCallbacks.push(callback);
+        this.#errorCallbacks.push(callback);
         return this;
     }
 
@@ -161,25 +161,25 @@ export class MercureChannel extends Channel {
      * @internal
      */
     deliver(event: string, payload: unknown): boolean {
-        const heard = this.listeners.has(event) || this.anyListeners.length > 0;
-        if (!heard && this.listeners.size > 0 && !(this.unheard ??= new Set()).has(event)) {
-            this.unheard.add(event);
+        const heard = this.#listeners.has(event) || this.#anyListeners.length > 0;
+        if (!heard && this.#listeners.size > 0 && !(this.#unheard ??= new Set()).has(event)) {
+            this.#unheard.add(event);
             // The text is a lazy chunk; a failed load only loses the warning.
             loadUnheardEvent().then((module) => module.warnUnheard(this.name, event), () => undefined);
         }
-        for (const callback of this.listeners.get(event) ?? []) {
+        for (const callback of this.#listeners.get(event) ?? []) {
             // The hot path of every broadcast: no closure and no label unless the callback throws.
             try {
                 callback(payload);
             } catch (cause) {
-                this.callbackFailed(`listen("${event}")`, cause);
+                this.#callbackFailed(`listen("${event}")`, cause);
             }
         }
-        if (this.anyListeners.length === 0) return heard;
+        if (this.#anyListeners.length === 0) return heard;
         // The raw event name in the form `listen()` takes, as Echo's Pusher channel does for listenToAll.
-        const namespace = this.rawNamespace;
+        const namespace = this.#rawNamespace;
         const name = namespace !== "" && event.startsWith(namespace + "\\") ? event.slice(namespace.length + 1) : "." + event;
-        for (const callback of [...this.anyListeners]) {
+        for (const callback of [...this.#anyListeners]) {
             this.invoke("listenToAll()", () => callback(name, payload));
         }
         return heard;
@@ -193,7 +193,7 @@ export class MercureChannel extends Channel {
     markSubscribed(): void {
         if (this.isSubscribed) return;
         this.isSubscribed = true;
-        for (const callback of [...this.subscribedCallbacks]) this.invoke("subscribed()", () => callback());
+        for (const callback of [...this.#subscribedCallbacks]) this.invoke("subscribed()", () => callback());
     }
 
     /**
@@ -211,13 +211,13 @@ export class MercureChannel extends Channel {
      * @internal
      */
     reportError(error: MercureError): void {
-        if (this.errorCallbacks.length === 0) {
+        if (this.#errorCallbacks.length === 0) {
             // A throwing callback is logged with its own error, for the stack.
             if (error.code === "callback_failed") console.error(`laravel-echo-mercure: ${error.message}`, error.cause);
             else console.warn(`laravel-echo-mercure: ${error.message}`);
             return;
         }
-        for (const callback of [...this.errorCallbacks]) {
+        for (const callback of [...this.#errorCallbacks]) {
             try {
                 callback(error);
             } catch (thrown) {
@@ -236,12 +236,21 @@ export class MercureChannel extends Channel {
     }
 
     /**
+     * The formatted event names with a listener, in registration order (the testing kit's `listeners()`).
+     *
+     * @internal
+     */
+    listenedEvents(): string[] {
+        return [...this.#listeners.keys()];
+    }
+
+    /**
      * Whether a listener waits for a client event (`listenForWhisper()`, or `listen(".client-…")`).
      *
      * @internal
      */
     hasWhisperListeners(): boolean {
-        for (const key of this.listeners.keys()) if (key.startsWith(CLIENT_EVENT_PREFIX)) return true;
+        for (const key of this.#listeners.keys()) if (key.startsWith(CLIENT_EVENT_PREFIX)) return true;
         return false;
     }
 
@@ -261,12 +270,12 @@ export class MercureChannel extends Channel {
         try {
             run();
         } catch (cause) {
-            this.callbackFailed(what, cause);
+            this.#callbackFailed(what, cause);
         }
     }
 
     /** Report that a user callback (`what`) threw `cause`, as `callback_failed` on `error()`. */
-    private callbackFailed(what: string, cause: unknown): void {
+    #callbackFailed(what: string, cause: unknown): void {
         this.reportError(
             new MercureError(
                 "callback_failed",

@@ -20,7 +20,7 @@ export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateCha
     roster: Roster<TMember> | null = null;
 
     /** `here()`, `joining()` and `leaving()` callbacks, in registration order. */
-    private readonly presenceCallbacks: Record<PresenceEvent, Array<(value: never) => void>> = { here: [], joining: [], leaving: [] };
+    readonly #presenceCallbacks: Record<PresenceEvent, Array<(value: never) => void>> = { here: [], joining: [], leaving: [] };
 
     /**
      * Register a callback for the member list: called with every member once the channel is seeded, and
@@ -29,21 +29,21 @@ export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateCha
     here(callback: (members: TMember[]) => void): this {
         const members = this.roster?.members();
         if (members != null) this.invoke("here()", () => callback(members));
-        return this.register("here", callback);
+        return this.#register("here", callback);
     }
 
     /**
      * Register a callback for a user joining (their first connection to the channel).
      */
     joining(callback: (member: TMember) => void): this {
-        return this.register("joining", callback);
+        return this.#register("joining", callback);
     }
 
     /**
      * Register a callback for a user leaving (their last connection to the channel ended).
      */
     leaving(callback: (member: TMember) => void): this {
-        return this.register("leaving", callback);
+        return this.#register("leaving", callback);
     }
 
     /**
@@ -53,12 +53,12 @@ export class MercurePresenceChannel<TMember = unknown> extends MercurePrivateCha
      * @internal
      */
     emit(kind: PresenceEvent, value: unknown): void {
-        for (const callback of [...this.presenceCallbacks[kind]]) this.invoke(`${kind}()`, () => callback(value as never));
+        for (const callback of [...this.#presenceCallbacks[kind]]) this.invoke(`${kind}()`, () => callback(value as never));
     }
 
     /** Add a callback of `kind`. */
-    private register(kind: PresenceEvent, callback: (value: never) => void): this {
-        this.presenceCallbacks[kind].push(callback);
+    #register(kind: PresenceEvent, callback: (value: never) => void): this {
+        this.#presenceCallbacks[kind].push(callback);
         return this;
     }
 }

@@ -147,8 +147,7 @@ export class TestHub {
 
     /** The event names (as Echo formats them: `App\Events\OrderShipped`, `client-typing`) the app listens for on `channel`. */
     listeners(channel: string): string[] {
-        const joined = this.connector().channels[channel] as unknown as { listeners?: Map<string, unknown[]> } | undefined;
-        return [...(joined?.listeners?.keys() ?? [])];
+        return this.connector().channels[channel]?.listenedEvents() ?? [];
     }
 
     /** The whispers the app sent on `channel` (full name), in order. */
