@@ -222,12 +222,14 @@ export class HubLocator {
         const own = this.#own(options);
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine. The
         // share client once loaded, which leaves the platform as it is where the options do not share; it takes over a
-        // lead this connector won.
+        // lead this connector won, and lets it keep its own stream while it leads alone (`leadOnOwn`).
         const lead = this.#lead;
+        const alone = this.#alone();
         const share = loadShare.loaded();
         if (share !== undefined) this.#drop();
-        const platform = share?.sharePlatform(own, options, lead) ?? (this.#alone() ? this.#direct(own, options, lead!) : own);
-        this.platform = platform;
+        if (share !== undefined && alone) share.leadOnOwn(this, own, options, lead!, this.#hooks);
+        else this.platform = share?.sharePlatform(own, options, lead) ?? (alone ? this.#direct(own, options, lead!) : own);
+        const platform = this.platform!;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
         if (!this.#cursorOffered) cursor.cursor ??= location?.lastEventId ?? null;

@@ -217,6 +217,37 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect(made.connectionStatus()).toBe("connected");
     });
 
+    it("a tab that leads alone keeps its own stream when it joins after the share client has loaded: the engine opens none until another tab joins", async () => {
+        const { StreamMux } = await import("../../../src/share/stream-mux");
+        const opened = vi.spyOn(StreamMux.prototype, "open");
+        const first = browser.tab();
+        const made = connector(first);
+        arrive();
+        // Echo created at boot: the claim and the share client settle before the first join.
+        await settle(() => browser.channels.length > 0);
+        await vi.advanceTimersByTimeAsync(100);
+        await settle();
+        const got: unknown[] = [];
+        made.privateChannel("orders.1").listen(".shipped", (payload: unknown) => got.push(payload));
+        await settle(() => ES.live().length > 0);
+        await openAll();
+        // Authorized through the engine (its grant serves the other tabs), read on the tab's own stream.
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
+        expect(opened).not.toHaveBeenCalled();
+        only().emitMessage(envelope(["private-orders.1"], "shipped", { n: 1 }), "id-1");
+        await settle(() => got.length > 0);
+        expect(got).toEqual([{ n: 1 }]);
+
+        connector(browser.tab()).privateChannel("chat.1");
+        await settle(() => auth.requests.length > 1);
+        await openAll();
+        expect(opened).toHaveBeenCalled();
+        expect(only().matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
+        only().emitMessage(envelope(["private-orders.1"], "shipped", { n: 2 }), "id-2");
+        await settle(() => got.length > 1);
+        expect(got).toEqual([{ n: 1 }, { n: 2 }]);
+    });
+
     it("a join made once the share client has loaded, while the claim waits for its lock, goes through the share client, which gets the lock at once", async () => {
         const tab = browser.tab();
         const made = connector(tab);
