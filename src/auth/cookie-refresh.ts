@@ -79,6 +79,11 @@ export class CookieRefreshTimer {
         this.#cookie = { requestedAt, expiresIn };
     }
 
+    /** When the last successful auth was requested (wall clock, ms); null when none since the last reset. */
+    authorizedAt(): number | null {
+        return this.#cookie?.requestedAt ?? null;
+    }
+
     /** When the cookie of the last successful auth expires (wall clock, ms); null when unknown. */
     expiresAt(): number | null {
         const cookie = this.#cookie;

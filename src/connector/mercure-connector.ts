@@ -81,9 +81,6 @@ export class MercureConnector extends EchoChannelMethods {
     /** Cancels in-flight requests (auth, discovery, snapshots, probes) on `disconnect()`, which also bumps {@link generation}. */
     #aborter = new AbortController();
 
-    /** Where the hub is and the platform resolved for it (null until the first auth), both forgotten by `disconnect()`. */
-    readonly #hub = new HubLocator();
-
     /** The `debug` option's logger, or null (then call sites build no detail objects). */
     readonly #log = resolveDebug(this.options["debug"]);
 
@@ -119,6 +116,12 @@ export class MercureConnector extends EchoChannelMethods {
 
     /** The renewal of the cookie and of the stream, before the hub may end it. */
     readonly #cookieRefresh = new CookieRefreshTimer();
+
+    /**
+     * Where the hub is and the platform resolved for it (null until the first auth), both forgotten by `disconnect()`. A
+     * tabs' lead it wins before the share client has loaded goes on from the connector's last auth (see `HubLocator`).
+     */
+    readonly #hub = new HubLocator({ auth: this.#auth, cookie: this.#cookieRefresh, refresh: (reopen) => this.#scheduleRefresh(reopen) });
 
     /** `online`, page shown again: retry a pending reconnect and check the renewal against the wall clock. */
     readonly #wake = new WakeSignals((signal) =>

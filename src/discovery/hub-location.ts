@@ -1,6 +1,6 @@
 import { loadFailed } from "../error-messages";
 import type { MercureError } from "../errors";
-import { loadShare, sharingApplies } from "../share/load";
+import { claimLead, linkName, loadShare, sharingApplies, type ClaimedLead, type LeadHooks } from "../share/load";
 import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
 import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type Platform, type PlatformOptions } from "../transport/platform";
@@ -44,6 +44,8 @@ export interface HubOptions extends PlatformOptions {
     readonly shareAcrossTabs?: boolean;
     /** @internal Tests only: the browser APIs sharing uses, instead of the page's. */
     readonly shareEnvironment?: ShareEnvironment;
+    /** The `auth` option: its headers name the tabs' link (see `linkName`). */
+    readonly auth?: { readonly headers: Record<string, string> };
 }
 
 /**
@@ -61,6 +63,23 @@ export class HubLocator {
     /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
     #cursorOffered = false;
 
+    /** The claim of the tabs' lead in flight or settled (see {@link HubLocator.claim}), or null. */
+    #claim: Promise<void> | null = null;
+
+    /** The lead the claim won, until the share client takes it over (or it is stolen first), or null. */
+    #lead: ClaimedLead | null = null;
+
+    /** The share client's take-over of the lead this connector won, waiting for the start of the next refresh (see `#direct`). */
+    #takeover: (() => void) | null = null;
+
+    /** What the connector lends for a lead it won. */
+    readonly #hooks: LeadHooks;
+
+    /** The hub locator of a connector that lends it `hooks` (for a tabs' lead it wins: see `#direct`). */
+    constructor(hooks: LeadHooks) {
+        this.#hooks = hooks;
+    }
+
     /**
      * Whether the platform can be resolved without waiting: the hub is known (the `host` option), and every chunk the
      * options need is loaded (the platform set-up, the share client); false: call
@@ -68,7 +87,10 @@ export class HubLocator {
      */
     locate(options: HubOptions): boolean {
         if (options.host) this.#location ??= { host: options.host, source: "option" };
-        return this.#location !== null && !this.#needs(options);
+        const takeover = this.#takeover;
+        this.#takeover = null;
+        takeover?.();
+        return this.#location !== null && (this.#alone() || !this.#needs(options));
     }
 
     /**
@@ -91,6 +113,9 @@ export class HubLocator {
             if (!("source" in found)) return found;
             this.#location = found;
         }
+        // A tab that wins the lead at once authorizes and opens its stream itself while the share client loads.
+        await this.#claimLead(options);
+        if (signal.aborted || this.#alone()) return !signal.aborted;
         const failure = await loading;
         return signal.aborted ? false : (failure ?? true);
     }
@@ -111,7 +136,59 @@ export class HubLocator {
             }
         };
         if (this.locate(options)) quietly();
-        else if (this.#location !== null) void this.#load(options).then((failure) => failure === null && quietly());
+        else if (this.#location !== null) {
+            const claimed = this.#claimLead(options);
+            void this.#load(options).then((failure) => {
+                if (failure === null) void claimed.then(quietly);
+            });
+        }
+    }
+
+    /**
+     * Claim the lead of the tabs (`claimLead`) when the connector will share but the share client has not loaded yet
+     * and the page's own platform is at hand; settles once the claim has (the lead, if won, in {@link HubLocator.lead}).
+     * Stolen before the share client took it over (a tab that heard nothing from this one's engine), the lead is
+     * dropped: the connector reconnects through the share client.
+     */
+    #claimLead(options: HubOptions): Promise<void> {
+        if (this.#claim === null && this.#location !== null && sharingApplies(options) && !loadShare.loaded() && (!needsSetup(options) || loadSetup.loaded())) {
+            try {
+                const own = this.#own(options);
+                const locks = (options.shareEnvironment ?? (globalThis.navigator as unknown as ShareEnvironment)).locks;
+                const claim: Promise<void> = claimLead(locks, linkName(own, { ...options.auth?.headers })).then(
+                    (lead) => {
+                        // Dropped meanwhile (the share client loaded first, or `disconnect()`): not this connector's to hold.
+                        if (this.#claim !== claim) return lead?.release();
+                        this.#lead = lead;
+                        lead?.ended.catch(() => {
+                            if (this.#lead !== lead) return;
+                            const connected = this.platform !== null;
+                            this.#drop();
+                            if (!connected) return;
+                            this.platform = null;
+                            this.#hooks.refresh(true);
+                        });
+                    },
+                    () => undefined,
+                );
+                this.#claim = claim;
+            } catch {
+                // The platform does not resolve: the refresh reports it.
+            }
+        }
+        return this.#claim ?? Promise.resolve();
+    }
+
+    /** Whether this connector leads the tabs on its own: it won the lead, and no other connector of the page claimed it. */
+    #alone(): boolean {
+        return this.#lead !== null && !this.#lead.crowded;
+    }
+
+    /** Forget the lead, its claim and its take-over (handed over, stolen, or released). */
+    #drop(): void {
+        this.#lead = null;
+        this.#claim = null;
+        this.#takeover = null;
     }
 
     /**
@@ -142,13 +219,17 @@ export class HubLocator {
      */
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.#location;
-        // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine.
-        const located = { ...options, host: location?.host ?? options.host };
-        // The set-up once loaded (its checks resolve a common page's options as pagePlatform does); the share client
-        // once loaded, which leaves the platform as it is where the options do not share.
-        const own = loadSetup.loaded()?.resolvePlatform(located) ?? pagePlatform(located);
-        const platform = loadShare.loaded()?.sharePlatform(own, options) ?? own;
-        this.platform = platform;
+        const own = this.#own(options);
+        // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine. The
+        // share client once loaded, which leaves the platform as it is where the options do not share; it takes over a
+        // lead this connector won, and lets it keep its own stream while it leads alone (`leadOnOwn`).
+        const lead = this.#lead;
+        const alone = this.#alone();
+        const share = loadShare.loaded();
+        if (share !== undefined) this.#drop();
+        if (share !== undefined && alone) share.leadOnOwn(this, own, options, lead!, this.#hooks);
+        else this.platform = share?.sharePlatform(own, options, lead) ?? (alone ? this.#direct(own, options, lead!) : own);
+        const platform = this.platform!;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
         if (!this.#cursorOffered) cursor.cursor ??= location?.lastEventId ?? null;
@@ -156,14 +237,39 @@ export class HubLocator {
         return platform;
     }
 
+    /** The page's own platform for the located hub: the set-up's once loaded (its checks resolve a common page's options as `pagePlatform` does). */
+    #own(options: HubOptions): Platform {
+        const located = { ...options, host: this.#location?.host ?? options.host };
+        return loadSetup.loaded()?.resolvePlatform(located) ?? pagePlatform(located);
+    }
+
+    /**
+     * The platform of a connector that leads the tabs before the share client has loaded: its own. Once loaded, the share
+     * client takes the lead and the connector over (`leadOnOwn` in share-platform.ts) at the start of the next refresh,
+     * asked for now: then none of the connector's own auth requests is in flight, and its last answer is the cookie's.
+     */
+    #direct(own: Platform, options: HubOptions, lead: ClaimedLead): Platform {
+        void loadShare().then((share) => {
+            if (this.platform !== own || this.#lead !== lead) return;
+            this.#takeover = () => {
+                this.#drop();
+                share.leadOnOwn(this, own, options, lead, this.#hooks);
+            };
+            this.#hooks.refresh();
+        }, () => undefined);
+        return own;
+    }
+
     /** How many streams the connector may hold on the hub (see {@link streamBudget}); unlimited until resolved. */
     budget(): number {
         return this.platform === null ? Infinity : streamBudget(this.platform.hub);
     }
 
-    /** Forget the hub and its platform (`disconnect()`). */
+    /** Forget the hub and its platform, and release a lead not handed over (`disconnect()`). */
     forget(): void {
         this.platform?.release?.();
+        this.#lead?.release();
+        this.#drop();
         this.#location = null;
         this.platform = null;
     }

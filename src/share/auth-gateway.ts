@@ -83,6 +83,15 @@ export class AuthGateway {
         this.#sets.set(client, [...names]);
     }
 
+    /**
+     * Start from a grant the gateway did not request: client `client` authorized `grant.names` on its own, before the
+     * engine existed (it led the tabs then: nothing else set the cookie since).
+     */
+    seed(client: string, grant: { readonly names: readonly string[]; readonly response: AuthResponse; readonly sentAt: number }): void {
+        this.record(client, grant.names);
+        this.#last = { granted: new Set(grant.names), response: grant.response, sentAt: grant.sentAt };
+    }
+
     /** Authorize `client`'s set `names`; `answer` gets its subset, from the last grant when it covers them. */
     request(client: string, names: readonly string[], answer: (result: AuthResult) => void): void {
         this.record(client, names);

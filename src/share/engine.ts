@@ -1,4 +1,5 @@
 import { requestAuthorization, type AuthResult } from "../auth/auth-client";
+import type { AuthResponse } from "../auth/auth-response";
 import type { HubTimeouts } from "../auth/cookie-refresh";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 import { AuthGateway } from "./auth-gateway";
@@ -25,6 +26,15 @@ export interface HubEngineOptions {
     readonly send: (message: ToClient, to?: readonly string[]) => void;
     /** Tell every client how many more whisper streams the connection budget leaves. */
     readonly room: (free: number) => void;
+    /** The grant the engine starts from (a connector of this tab authorized on its own before the engine existed), if any. */
+    readonly seed?: (EngineSeed & { readonly client: string }) | null;
+}
+
+/** A grant the engine starts from: the channels granted, the parsed answer, and when the request was sent (wall clock, ms). */
+export interface EngineSeed {
+    readonly names: readonly string[];
+    readonly response: AuthResponse;
+    readonly sentAt: number;
 }
 
 /**
@@ -60,6 +70,7 @@ export class HubEngine {
             hubTimeouts: options.hubTimeouts,
             granted: () => this.#mux.renew(),
         });
+        if (options.seed) this.#gateway.seed(options.seed.client, options.seed);
     }
 
     /** A client's message (from the bus: checked first, see {@link isEngineMessage}). */

@@ -38,6 +38,8 @@ export interface LeadershipHost {
     own(message: ToClient, id: string): boolean;
     /** Hand the engine's message for every tab to this tab's clients too. */
     tabs(message: ToTabs): void;
+    /** Client `client` sent the engine a message (a connector of this tab that leads on its own then moves to the engine). */
+    used(client: string): void;
 }
 
 /**
@@ -85,6 +87,12 @@ export class Leadership {
 
     /** A message of this tab's own client. */
     receive(message: ToEngine): void {
+        this.#hear(message);
+    }
+
+    /** A client's message for the engine. */
+    #hear(message: ToEngine): void {
+        if (message.t !== "bye" && message.t !== "ping") this.host.used(message.c);
         this.#engine.receive(message);
     }
 
@@ -177,7 +185,7 @@ export class Leadership {
         if (message.t === "bye") this.#remote.delete(c);
         // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
         if (message.t === "ping") return this.#post({ t: "pong", e: epoch });
-        if (message.t !== "here") this.#engine.receive(message);
+        if (message.t !== "here") this.#hear(message);
     }
 
     /**

@@ -1,11 +1,15 @@
+import type { BatchAuth } from "../auth/batch-auth";
+import type { CookieRefreshTimer } from "../auth/cookie-refresh";
 import type { HubTokenOption } from "../auth/hub-token";
 import { lazyChunk, type LazyChunk } from "../lazy-chunk";
-import { hasHubToken } from "../transport/platform";
+import { hasHubToken, pageHref, type Platform } from "../transport/platform";
+import type { LockManagerLike } from "./tab-link";
 
 /*
- * The only code of tab sharing in the core: whether sharing applies, and two loaders. The share client (the election,
- * the buses, the virtual `EventSource`s: `./share-platform`) is a chunk loaded as soon as a connector knows it will
- * share, and the hub engine (`./leadership`) a chunk the leading tab loads next.
+ * The only code of tab sharing in the core: whether sharing applies, two loaders, and what a page needs to become the
+ * leader before they have loaded (the link's name and {@link claimLead}). The share client (the election's queue, the
+ * buses, the virtual `EventSource`s: `./share-platform`) is a chunk loaded as soon as a connector knows it will share,
+ * and the hub engine (`./leadership`) a chunk the leading tab loads next.
  */
 
 /** What the lazily loaded share client chunk offers: `./share-platform`'s exports. */
@@ -53,4 +57,89 @@ export function sharingApplies(options: ShareChoice): boolean {
 export function pageCanShare(): boolean {
     const scope = globalThis as { navigator?: { locks?: { request?: unknown } | null }; BroadcastChannel?: unknown; window?: unknown };
     return typeof scope.navigator?.locks?.request === "function" && typeof scope.BroadcastChannel === "function" && scope.window != null;
+}
+
+/**
+ * The name of the tab link (its Web Lock's and its bus's) of the connectors that authorize identically: same origin,
+ * hub URL, auth endpoint and auth headers (a {@link fingerprint} of them, never the headers themselves). The protocol's
+ * version ("2": per-tab inboxes) is in it: tabs of an older build share among themselves.
+ */
+export function linkName(platform: Pick<Platform, "hub" | "authEndpoint">, headers: Record<string, string>): string {
+    const base = pageHref() ?? platform.hub.href;
+    return `laravel-echo-mercure 2 ${platform.hub.href} ${new URL(platform.authEndpoint, base).href} ${fingerprint(headers)}`;
+}
+
+/**
+ * A fingerprint of the auth headers (names case-insensitive, order-free): two 32-bit hashes in base 36, so that tabs
+ * with other credentials are told apart without any credential in a lock's or a bus's name. Not a secret-keeping hash:
+ * the headers are readable by every script of the origin anyway; it only must never be the credential itself.
+ */
+export function fingerprint(headers: Record<string, string>): string {
+    const text = JSON.stringify(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]).sort());
+    let a = 0x811c9dc5;
+    let b = text.length;
+    for (let at = 0; at < text.length; at++) {
+        a = Math.imul(a ^ text.charCodeAt(at), 0x01000193);
+        b = Math.imul(b ^ text.charCodeAt(at), 0x5bd1e995) ^ (b >>> 13);
+    }
+    return (a >>> 0).toString(36) + "." + (b >>> 0).toString(36);
+}
+
+/**
+ * The lead of a tab link, won by {@link claimLead} before the share client loaded: this tab holds the link's lock, so
+ * no other tab authorizes for the link's hub until it is released (the cookie stays this tab's to set). The tab link,
+ * once loaded, takes it over (see `TabLink`).
+ */
+export interface ClaimedLead {
+    /** The link's name: the lock's. */
+    readonly name: string;
+    /** Whether another connector of the page claimed the same link too: then both go through the share client (one request). */
+    crowded: boolean;
+    /** Release the lock. */
+    readonly release: () => void;
+    /** Settles once the lock is released; rejects when another tab stole it (a frozen leader's lock is stolen). */
+    readonly ended: Promise<unknown>;
+}
+
+/**
+ * Take the lock of link `name` if no tab holds it or waits for it (`ifAvailable`): resolves with the lead, or with
+ * null when another tab leads (or the request is refused: an opaque origin). A page's first join then needs neither
+ * the share client nor the election to authorize and open its stream: the one leading tab authorizes for every tab.
+ */
+export function claimLead(locks: LockManagerLike, name: string): Promise<ClaimedLead | null> {
+    const first = claims.get(name);
+    if (first !== undefined) {
+        first.lead.crowded = true;
+        // After the first claim has settled, so that the page's connectors keep their order.
+        return first.settled.then(() => null);
+    }
+    let release = (): void => undefined;
+    const held = new Promise<void>((done) => (release = done));
+    let lead!: ClaimedLead;
+    const settled = new Promise<ClaimedLead | null>((resolve) => {
+        // A request that throws (an opaque origin) or rejects before its callback: not claimed.
+        const ended = Promise.resolve().then(() =>
+            locks.request(name, { ifAvailable: true }, (lock) => {
+                resolve(lock === null ? null : lead);
+                return lock === null ? undefined : held;
+            }),
+        );
+        lead = { name, crowded: false, release, ended };
+        ended.catch(() => resolve(null));
+    });
+    claims.set(name, { lead, settled });
+    return settled;
+}
+
+/** The first claim of each link this page made: a later one finds the link crowded (see {@link ClaimedLead.crowded}). */
+const claims = new Map<string, { readonly lead: ClaimedLead; readonly settled: Promise<unknown> }>();
+
+/** What a connector lends for the tabs' lead it claims before the share client has loaded (see `HubLocator`). */
+export interface LeadHooks {
+    /** What the connector's last auth request granted (the engine starts from it: see `leadOnOwn` in share-platform.ts). */
+    readonly auth: Pick<BatchAuth, "granted" | "response">;
+    /** When that request was sent (see `CookieRefreshTimer.authorizedAt`). */
+    readonly cookie: Pick<CookieRefreshTimer, "authorizedAt">;
+    /** Ask for a refresh (`reopen`: with a new stream): the platform changed. */
+    refresh(reopen?: boolean): void;
 }

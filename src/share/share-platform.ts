@@ -1,10 +1,10 @@
 import type { BatchAuthOptions } from "../auth/batch-auth";
 import { resolveAuthTimeout, resolveHubTimeouts } from "../auth/limits";
 import type { Platform } from "../transport/platform";
-import { pageCanShare } from "./load";
-import { TabLink, type ShareEnvironment } from "./tab-link";
+import { linkName, pageCanShare, type ClaimedLead, type LeadHooks } from "./load";
+import { TabLink, type DirectLead, type ShareEnvironment } from "./tab-link";
 
-export type { ShareEnvironment } from "./tab-link";
+export type { DirectLead, ShareEnvironment } from "./tab-link";
 
 /** The connector options sharing reads. */
 export interface ShareOptions {
@@ -60,6 +60,28 @@ function messageHop(Channel: typeof MessageChannel): (task: () => void) => void 
 }
 
 /**
+ * Take over a connector that won the tabs' lead (`claimLead`) before this chunk loaded, and connects on its own (see
+ * `HubLocator`): the link leads with that lock, and its engine starts from the connector's last auth (the cookie holds
+ * it: nothing else authorized meanwhile). The connector's auth requests go through the engine from now on (a leave or a
+ * public join is answered from that grant, issue 13), its stream stays its own until another client uses the engine or
+ * this tab stops leading; then it moves to the engine's (`refresh(true)`).
+ */
+export function leadOnOwn(locator: { platform: Platform | null }, own: Platform, options: ShareOptions, lead: ClaimedLead, hooks: LeadHooks): void {
+    const { granted, response } = hooks.auth;
+    const sentAt = hooks.cookie.authorizedAt();
+    const shared = sharePlatform(own, options, lead, {
+        seed: granted === null || response === null || sentAt === null ? null : { names: [...granted], response, sentAt },
+        upgrade: () => {
+            if (locator.platform !== mixed) return;
+            locator.platform = shared;
+            hooks.refresh(true);
+        },
+    });
+    const mixed: Platform = { ...shared, EventSource: own.EventSource };
+    locator.platform = mixed;
+}
+
+/**
  * The platform a connector runs on when its tabs share one hub connection: `platform` with its auth request
  * and its `EventSource`s going to the leading tab's engine (see `tab-link.ts`), or `platform` itself when
  * sharing is off (`shareAcrossTabs: false`), the hub is reached with a `hubToken` (header auth), or impossible (no Web Locks: not a secure context such as
@@ -73,18 +95,19 @@ function messageHop(Channel: typeof MessageChannel): (task: () => void) => void 
  * before its next auth request, leaving the old group. `release()` on the returned platform (the connector's
  * `disconnect()`) makes the connector leave the union; the tab keeps leading.
  */
-export function sharePlatform(platform: Platform, options: ShareOptions): Platform {
+export function sharePlatform(platform: Platform, options: ShareOptions, lead: ClaimedLead | null = null, direct?: DirectLead): Platform {
     // With a hub token each tab's streams carry their own Authorization header: no browser-wide cookie to
     // keep covering every tab, and the leading tab's token source would have to serve channels it never asked for.
     if (options.shareAcrossTabs === false || platform.hubToken !== null) return platform;
     const env = options.shareEnvironment ?? pageEnvironment();
-    if (env === null) return platform;
-    // The protocol's version ("2": per-tab inboxes) is in the name: tabs of an older build share among themselves.
-    const scope = `laravel-echo-mercure 2 ${platform.hub.href} ${new URL(platform.authEndpoint, scopeBase(platform.hub)).href} `;
+    if (env === null) {
+        lead?.release();
+        return platform;
+    }
     let scoped = links.get(env);
     if (scoped === undefined) links.set(env, (scoped = new Map()));
     const linkFor = (headers: Record<string, string>): TabLink => {
-        const name = scope + fingerprint(headers);
+        const name = linkName(platform, headers);
         let link = scoped.get(name);
         if (link === undefined) {
             link = new TabLink(name, env, {
@@ -104,6 +127,13 @@ export function sharePlatform(platform: Platform, options: ShareOptions): Platfo
     const headers = (): Record<string, string> => ({ ...options.auth?.headers });
     let link = linkFor(headers());
     const client = link.client();
+    if (direct !== undefined) client.announce(direct.seed?.names ?? []);
+    // A lead the core claimed for this link: it leads with it (a lead of other credentials is released, and a connector
+    // that connected on its own moves to the engine).
+    if (lead !== null && !link.takeLead(lead, direct && { ...direct, client: client.id })) {
+        lead.release();
+        if (direct !== undefined) queueMicrotask(() => direct.upgrade());
+    }
     return {
         ...platform,
         EventSource: client.EventSource,
@@ -118,26 +148,4 @@ export function sharePlatform(platform: Platform, options: ShareOptions): Platfo
         whisperRoom: () => client.room,
         release: () => client.release(),
     };
-}
-
-/**
- * A fingerprint of the auth headers (names case-insensitive, order-free): two 32-bit hashes in base 36, so that tabs
- * with other credentials are told apart without any credential in a lock's or a bus's name. Not a secret-keeping hash:
- * the headers are readable by every script of the origin anyway; it only must never be the credential itself.
- */
-export function fingerprint(headers: Record<string, string>): string {
-    const text = JSON.stringify(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]).sort());
-    let a = 0x811c9dc5;
-    let b = text.length;
-    for (let at = 0; at < text.length; at++) {
-        a = Math.imul(a ^ text.charCodeAt(at), 0x01000193);
-        b = Math.imul(b ^ text.charCodeAt(at), 0x5bd1e995) ^ (b >>> 13);
-    }
-    return (a >>> 0).toString(36) + "." + (b >>> 0).toString(36);
-}
-
-/** What a relative auth endpoint resolves against: the page (as `fetch` resolves it), else the hub. */
-function scopeBase(hub: URL): string {
-    const href = (globalThis as { location?: { href?: unknown } }).location?.href;
-    return typeof href === "string" && /^https?:/.test(href) ? href : hub.href;
 }

@@ -1,6 +1,6 @@
 import { setClampedTimeout } from "../timers";
-import type { HubEngineOptions } from "./engine";
-import { loadEngine } from "./load";
+import type { EngineSeed, HubEngineOptions } from "./engine";
+import { loadEngine, type ClaimedLead } from "./load";
 import type { Leadership } from "./leadership";
 import { inboxName, isBatch, isTabsMessage, newId, type ToClient, type ToEngine, type ToTabs } from "./protocol";
 import { ShareClient } from "./virtual-source";
@@ -21,7 +21,20 @@ export const ANSWER_GRACE_MS = PING_TIMEOUT_MS + ENGINE_RETRIES_MS.reduce((sum, 
 
 /** The part of `navigator.locks` (Web Locks) the election uses. */
 export interface LockManagerLike {
-    request(name: string, options: { steal?: boolean; signal?: AbortSignal }, callback: () => Promise<void>): Promise<unknown>;
+    /** Request lock `name`: `callback` gets the lock (null when `ifAvailable` found it taken) and holds it until its promise settles. */
+    request(name: string, options: { steal?: boolean; signal?: AbortSignal; ifAvailable?: boolean }, callback: (lock: unknown) => Promise<void> | undefined): Promise<unknown>;
+}
+
+/**
+ * A connector that won the tabs' lead before the share client loaded (`claimLead`) and connected on its own: the link
+ * leads with its lock and the engine starts from its last grant; its stream stays its own until another client uses
+ * the engine (another tab's, or another connector of this page) or this tab stops leading; then it moves there.
+ */
+export interface DirectLead {
+    /** What its last auth request granted, when it was sent; null before any. */
+    readonly seed: EngineSeed | null;
+    /** Move its stream to the engine's. */
+    upgrade(): void;
 }
 
 /** The part of a `BroadcastChannel` the link uses. */
@@ -121,6 +134,9 @@ export class TabLink {
     /** Cancels this tab's queued lock request when it steals the lock instead. */
     #queued: AbortController | null = null;
 
+    /** The connector that leads on its own stream until it moves to the engine's (see {@link DirectLead}), with its client's id; or null. */
+    #direct: (DirectLead & { readonly client: string }) | null = null;
+
     /** The pending watchdog: no `pong`/`up` by then, and the lock is stolen. */
     #watchdog: ReturnType<typeof setTimeout> | null = null;
 
@@ -183,6 +199,22 @@ export class TabLink {
         deadline: (): number => this.#engineOptions.timeout() + ANSWER_GRACE_MS,
     };
 
+    /**
+     * Lead with the lock the core claimed for this link (`claimLead`) instead of queueing for it; `direct`: the connector
+     * that won it and connects on its own meanwhile. False when the lock is another link's (the credentials changed).
+     */
+    takeLead(lead: ClaimedLead, direct?: DirectLead & { readonly client: string }): boolean {
+        if (lead.name !== this.#name) return false;
+        this.#queued?.abort();
+        this.#queued = null;
+        this.#direct = direct ?? null;
+        const request = new AbortController();
+        // Stolen (this tab did not answer): as a lead of the link's own request that ends.
+        lead.ended.catch(() => this.#lost(request));
+        void this.#lead(lead);
+        return true;
+    }
+
     /** Queue for the lock; granted at once when no tab leads. */
     #queue(): void {
         const queued = (this.#queued = new AbortController());
@@ -230,13 +262,18 @@ export class TabLink {
         void this.#lead();
     }
 
-    /** This tab got the lock: start the engine (the lazy chunk) and announce it; hold the lock while the tab lives. */
-    async #lead(): Promise<void> {
+    /**
+     * This tab got the lock (`claimed`: the core's, see {@link TabLink.takeLead}): start the engine (the lazy chunk) and
+     * announce it; hold the lock while the tab lives.
+     */
+    async #lead(claimed?: ClaimedLead): Promise<void> {
         this.#leading = true;
         this.#inQueue = false;
         this.#clearWatchdog();
         const held = new Promise<void>((resolve) => (this.#stepDown = resolve));
         const stepDown = this.#stepDown;
+        // The core's lock is released when this tab steps down, as a lock of its own would be.
+        if (claimed !== undefined) void held.then(claimed.release);
         const epoch = newId();
         // The engine chunk may fail to load (offline, a deploy removed it): retried, then reported to this tab's waiting
         // clients, and the lead released for another tab.
@@ -249,13 +286,16 @@ export class TabLink {
             this.#leading = false;
             this.#stepDown = null;
             this.#epoch = null;
+            stepDown?.();
+            this.#upgradeDirect();
             return;
         }
         this.#leader = new Leadership({
             name: this.#name,
             env: this.#env,
             epoch,
-            engine: this.#engineOptions,
+            // The engine starts from the grant of a connector that led on its own: the cookie holds it.
+            engine: { ...this.#engineOptions, seed: this.#direct?.seed && { ...this.#direct.seed, client: this.#direct.client } },
             post: (message) => {
                 if (!this.#alone) this.#channel.postMessage(message);
             },
@@ -265,6 +305,9 @@ export class TabLink {
                 return client !== undefined;
             },
             tabs: (message) => this.#toOwn(message, null),
+            used: (client) => {
+                if (client !== this.#direct?.client) this.#upgradeDirect();
+            },
         });
         this.#toTabs({ t: "up", e: epoch });
         return held;
@@ -298,6 +341,14 @@ export class TabLink {
         this.#stepDown = null;
         this.#leader?.close();
         this.#leader = null;
+        this.#upgradeDirect();
+    }
+
+    /** The connector that led on its own moves to the engine (once): another client uses it, or this tab no longer leads. */
+    #upgradeDirect(): void {
+        const direct = this.#direct;
+        this.#direct = null;
+        if (direct !== null) queueMicrotask(() => direct.upgrade());
     }
 
     /**

@@ -92,6 +92,15 @@ export class ShareClient {
     }
 
     /**
+     * The channels of a connector that authorized on its own before it joined the link (it led the tabs before the share
+     * client loaded): announced, so that the engine's union covers them from its first request.
+     */
+    announce(names: readonly string[]): void {
+        this.#names = [...names];
+        if (names.length > 0) this.#post({ t: "hello", c: this.id, names: [...names] });
+    }
+
+    /**
      * Talk through `port` from now on (another link: the credentials changed): say `bye` on the old one, so that its
      * engine forgets this client's channels and streams, and interrupt the streams until the new engine opens them
      * (the caller resyncs). Nothing when `port` is the current one; returns whether it changed.

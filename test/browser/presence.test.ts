@@ -111,7 +111,9 @@ describeInChromium("presence channels in Chromium (built bundle)", stackOptions(
 
         // Ann opens a second tab: one member still, for everyone. Her tabs share one hub stream (shareAcrossTabs).
         const annTab = await secondTab(ann);
-        expect(presenceOf(await seeded(annTab), ROOM)).toEqual(["here Ann,Bob"]);
+        // Her first tab led alone on a stream of its own; it moves to the engine's stream now (issue 31), a new subscription
+        // of Ann's, which the hub may list after Bob's: here() lists both, in the hub's order.
+        expect(presenceOf(await seeded(annTab), ROOM)).toEqual([expect.stringMatching(/^here (Ann,Bob|Bob,Ann)$/)]);
         await quiesce([ann, annTab, bob], 2);
         expect(presenceOf(await ann.snapshot(), ROOM)).toEqual(["here Ann", "joining Bob"]);
         expect(presenceOf(await bob.snapshot(), ROOM)).toEqual(["here Ann,Bob"]);

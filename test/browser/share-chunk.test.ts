@@ -2,12 +2,13 @@ import { fileURLToPath } from "node:url";
 import type { Page } from "playwright-core";
 import { expect, it } from "vitest";
 import { describeInChromium, DIST_DIR } from "./support/suite";
-import { waitUntil } from "./support/wait";
+import { sleep, waitUntil } from "./support/wait";
 
 // The tab-sharing client as lazy chunks of the ESM build (issue 32), in Chromium against the dev stack on each hub: a
 // page that shares downloads the share client, the tabs' protocol and the hub engine from Echo's creation on, a page
-// that does not share downloads none of them, and a failed download of the share client reaches the channels as
-// load_failed, then the retry with backoff downloads it again.
+// that does not share downloads none of them. A page that leads its tabs (issue 31: it won the Web Lock at Echo's
+// creation) authorizes and connects without waiting for them; on a page that follows another, a failed download of the
+// share client reaches the channels as load_failed, then the retry with backoff downloads it again.
 
 const NODE_MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
 
@@ -89,8 +90,40 @@ describeInChromium("the tab-sharing chunks of the ESM build in Chromium", { serv
         expect(chunks(requests).filter((name) => SHARING.includes(name))).toEqual([]);
     });
 
-    it("reports a failed download of the share client as load_failed on the channel, and the retry with backoff downloads it again", async () => {
+    it("lets a page that leads its tabs authorize and open its stream before the share client has arrived, then hands both to it: one auth request, one stream", async () => {
         const page = await newPage();
+        // The share client's download is held until the page's auth request has left (a cap, should it never leave).
+        let authLeft = false;
+        let heldToTheCap = false;
+        const hub: string[] = [];
+        page.on("request", (request) => {
+            const path = new URL(request.url()).pathname;
+            if (request.method() === "POST" && path === "/broadcasting/auth") authLeft = true;
+            if (path === "/.well-known/mercure") hub.push(path);
+        });
+        await page.route("**/dist/chunks/share-platform-*.js", async (route) => {
+            for (let waited = 0; !authLeft && waited < 10_000; waited += 20) await sleep(20);
+            heldToTheCap = !authLeft;
+            await route.continue();
+        });
+        const requests = await openEsm(page, "");
+        await waitUntil("the page to connect", async () => (await status(page)) === "connected");
+        // The share client has arrived (after the auth request) and leads with the page's lock: the engine is loaded too.
+        await waitUntil("the engine chunk", async () => chunks(requests).includes("leadership"));
+        await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 4 } });
+        await waitUntil("the event", async () => (await received(page)).length === 1);
+        expect(heldToTheCap).toBe(false);
+        expect(await received(page)).toEqual([["share.news", { n: 4 }]]);
+        expect(requests.filter((path) => path === "/broadcasting/auth")).toHaveLength(1);
+        expect(hub).toHaveLength(1);
+    });
+
+    it("reports a failed download of the share client as load_failed on a page whose tabs another page leads, and the retry with backoff downloads it again", async () => {
+        const leader = await newPage();
+        await openEsm(leader, "");
+        await waitUntil("the leading page to connect", async () => (await status(leader)) === "connected");
+        // A second page of the same browser: the first leads, so this one waits for its share client to follow it.
+        const page = await leader.context().newPage();
         // The first request for the chunk fails (offline, or a deploy removed it); later ones reach the server.
         let refused = 0;
         await page.route("**/dist/chunks/share-platform-*.js", (route) => (refused++ === 0 ? route.abort("internetdisconnected") : route.continue()));
@@ -103,5 +136,15 @@ describeInChromium("the tab-sharing chunks of the ESM build in Chromium", { serv
         await waitUntil("the event", async () => (await received(page)).length === 2);
         expect(await received(page)).toEqual([["error", "load_failed"], ["share.news", { n: 3 }]]);
         expect(requests.filter((path) => path.startsWith("/dist/chunks/share-platform-"))).toHaveLength(2);
+    });
+
+    it("lets a page that leads its tabs connect even when its share client does not download (nothing else authorizes for the hub)", async () => {
+        const page = await newPage();
+        await page.route("**/dist/chunks/share-platform-*.js", (route) => route.abort("internetdisconnected"));
+        await openEsm(page, "");
+        await waitUntil("the page to connect", async () => (await status(page)) === "connected");
+        await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 5 } });
+        await waitUntil("the event", async () => (await received(page)).length === 1);
+        expect(await received(page)).toEqual([["share.news", { n: 5 }]]);
     });
 });

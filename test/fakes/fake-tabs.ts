@@ -3,13 +3,13 @@ import type { BroadcastChannelLike, LockManagerLike, ShareEnvironment } from "..
 /** One lock request as the fake lock manager keeps it. */
 interface LockRequest {
     readonly tab: FakeTab;
-    readonly callback: () => Promise<void>;
+    readonly callback: (lock: unknown) => Promise<void> | undefined;
     readonly resolve: (value: unknown) => void;
     readonly reject: (error: unknown) => void;
 }
 
 /**
- * A fake browser profile for tabs in one process: Web Locks (exclusive, queued in order, `steal`, `signal`,
+ * A fake browser profile for tabs in one process: Web Locks (exclusive, queued in order, `steal`, `signal`, `ifAvailable`,
  * released when the holder's callback settles or its tab closes) and `BroadcastChannel` (delivered to the
  * other instances of the same name, structured-cloned, as a task: `setTimeout(0)`).
  */
@@ -41,11 +41,21 @@ export class FakeBrowser {
     }
 
     /** @internal */
-    request(tab: FakeTab, name: string, options: { steal?: boolean; signal?: AbortSignal }, callback: () => Promise<void>): Promise<unknown> {
+    request(
+        tab: FakeTab,
+        name: string,
+        options: { steal?: boolean; signal?: AbortSignal; ifAvailable?: boolean },
+        callback: (lock: unknown) => Promise<void> | undefined,
+    ): Promise<unknown> {
         const lock = this.locks.get(name) ?? { holder: null, queue: [] };
         this.locks.set(name, lock);
         return new Promise((resolve, reject) => {
             const request: LockRequest = { tab, callback, resolve, reject };
+            if (options.ifAvailable === true && (lock.holder !== null || lock.queue.length > 0)) {
+                // Taken: the callback runs with null, as a task, and nothing is held.
+                setTimeout(() => void Promise.resolve(callback(null)).then(resolve, reject), 0);
+                return;
+            }
             if (options.steal === true) {
                 const stolen = lock.holder;
                 lock.holder = null;
@@ -87,7 +97,7 @@ export class FakeBrowser {
         // Like the browser, the callback runs as a task once granted.
         setTimeout(() => {
             if (lock.holder !== request) return;
-            request.callback().then(
+            Promise.resolve(request.callback({ name })).then(
                 (value) => {
                     if (lock.holder === request) {
                         lock.holder = null;

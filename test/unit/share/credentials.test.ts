@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { MercureConnectorOptions } from "../../../src/connector/options";
-import { fingerprint } from "../../../src/share/share-platform";
+import { fingerprint } from "../../../src/share/load";
 import { PING_TIMEOUT_MS } from "../../../src/share/tab-link";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
 import { HUB, envelope, topic } from "../../fakes/connector-harness";

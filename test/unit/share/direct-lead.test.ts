@@ -1,0 +1,280 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { MercureConnector } from "../../../src/connector/mercure-connector";
+import type { MercureConnectorOptions } from "../../../src/connector/options";
+import { envelope, HUB, settleLoadsUntil, topic } from "../../fakes/connector-harness";
+import type { FakeAuthServer } from "../../fakes/fake-auth-server";
+import type { FakeEventSource, FakeEventSourceClass } from "../../fakes/fake-event-source";
+import type { FakeBrowser, FakeTab } from "../../fakes/fake-tabs";
+import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
+
+/*
+ * Issue 31: a page's first join with tab sharing. A connector whose tabs share claims the link's Web Lock as soon as it
+ * is created (src/share/load.ts, claimLead). When no tab holds it, the connector leads: it authorizes and opens its
+ * stream on its own, without waiting for the share client chunk; the chunk, once loaded, leads with that lock, and the
+ * connector moves to the engine when another client uses it. When another tab holds the lock, nothing leaves before
+ * the share client has loaded: only the leading tab authorizes (the browser has one cookie for the hub).
+ *
+ * The share client's module is held here until `arrive()` (a download under way); each test has a page of its own
+ * (fresh modules). The connectors take the fake hub's EventSource and the fake auth endpoint's fetch, which need the
+ * platform set-up chunk: it is loaded up front, as a page whose connectors need it has it by its first join.
+ */
+const chunk: { shareArrives: Promise<void> | null } = { shareArrives: null };
+
+let Connector: typeof MercureConnector;
+let linkName: typeof import("../../../src/share/load").linkName;
+let browser: FakeBrowser;
+let ES: FakeEventSourceClass;
+let auth: FakeAuthServer;
+const connectors: MercureConnector[] = [];
+let arrive: () => void = () => undefined;
+
+beforeEach(async () => {
+    vi.resetModules();
+    chunk.shareArrives = new Promise((resolve) => (arrive = resolve));
+    vi.doMock("../../../src/share/share-platform", async (importOriginal) => {
+        await chunk.shareArrives;
+        return importOriginal();
+    });
+    ({ MercureConnector: Connector } = await import("../../../src/connector/mercure-connector"));
+    ({ linkName } = await import("../../../src/share/load"));
+    await (await import("../../../src/transport/platform")).loadSetup();
+    ({ browser, ES, auth } = enterTabWorld());
+});
+
+afterEach(() => {
+    arrive();
+    leaveTabWorld(connectors);
+});
+
+/** A connector of `tab` sharing with the fake browser's tabs. */
+function connector(tab: FakeTab, options: MercureConnectorOptions = {}): MercureConnector {
+    const made = new Connector({ host: HUB, eventSource: ES, fetch: auth.fetch, shareEnvironment: tab.env, ...options });
+    connectors.push(made);
+    return made;
+}
+
+/** The name of the link (and of its lock) the test's connectors share. */
+function link(): string {
+    return linkName({ hub: new URL(HUB), authEndpoint: "/broadcasting/auth" }, {});
+}
+
+/** Let the loads, the tabs' messages and lock grants (1 ms timers) run until `done()` holds. */
+const settle = (done?: () => boolean): Promise<void> => settleLoadsUntil(done, 1, 20);
+
+/** Open every real stream still connecting, and let the ones replaced drain out. */
+async function openAll(): Promise<void> {
+    for (let round = 0; round < 3; round++) {
+        for (const source of ES.live()) if (source.readyState === 0) source.emitOpen();
+        await settle();
+        await vi.advanceTimersByTimeAsync(2_000);
+    }
+}
+
+/** The one real stream open now. */
+function only(): FakeEventSource {
+    expect(ES.live(), ES.live().map((source) => source.url).join("\n")).toHaveLength(1);
+    return ES.live()[0]!;
+}
+
+describe("a page's first join with tab sharing (issue 31)", () => {
+    it("a tab that wins the lead authorizes and opens its stream before the share client has loaded, which then leads with its lock, adding no request or stream", async () => {
+        const tab = browser.tab();
+        const got: unknown[] = [];
+        const subscribed: string[] = [];
+        connector(tab)
+            .privateChannel("orders.1")
+            .listen(".shipped", (payload: unknown) => got.push(payload))
+            .subscribed(() => subscribed.push("private-orders.1"));
+        await settle(() => ES.live().length > 0);
+        // The share client has not loaded: no link, no bus; the lock is this tab's.
+        expect(browser.channels).toHaveLength(0);
+        expect(browser.holder(link())).toBe(tab);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
+        const own = only();
+        expect(own.matches()).toEqual([topic("private-orders.1")]);
+        own.emitOpen();
+        await settle(() => subscribed.length > 0);
+        expect(subscribed).toEqual(["private-orders.1"]);
+
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        await openAll();
+        // The link leads with the claimed lock; the connector keeps its request's grant and its stream.
+        expect(browser.holder(link())).toBe(tab);
+        expect(auth.requests).toHaveLength(1);
+        expect(only()).toBe(own);
+        own.emitMessage(envelope(["private-orders.1"], "shipped", { n: 1 }), "id-1");
+        await settle();
+        expect(got).toEqual([{ n: 1 }]);
+    });
+
+    it("another tab's join moves the leading connector to the engine: one request for both tabs' channels, one stream at the end, nothing lost", async () => {
+        const first = browser.tab();
+        const got: Array<[string, unknown]> = [];
+        connector(first)
+            .privateChannel("orders.1")
+            .listen(".shipped", (payload: unknown) => got.push(["first", payload]));
+        await settle(() => ES.live().length > 0);
+        const own = only();
+        own.emitOpen();
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        await openAll();
+        expect(auth.requests).toHaveLength(1);
+
+        // The share client is loaded now: the second tab follows the first's engine.
+        connector(browser.tab())
+            .privateChannel("chat.1")
+            .listen(".said", (payload: unknown) => got.push(["second", payload]));
+        await settle(() => auth.requests.length > 1);
+        // One request for the union, the leading tab's channel first.
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-orders.1", "private-chat.1"]]);
+        // Until the engine's stream serves it, the first tab's own stream still does.
+        own.emitMessage(envelope(["private-orders.1"], "shipped", { n: 1 }), "id-1");
+        await settle();
+        await openAll();
+        expect(auth.requests).toHaveLength(2);
+        const shared = only();
+        expect(shared).not.toBe(own);
+        expect(own.closed).toBe(true);
+        expect(shared.matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
+        shared.emitMessage(envelope(["private-orders.1"], "shipped", { n: 2 }), "id-2");
+        shared.emitMessage(envelope(["private-chat.1"], "said", { n: 3 }), "id-3");
+        await settle(() => got.length >= 3);
+        expect(got).toEqual([
+            ["first", { n: 1 }],
+            ["first", { n: 2 }],
+            ["second", { n: 3 }],
+        ]);
+    });
+
+    it("a tab that finds the lead taken sends nothing before the share client has loaded", async () => {
+        // Another tab leads (its lock held).
+        const leader = browser.tab();
+        void leader.env.locks.request(link(), {}, () => new Promise<void>(() => undefined));
+        await settle(() => browser.holder(link()) === leader);
+        connector(browser.tab()).privateChannel("orders.1");
+        await settle();
+        await vi.advanceTimersByTimeAsync(1_000);
+        await settle();
+        expect(auth.requests).toHaveLength(0);
+        expect(ES.instances).toHaveLength(0);
+    });
+
+    it("a lead stolen before the share client has loaded stops the tab's own requests: the next waits for the share client", async () => {
+        const tab = browser.tab();
+        const made = connector(tab);
+        made.privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        await settle();
+        expect(auth.requests).toHaveLength(1);
+        // Another tab steals the lock (it heard nothing from this one's engine, which is still downloading).
+        const thief = browser.tab();
+        void thief.env.locks.request(link(), { steal: true }, () => new Promise<void>(() => undefined));
+        await settle(() => browser.holder(link()) === thief);
+        made.privateChannel("chat.1");
+        await settle();
+        await vi.advanceTimersByTimeAsync(1_000);
+        await settle();
+        expect(auth.requests).toHaveLength(1);
+    });
+
+    it("the share client takes the connector over once its own request is answered: the engine's first request comes after it (the cookie is the last answer's)", async () => {
+        const first = browser.tab();
+        auth.hold();
+        connector(first).privateChannel("orders.1");
+        await settle(() => auth.requests.length > 0);
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        // Another tab joins while the first tab's own request is unanswered: the engine does not send its request yet.
+        connector(browser.tab()).privateChannel("chat.1");
+        await settle();
+        await vi.advanceTimersByTimeAsync(500);
+        await settle();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
+        auth.release();
+        await settle(() => auth.requests.length > 1);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-orders.1", "private-chat.1"]]);
+    });
+
+    it("after the take-over, the engine answers a public join and a leave from the connector's own grant, without a request (issue 13)", async () => {
+        const made = connector(browser.tab());
+        made.privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        await openAll();
+        made.channel("news");
+        await settle();
+        await openAll();
+        made.leaveChannel("news");
+        await settle();
+        await openAll();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
+        expect(only().matches()).toEqual([topic("private-orders.1")]);
+        expect(made.connectionStatus()).toBe("connected");
+    });
+
+    it("a tab that leads alone keeps its own stream when it joins after the share client has loaded: the engine opens none until another tab joins", async () => {
+        const { StreamMux } = await import("../../../src/share/stream-mux");
+        const opened = vi.spyOn(StreamMux.prototype, "open");
+        const first = browser.tab();
+        const made = connector(first);
+        arrive();
+        // Echo created at boot: the claim and the share client settle before the first join.
+        await settle(() => browser.channels.length > 0);
+        await vi.advanceTimersByTimeAsync(100);
+        await settle();
+        const got: unknown[] = [];
+        made.privateChannel("orders.1").listen(".shipped", (payload: unknown) => got.push(payload));
+        await settle(() => ES.live().length > 0);
+        await openAll();
+        // Authorized through the engine (its grant serves the other tabs), read on the tab's own stream.
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
+        expect(opened).not.toHaveBeenCalled();
+        only().emitMessage(envelope(["private-orders.1"], "shipped", { n: 1 }), "id-1");
+        await settle(() => got.length > 0);
+        expect(got).toEqual([{ n: 1 }]);
+
+        connector(browser.tab()).privateChannel("chat.1");
+        await settle(() => auth.requests.length > 1);
+        await openAll();
+        expect(opened).toHaveBeenCalled();
+        expect(only().matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
+        only().emitMessage(envelope(["private-orders.1"], "shipped", { n: 2 }), "id-2");
+        await settle(() => got.length > 1);
+        expect(got).toEqual([{ n: 1 }, { n: 2 }]);
+    });
+
+    it("a join made once the share client has loaded, while the claim waits for its lock, goes through the share client, which gets the lock at once", async () => {
+        const tab = browser.tab();
+        const made = connector(tab);
+        // The share client arrives before the lock does (the lock is granted in a task: the fake timers have not run).
+        arrive();
+        await import("../../../src/share/share-platform");
+        for (let turn = 0; turn < 50; turn++) await Promise.resolve();
+        made.privateChannel("orders.1");
+        await vi.advanceTimersByTimeAsync(200);
+        await settle(() => ES.live().length > 0);
+        // The claim that came too late released its lock to the share client's link: it leads, well before a watchdog would steal.
+        expect(browser.holder(link())).toBe(tab);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
+        await openAll();
+        expect(made.connectionStatus()).toBe("connected");
+    });
+
+    it("two connectors of the page joining in the creation's tick both wait for the share client: one request", async () => {
+        const tab = browser.tab();
+        connector(tab).privateChannel("orders.1");
+        connector(tab).privateChannel("chat.1");
+        await settle();
+        expect(auth.requests).toHaveLength(0);
+        arrive();
+        await settle(() => auth.requests.length > 0);
+        await openAll();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "private-chat.1"]]);
+        expect(only().matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
+    });
+});
