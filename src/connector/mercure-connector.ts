@@ -121,7 +121,13 @@ export class MercureConnector extends EchoChannelMethods {
      * Where the hub is and the platform resolved for it (null until the first auth), both forgotten by `disconnect()`. A
      * tabs' lead it wins before the share client has loaded goes on from the connector's last auth (see `HubLocator`).
      */
-    readonly #hub = new HubLocator({ auth: this.#auth, cookie: this.#cookieRefresh, refresh: (reopen) => this.#scheduleRefresh(reopen) });
+    readonly #hub = new HubLocator({
+        auth: this.#auth,
+        cookie: this.#cookieRefresh,
+        move: () => this.#streams.current?.isOpen() === true && this.#scheduleRefresh(true),
+        busy: () => this.#cycle.busy(),
+        settled: () => this.#cycle.settled(),
+    });
 
     /** `online`, page shown again: retry a pending reconnect and check the renewal against the wall clock. */
     readonly #wake = new WakeSignals((signal) =>

@@ -67,6 +67,16 @@ export class RefreshCycle {
         this.#scheduler.request();
     }
 
+    /** Whether a refresh is queued or running. */
+    busy(): boolean {
+        return this.#scheduler.busy();
+    }
+
+    /** Resolves once no refresh is queued or running. */
+    settled(): Promise<void> {
+        return this.#scheduler.settled();
+    }
+
     /** Forget queued and running refreshes (`disconnect()`). */
     reset(): void {
         this.#scheduler.reset();

@@ -50,6 +50,25 @@ export class RefreshScheduler {
         });
     }
 
+    /** Whether a refresh is queued or running. */
+    busy(): boolean {
+        return this.#state !== "idle";
+    }
+
+    /** Resolves once no refresh is queued or running (at once when none is). */
+    settled(): Promise<void> {
+        return this.busy() ? new Promise((resolve) => this.#waiting.push(resolve)) : Promise.resolve();
+    }
+
+    /** Who waits for {@link RefreshScheduler.settled}. */
+    #waiting: Array<() => void> = [];
+
+    /** Nothing is queued or running any more: tell who waits. */
+    #idle(): void {
+        this.#state = "idle";
+        for (const resolve of this.#waiting.splice(0)) resolve();
+    }
+
     /**
      * The running refresh takes the state it acts on now: requests made before this point are served by it and need
      * no trailing run (a refresh that first waited, e.g. for the hub's location, must not authorize the same set twice).
@@ -63,8 +82,8 @@ export class RefreshScheduler {
      */
     reset(): void {
         this.#generation++;
-        this.#state = "idle";
         this.#trailing = false;
+        this.#idle();
     }
 
     /** [spec] laravel-mercure §9 item 6: refreshes are serialised, with at most one trailing run. */
@@ -76,7 +95,7 @@ export class RefreshScheduler {
                 await this.#run();
             } while (this.#trailing && generation === this.#generation);
         } finally {
-            if (generation === this.#generation) this.#state = "idle";
+            if (generation === this.#generation) this.#idle();
         }
     }
 }

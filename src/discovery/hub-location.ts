@@ -63,14 +63,11 @@ export class HubLocator {
     /** Whether the located hub's `last-event-id` was offered as the first cursor (once per connector). */
     #cursorOffered = false;
 
-    /** The claim of the tabs' lead in flight or settled (see {@link HubLocator.claim}), or null. */
+    /** The claim of the tabs' lead in flight or settled (see `#claimLead`), or null. */
     #claim: Promise<void> | null = null;
 
     /** The lead the claim won, until the share client takes it over (or it is stolen first), or null. */
     #lead: ClaimedLead | null = null;
-
-    /** The share client's take-over of the lead this connector won, waiting for the start of the next refresh (see `#direct`). */
-    #takeover: (() => void) | null = null;
 
     /** What the connector lends for a lead it won. */
     readonly #hooks: LeadHooks;
@@ -87,9 +84,6 @@ export class HubLocator {
      */
     locate(options: HubOptions): boolean {
         if (options.host) this.#location ??= { host: options.host, source: "option" };
-        const takeover = this.#takeover;
-        this.#takeover = null;
-        takeover?.();
         return this.#location !== null && (this.#alone() || !this.#needs(options));
     }
 
@@ -146,7 +140,7 @@ export class HubLocator {
 
     /**
      * Claim the lead of the tabs (`claimLead`) when the connector will share but the share client has not loaded yet
-     * and the page's own platform is at hand; settles once the claim has (the lead, if won, in {@link HubLocator.lead}).
+     * and the page's own platform is at hand; settles once the claim has (the lead, if won, in `#lead`).
      * Stolen before the share client took it over (a tab that heard nothing from this one's engine), the lead is
      * dropped: the connector reconnects through the share client.
      */
@@ -166,7 +160,7 @@ export class HubLocator {
                             this.#drop();
                             if (!connected) return;
                             this.platform = null;
-                            this.#hooks.refresh(true);
+                            this.#hooks.move();
                         });
                     },
                     () => undefined,
@@ -184,11 +178,10 @@ export class HubLocator {
         return this.#lead !== null && !this.#lead.crowded;
     }
 
-    /** Forget the lead, its claim and its take-over (handed over, stolen, or released). */
+    /** Forget the lead and its claim (handed over, stolen, or released). */
     #drop(): void {
         this.#lead = null;
         this.#claim = null;
-        this.#takeover = null;
     }
 
     /**
@@ -245,17 +238,19 @@ export class HubLocator {
 
     /**
      * The platform of a connector that leads the tabs before the share client has loaded: its own. Once loaded, the share
-     * client takes the lead and the connector over (`leadOnOwn` in share-platform.ts) at the start of the next refresh,
-     * asked for now: then none of the connector's own auth requests is in flight, and its last answer is the cookie's.
+     * client takes the lead and the connector over (`leadOnOwn` in share-platform.ts) as soon as no refresh runs: then
+     * none of the connector's own auth requests is in flight, and its last answer is the cookie's.
      */
     #direct(own: Platform, options: HubOptions, lead: ClaimedLead): Platform {
         void loadShare().then((share) => {
-            if (this.platform !== own || this.#lead !== lead) return;
-            this.#takeover = () => {
+            // When no refresh runs: none of the connector's own requests is in flight, its last answer is applied.
+            const takeover = (): void => {
+                if (this.platform !== own || this.#lead !== lead) return;
+                if (this.#hooks.busy()) return void this.#hooks.settled().then(takeover);
                 this.#drop();
                 share.leadOnOwn(this, own, options, lead, this.#hooks);
             };
-            this.#hooks.refresh();
+            takeover();
         }, () => undefined);
         return own;
     }

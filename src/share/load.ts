@@ -140,6 +140,13 @@ export interface LeadHooks {
     readonly auth: Pick<BatchAuth, "granted" | "response">;
     /** When that request was sent (see `CookieRefreshTimer.authorizedAt`). */
     readonly cookie: Pick<CookieRefreshTimer, "authorizedAt">;
-    /** Ask for a refresh (`reopen`: with a new stream): the platform changed. */
-    refresh(reopen?: boolean): void;
+    /**
+     * The platform changed: open the connector's stream again through it, when one serves (a stream that has not
+     * opened, or was lost, is opened again by the next refresh or retry, through the new platform too).
+     */
+    move(): void;
+    /** Whether a refresh runs (an auth request of the connector's own may be in flight). */
+    busy(): boolean;
+    /** Resolves once no refresh runs. */
+    settled(): Promise<void>;
 }

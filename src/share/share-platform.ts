@@ -64,7 +64,7 @@ function messageHop(Channel: typeof MessageChannel): (task: () => void) => void 
  * `HubLocator`): the link leads with that lock, and its engine starts from the connector's last auth (the cookie holds
  * it: nothing else authorized meanwhile). The connector's auth requests go through the engine from now on (a leave or a
  * public join is answered from that grant, issue 13), its stream stays its own until another client uses the engine or
- * this tab stops leading; then it moves to the engine's (`refresh(true)`).
+ * this tab stops leading; then it moves to the engine's (`move()`).
  */
 export function leadOnOwn(locator: { platform: Platform | null }, own: Platform, options: ShareOptions, lead: ClaimedLead, hooks: LeadHooks): void {
     const { granted, response } = hooks.auth;
@@ -74,7 +74,7 @@ export function leadOnOwn(locator: { platform: Platform | null }, own: Platform,
         upgrade: () => {
             if (locator.platform !== mixed) return;
             locator.platform = shared;
-            hooks.refresh(true);
+            hooks.move();
         },
     });
     const mixed: Platform = { ...shared, EventSource: own.EventSource };

@@ -265,6 +265,24 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect(made.connectionStatus()).toBe("connected");
     });
 
+    it("a tab whose own stream was refused for good (HTTP 400) opens none again when the share client arrives during the diagnosis", async () => {
+        // The probe that names the cause is still downloading: the connector has not stopped yet.
+        vi.doMock("../../../src/connector/stream-diagnosis", () => new Promise(() => undefined));
+        const made = connector(browser.tab());
+        const errors: string[] = [];
+        made.privateChannel("orders.1").error((error: { code: string }) => errors.push(error.code));
+        await settle(() => ES.live().length > 0);
+        only().emitError(true, 400);
+        await settle(() => errors.length > 0);
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        await vi.advanceTimersByTimeAsync(500);
+        await settle();
+        expect(auth.requests).toHaveLength(1);
+        expect(ES.instances).toHaveLength(1);
+        expect(errors).toEqual(["stream_error"]);
+    });
+
     it("two connectors of the page joining in the creation's tick both wait for the share client: one request", async () => {
         const tab = browser.tab();
         connector(tab).privateChannel("orders.1");
