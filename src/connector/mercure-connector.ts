@@ -125,8 +125,7 @@ export class MercureConnector extends EchoChannelMethods {
         auth: this.#auth,
         cookie: this.#cookieRefresh,
         move: () => this.#streams.current?.isOpen() === true && this.#scheduleRefresh(true),
-        busy: () => this.#cycle.busy(),
-        settled: () => this.#cycle.settled(),
+        running: () => this.#cycle.running(),
     });
 
     /** `online`, page shown again: retry a pending reconnect and check the renewal against the wall clock. */

@@ -67,14 +67,9 @@ export class RefreshCycle {
         this.#scheduler.request();
     }
 
-    /** Whether a refresh is queued or running. */
-    busy(): boolean {
-        return this.#scheduler.busy();
-    }
-
-    /** Resolves once no refresh is queued or running. */
-    settled(): Promise<void> {
-        return this.#scheduler.settled();
+    /** Null when no refresh is queued or running; else a promise that resolves once none is. */
+    running(): Promise<void> | null {
+        return this.#scheduler.running();
     }
 
     /** Forget queued and running refreshes (`disconnect()`). */

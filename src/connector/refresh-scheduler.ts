@@ -22,6 +22,9 @@ export class RefreshScheduler {
     /** Receives what a run throws. */
     readonly #fail: (error: unknown) => void;
 
+    /** Who waits for the end of the running refresh (see {@link RefreshScheduler.running}). */
+    readonly #waiting: Array<() => void> = [];
+
     /**
      * Create a scheduler for `run`; `fail` receives what a run throws (never an unhandled rejection).
      */
@@ -50,18 +53,10 @@ export class RefreshScheduler {
         });
     }
 
-    /** Whether a refresh is queued or running. */
-    busy(): boolean {
-        return this.#state !== "idle";
+    /** Null when no refresh is queued or running; else a promise that resolves once none is. */
+    running(): Promise<void> | null {
+        return this.#state === "idle" ? null : new Promise((resolve) => this.#waiting.push(resolve));
     }
-
-    /** Resolves once no refresh is queued or running (at once when none is). */
-    settled(): Promise<void> {
-        return this.busy() ? new Promise((resolve) => this.#waiting.push(resolve)) : Promise.resolve();
-    }
-
-    /** Who waits for {@link RefreshScheduler.settled}. */
-    #waiting: Array<() => void> = [];
 
     /** Nothing is queued or running any more: tell who waits. */
     #idle(): void {

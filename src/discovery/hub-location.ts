@@ -246,7 +246,8 @@ export class HubLocator {
             // When no refresh runs: none of the connector's own requests is in flight, its last answer is applied.
             const takeover = (): void => {
                 if (this.platform !== own || this.#lead !== lead) return;
-                if (this.#hooks.busy()) return void this.#hooks.settled().then(takeover);
+                const running = this.#hooks.running();
+                if (running !== null) return void running.then(takeover);
                 this.#drop();
                 share.leadOnOwn(this, own, options, lead, this.#hooks);
             };

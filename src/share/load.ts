@@ -145,8 +145,6 @@ export interface LeadHooks {
      * opened, or was lost, is opened again by the next refresh or retry, through the new platform too).
      */
     move(): void;
-    /** Whether a refresh runs (an auth request of the connector's own may be in flight). */
-    busy(): boolean;
-    /** Resolves once no refresh runs. */
-    settled(): Promise<void>;
+    /** Null when no refresh runs; else a promise that resolves once none does (until then an auth request of its own may be in flight). */
+    running(): Promise<void> | null;
 }

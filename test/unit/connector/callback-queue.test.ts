@@ -129,4 +129,30 @@ describe("RefreshScheduler", () => {
         await new Promise((resolve) => setTimeout(resolve, 0));
         expect(runs).toBe(1);
     });
+    it("running(): null when idle; while a run and its trailing run go on, a promise that resolves once both ended, and at reset()", async () => {
+        const ended: string[] = [];
+        let release: () => void = () => undefined;
+        let runs = 0;
+        const scheduler = new RefreshScheduler(
+            () => (++runs === 1 ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve()),
+            () => undefined,
+        );
+        expect(scheduler.running()).toBeNull();
+        scheduler.request();
+        void scheduler.running()!.then(() => ended.push(`after ${runs} runs`));
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        scheduler.request(); // During the run: one trailing run.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(ended).toEqual([]);
+        release();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(ended).toEqual(["after 2 runs"]);
+        expect(scheduler.running()).toBeNull();
+
+        scheduler.request();
+        void scheduler.running()!.then(() => ended.push("reset"));
+        scheduler.reset();
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        expect(ended).toEqual(["after 2 runs", "reset"]);
+    });
 });
