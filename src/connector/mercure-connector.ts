@@ -126,6 +126,10 @@ export class MercureConnector extends EchoChannelMethods {
         cookie: this.#cookieRefresh,
         move: () => this.#streams.current?.isOpen() === true && this.#scheduleRefresh(true),
         running: () => this.#cycle.running(),
+        opening: () =>
+            this.#status.get() !== "connecting" ? null : new Promise((resolve) => {
+                const stop = this.#status.subscribe((status) => status !== "connecting" && resolve(stop()));
+            }),
     });
 
     /** `online`, page shown again: retry a pending reconnect and check the renewal against the wall clock. */

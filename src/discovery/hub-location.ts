@@ -1,6 +1,6 @@
 import { loadFailed } from "../error-messages";
 import type { MercureError } from "../errors";
-import { claimLead, linkName, loadShare, sharingApplies, type ClaimedLead, type LeadHooks } from "../share/load";
+import { claimLead, linkName, loadShare, sharingApplies, type ClaimedLead, type LeadHooks, type ShareModule } from "../share/load";
 import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
 import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type Platform, type PlatformOptions } from "../transport/platform";
@@ -24,6 +24,9 @@ export interface HubLocation {
     /** How it was found. */
     readonly source: HubSource;
 }
+
+/** How long a tab that leads on its own defers its share client's download, at most, while it connects (see `#direct`). */
+const SHARE_DEFER_MS = 1_000;
 
 /** What a channel waiting for a chunk that did not download is told comes next (see {@link loadFailed}). */
 const RETRIED = "the channel is not connected, and the retry with backoff downloads it again";
@@ -94,8 +97,9 @@ export class HubLocator {
      * `load_failed`: retried with backoff); false when `signal` aborted first.
      */
     async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | LocateFailure> {
-        // The chunks download while the hub is looked up, not after.
-        const loading = this.#load(options);
+        // The chunks download while the hub is looked up, not after; with the hub known and the lead claimed, once the
+        // claim has settled (a tab that leads alone downloads the share client after its first connection: `#direct`).
+        let loading = this.#location === null ? this.#load(options) : null;
         if (this.#location === null) {
             log?.("discover", { url: options.discover });
             // Everything the chunk gives back that is not a location is a MercureError (see connectorHub).
@@ -108,9 +112,11 @@ export class HubLocator {
             this.#location = found;
         }
         // A tab that wins the lead at once authorizes and opens its stream itself while the share client loads.
-        await this.#claimLead(options);
+        const claimed = this.#claimLead(options);
+        if (this.#claim === null) loading ??= this.#load(options);
+        await claimed;
         if (signal.aborted || this.#alone()) return !signal.aborted;
-        const failure = await loading;
+        const failure = await (loading ?? this.#load(options));
         return signal.aborted ? false : (failure ?? true);
     }
 
@@ -131,10 +137,11 @@ export class HubLocator {
         };
         if (this.locate(options)) quietly();
         else if (this.#location !== null) {
+            // Without a claim the chunks download at once; with one, once it has settled, and only if not won alone.
             const claimed = this.#claimLead(options);
-            void this.#load(options).then((failure) => {
-                if (failure === null) void claimed.then(quietly);
-            });
+            const load = (): void => void this.#load(options).then((failure) => failure === null && quietly());
+            if (this.#claim === null) load();
+            else void claimed.then(() => (this.#alone() ? quietly() : load()));
         }
     }
 
@@ -237,22 +244,25 @@ export class HubLocator {
     }
 
     /**
-     * The platform of a connector that leads the tabs before the share client has loaded: its own. Once loaded, the share
-     * client takes the lead and the connector over (`leadOnOwn` in share-platform.ts) as soon as no refresh runs: then
-     * none of the connector's own auth requests is in flight, and its last answer is the cookie's.
+     * The platform of a connector that leads the tabs before the share client has loaded: its own. The share client
+     * downloads once no refresh runs and the first stream has opened (or failed), at most {@link SHARE_DEFER_MS} from
+     * here: its download would compete with them for the page's connections and main thread, and another tab's client
+     * waits for it. Loaded, it takes the lead and the connector over (`leadOnOwn` in share-platform.ts) when, again, no
+     * refresh runs: none of the connector's own auth requests is in flight then, and its last answer is the cookie's.
      */
     #direct(own: Platform, options: HubOptions, lead: ClaimedLead): Platform {
-        void loadShare().then((share) => {
-            // When no refresh runs: none of the connector's own requests is in flight, its last answer is applied.
-            const takeover = (): void => {
-                if (this.platform !== own || this.#lead !== lead) return;
-                const running = this.#hooks.running();
-                if (running !== null) return void running.then(takeover);
-                this.#drop();
-                share.leadOnOwn(this, own, options, lead, this.#hooks);
-            };
-            takeover();
-        }, () => undefined);
+        const hooks = this.#hooks;
+        const quiet = (): Promise<unknown> => hooks.running()?.then(quiet) ?? hooks.opening() ?? Promise.resolve();
+        const takeover = (share: ShareModule): void => {
+            if (this.platform !== own || this.#lead !== lead) return;
+            const running = hooks.running();
+            if (running !== null) return void running.then(() => takeover(share));
+            this.#drop();
+            share.leadOnOwn(this, own, options, lead, hooks);
+        };
+        void Promise.race([quiet(), new Promise((resolve) => setTimeout(resolve, SHARE_DEFER_MS))])
+            .then(loadShare)
+            .then(takeover, () => undefined);
         return own;
     }
 

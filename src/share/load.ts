@@ -147,4 +147,6 @@ export interface LeadHooks {
     move(): void;
     /** Null when no refresh runs; else a promise that resolves once none does (until then an auth request of its own may be in flight). */
     running(): Promise<void> | null;
+    /** Null unless the connector's first stream is opening; else a promise that resolves at its first news (open, or failed). */
+    opening(): Promise<void> | null;
 }

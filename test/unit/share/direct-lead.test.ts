@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { MercureConnectorOptions } from "../../../src/connector/options";
-import { envelope, HUB, settleLoadsUntil, topic } from "../../fakes/connector-harness";
+import { envelope, HUB, settleLoads, settleLoadsUntil, topic } from "../../fakes/connector-harness";
 import type { FakeAuthServer } from "../../fakes/fake-auth-server";
 import type { FakeEventSource, FakeEventSourceClass } from "../../fakes/fake-event-source";
 import type { FakeBrowser, FakeTab } from "../../fakes/fake-tabs";
@@ -18,7 +18,7 @@ import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
  * (fresh modules). The connectors take the fake hub's EventSource and the fake auth endpoint's fetch, which need the
  * platform set-up chunk: it is loaded up front, as a page whose connectors need it has it by its first join.
  */
-const chunk: { shareArrives: Promise<void> | null } = { shareArrives: null };
+const chunk: { shareArrives: Promise<void> | null; requested: number } = { shareArrives: null, requested: 0 };
 
 let Connector: typeof MercureConnector;
 let linkName: typeof import("../../../src/share/load").linkName;
@@ -31,7 +31,9 @@ let arrive: () => void = () => undefined;
 beforeEach(async () => {
     vi.resetModules();
     chunk.shareArrives = new Promise((resolve) => (arrive = resolve));
+    chunk.requested = 0;
     vi.doMock("../../../src/share/share-platform", async (importOriginal) => {
+        chunk.requested++;
         await chunk.shareArrives;
         return importOriginal();
     });
@@ -41,8 +43,10 @@ beforeEach(async () => {
     ({ browser, ES, auth } = enterTabWorld());
 });
 
-afterEach(() => {
+afterEach(async () => {
+    // A share client still downloading arrives now, in this test's module registry, not in the next test's.
     arrive();
+    await settle();
     leaveTabWorld(connectors);
 });
 
@@ -146,6 +150,32 @@ describe("a page's first join with tab sharing (issue 31)", () => {
             ["first", { n: 2 }],
             ["second", { n: 3 }],
         ]);
+    });
+
+    it("a tab that leads alone asks for the share client only once its first stream has opened: nothing downloads beside the first connection", async () => {
+        const created = Date.now(); // The fake clock.
+        const made = connector(browser.tab());
+        made.privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        await settleLoads(1, 20);
+        expect(auth.requests).toHaveLength(1);
+        expect(chunk.requested).toBe(0);
+        only().emitOpen();
+        await settle(() => chunk.requested > 0);
+        expect(chunk.requested).toBe(1);
+        // The stream's opening asked for it, not the deadline.
+        expect(Date.now() - created).toBeLessThan(1_000);
+    });
+
+    it("a tab that leads alone whose stream does not open asks for the share client 1 s after its join at the latest (another tab may be waiting for its engine)", async () => {
+        const created = Date.now(); // The fake clock.
+        connector(browser.tab()).privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        await vi.advanceTimersByTimeAsync(990 - (Date.now() - created));
+        expect(chunk.requested).toBe(0);
+        await settle(() => chunk.requested > 0);
+        expect(chunk.requested).toBe(1);
+        expect(ES.live()[0]!.readyState).toBe(0);
     });
 
     it("a tab that finds the lead taken sends nothing before the share client has loaded", async () => {
