@@ -443,8 +443,10 @@ export function renderReport(r) {
 /** The first-join section: a page's first join, sharing off and on, in the tick of Echo's creation and later. */
 function firstJoinSection(r) {
     const when = (entry) =>
-        (entry.delay === null ? "in the same tick" : `${r.plan.firstJoin.laterMs} ms later`) + (entry.latency ? `, ${entry.latency} ms added to every response` : "");
-    const row = (share, delay) => r.firstJoins.find((entry) => entry.share === share && entry.delay === delay && !entry.latency);
+        (entry.delay === null ? "in the same tick" : `${r.plan.firstJoin.laterMs} ms later`) +
+        (entry.latency ? `, ${entry.latency} ms added to every response` : "") +
+        (entry.follower ? ", a second tab while the first leads" : "");
+    const row = (share, delay) => r.firstJoins.find((entry) => entry.share === share && entry.delay === delay && !entry.latency && !entry.follower);
     const same = row(true, null);
     return [
         "### A page's first join",

@@ -45,7 +45,7 @@ const PLAN = {
         : { warmup: 1_000, reps: 15, count: 3_000, encryptedCount: 2_000, holdMs: 300, latencyReps: 2, latencySamples: 250 },
     decrypt: { count: 2_000, reps: quick ? 3 : 7 },
     join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 5, settleMs: 300, windowMs: 4_000 },
-    firstJoin: { reps: quick ? 2 : 7, laterMs: 200, latencyMs: 20 },
+    firstJoin: { reps: quick ? 2 : 7, laterMs: 200, latencyMs: 20, follower: true },
     sharing: { reps: quick ? 1 : 3, durationMs: quick ? 600 : 1_000, rates: { public: 5_000, encrypted: 2_500 } },
     firstEvent: firstEventPlan(quick),
     cookieSizes: [1, 10, 20, 50, 100],

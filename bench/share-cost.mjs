@@ -24,7 +24,7 @@ if (record && (before === undefined || quick)) throw new Error("--record needs -
 /** The plan: `rounds` rounds of `sharing.reps` loaded runs per variant and `firstJoin.reps` pages per first-join case, per build. */
 export const SHARE_COST_PLAN = {
     rounds: quick ? 1 : 3,
-    firstJoin: { reps: quick ? 3 : 4, laterMs: 200, latencyMs: 20 },
+    firstJoin: { reps: quick ? 3 : 4, laterMs: 200, latencyMs: 20, follower: true },
     sharing: { reps: quick ? 1 : 2, durationMs: quick ? 600 : 1_000, rates: { public: 5_000, encrypted: 2_500 } },
 };
 
@@ -50,7 +50,7 @@ try {
     for (const entry of stacks) {
         const firstJoins = entry.firstJoins[0].map((row, i) => {
             const all = entry.firstJoins.map((rounds) => rounds[i]);
-            return { share: row.share, delay: row.delay, latency: row.latency ?? 0, auth: medianOf(all.flatMap((r) => r.authRuns)), subscribed: medianOf(all.flatMap((r) => r.subscribedRuns)), reps: all.reduce((sum, r) => sum + r.reps, 0) };
+            return { share: row.share, delay: row.delay, latency: row.latency ?? 0, follower: row.follower ?? false, auth: medianOf(all.flatMap((r) => r.authRuns)), subscribed: medianOf(all.flatMap((r) => r.subscribedRuns)), reps: all.reduce((sum, r) => sum + r.reps, 0) };
         });
         results.builds[entry.name] = { distDir: entry.name === "before" ? before : "dist", firstJoins, sharing: summarizeSharing(mergeSharingRuns(entry.runs), SHARE_COST_PLAN.sharing) };
     }

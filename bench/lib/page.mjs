@@ -252,7 +252,7 @@ export class BenchPage {
 
     /**
      * Open another tab of this page's browser context (same cookies, same origin: the tabs share one hub connection),
-     * already logged in, with the connector created with `options`. Close it with {@link BenchPage.closeTab}.
+     * already logged in, with the connector created with `options` (none with null). Close it with {@link BenchPage.closeTab}.
      */
     async openTab(origin, options = {}) {
         const page = await this.context.newPage();
@@ -260,7 +260,7 @@ export class BenchPage {
         await page.exposeFunction("benchArrived", (which, n, at) => tab.onArrival(which, n, at));
         const response = await page.goto(origin + BENCH_PAGE);
         if (response?.status() !== 200) throw new Error(`The bench page answered ${response?.status()}.`);
-        await page.evaluate((extra) => window.bench.create(extra), options);
+        if (options !== null) await page.evaluate((extra) => window.bench.create(extra), options);
         return tab;
     }
 
