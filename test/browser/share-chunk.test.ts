@@ -5,9 +5,10 @@ import { describeInChromium, DIST_DIR } from "./support/suite";
 import { sleep, waitUntil } from "./support/wait";
 
 // The tab-sharing client as lazy chunks of the ESM build (issue 32), in Chromium against the dev stack on each hub: a
-// page that shares downloads the share client, the tabs' protocol and the hub engine from Echo's creation on, a page
-// that does not share downloads none of them. A page that leads its tabs (issue 31: it won the Web Lock at Echo's
-// creation) authorizes and connects without waiting for them; on a page that follows another, a failed download of the
+// page that shares downloads the share client, the tabs' protocol and the hub engine, a page that does not share
+// downloads none of them. A page that leads its tabs (issue 31: it won the Web Lock at Echo's creation) authorizes and
+// connects without waiting for them, and asks for them once its stream has opened (the unit tests in
+// test/unit/share/direct-lead.test.ts hold when, with fake timers); on a page that follows another, a failed download of the
 // share client reaches the channels as load_failed, then the retry with backoff downloads it again.
 
 const NODE_MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
