@@ -97,10 +97,8 @@ export class HubLocator {
      * `load_failed`: retried with backoff); false when `signal` aborted first.
      */
     async prepare(options: HubOptions, signal: AbortSignal, log: ((step: string, detail: object) => void) | null): Promise<boolean | LocateFailure> {
-        // The chunks download while the hub is looked up, not after; with the hub known and the lead claimed, once the
-        // claim has settled (a tab that leads alone downloads the share client after its first connection: `#direct`).
-        let loading = this.#location === null ? this.#load(options) : null;
         if (this.#location === null) {
+            void this.#load(options); // The chunks download while the hub is looked up, not after.
             log?.("discover", { url: options.discover });
             // Everything the chunk gives back that is not a location is a MercureError (see connectorHub).
             const found = await loadDiscovery().then(
@@ -111,12 +109,7 @@ export class HubLocator {
             if (!("source" in found)) return found;
             this.#location = found;
         }
-        // A tab that wins the lead at once authorizes and opens its stream itself while the share client loads.
-        const claimed = this.#claimLead(options);
-        if (this.#claim === null) loading ??= this.#load(options);
-        await claimed;
-        if (signal.aborted || this.#alone()) return !signal.aborted;
-        const failure = await (loading ?? this.#load(options));
+        const failure = await this.#ready(options);
         return signal.aborted ? false : (failure ?? true);
     }
 
@@ -136,13 +129,19 @@ export class HubLocator {
             }
         };
         if (this.locate(options)) quietly();
-        else if (this.#location !== null) {
-            // Without a claim the chunks download at once; with one, once it has settled, and only if not won alone.
-            const claimed = this.#claimLead(options);
-            const load = (): void => void this.#load(options).then((failure) => failure === null && quietly());
-            if (this.#claim === null) load();
-            else void claimed.then(() => (this.#alone() ? quietly() : load()));
-        }
+        else if (this.#location !== null) void this.#ready(options).then((failure) => failure === null && quietly());
+    }
+
+    /**
+     * Claim the tabs' lead where it applies (see `#claimLead`), and load the chunks `options` need (see `#load`) unless
+     * the claim is won alone: a tab that wins it authorizes and opens its stream itself, and downloads the share
+     * client after its first connection (see `#direct`). Without a claim the chunks download at once; with one, once it
+     * has settled. Resolves with null when the platform can be resolved, else with the failure of a chunk.
+     */
+    #ready(options: HubOptions): Promise<LocateFailure | null> {
+        const claimed = this.#claimLead(options);
+        const loading = this.#claim === null ? this.#load(options) : null;
+        return claimed.then(() => (this.#alone() ? null : (loading ?? this.#load(options))));
     }
 
     /**
