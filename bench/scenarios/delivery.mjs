@@ -24,6 +24,7 @@ async function flood(page, stack, which, count, update, holdMs) {
     // Over HTTP the hold also covers the burst's publishing (stack.holdFor).
     const hold = stack.holdFor(count, holdMs);
     await page.run(([target, hold]) => window.bench.arm(target, false, false, hold), [count, hold]);
+    const streams = stack.server.hub.stats.subscribeConnections.length;
     const before = await page.mainThreadTime();
     let failure = null;
     const published = stack.burst(updates).then(
@@ -37,6 +38,10 @@ async function flood(page, stack, which, count, update, holdMs) {
         throw failure ?? error;
     });
     const busy = (await page.mainThreadTime()) - before - hold;
+    // A stream opened during the burst (a reconnect, or a replay the hub cut at its 1 000-update buffer) would make
+    // the rate a reconnection's delay and the count partly another burst's: a bench fault, not a figure.
+    const opened = stack.server.hub.stats.subscribeConnections.length - streams;
+    if (opened !== 0) throw new Error(`${which}: ${opened} stream(s) opened at the hub during a burst of ${count}`);
     const result = (await page.run(() => window.bench.result()))[which];
     return {
         rate: (result.count - 1) / ((result.last - result.first) / 1000),
