@@ -55,6 +55,16 @@ function figures(s, j) {
         `${lat(s.public.leader)}; ${lat(s.public.follower)}`,
         `${lat(s.encrypted.leader)}; ${lat(s.encrypted.follower)}`,
         `${dec(s.public.leader.cpu)} / ${dec(s.public.follower.cpu)}`,
+        ...["public", "encrypted"].flatMap((kind) => [
+            s[kind].relayed === undefined ? "n/a" : `${lat(s[kind].relayLeader)}; ${lat(s[kind].relayed)}`,
+            s[kind].relayedEach === undefined ? "n/a" : `${lat(s[kind].relayEachLeader)}; ${lat(s[kind].relayedEach)}`,
+        ]),
+        ...["public", "encrypted"].map((kind) => {
+            const { leader, follower, relayLeader, relayed, relayEachLeader, relayedEach } = s[kind];
+            const ratios = (a, b) => `${dec(a.p50 / b.p50, 2)} / ${dec(a.p99 / b.p99, 2)}`;
+            return relayed === undefined || relayedEach === undefined ? "n/a" : `${ratios(follower, leader)}; ${ratios(relayed, relayLeader)}; ${ratios(relayedEach, relayEachLeader)}`;
+        }),
+        ...["public", "encrypted"].map((kind) => (s[kind].relayed === undefined ? "n/a" : `${dec(s[kind].relayLeader.cpu)} / ${dec(s[kind].relayEachLeader.cpu)}`)),
     ];
 }
 
@@ -76,6 +86,13 @@ function figureLabels(s) {
         "Public, a leading tab and a follower tab on the channel: leader p50 / p99; follower p50 / p99 (ms)",
         "Encrypted, the same (ms)",
         "Main thread per message, public, leader / follower (µs)",
+        "Public, the platform's floor for that hand-over, per task (the leading tab's listener queues each number and posts those of one task to a second tab on a plain `BroadcastChannel` a task later): leader p50 / p99; second tab p50 / p99 (ms)",
+        "Public, the same floor, per message (one `BroadcastChannel` message per number, at once) (ms)",
+        "Encrypted, the floor per task (ms)",
+        "Encrypted, the floor per message (ms)",
+        "Public, second tab / leading tab, p50 / p99: follower; floor per task; floor per message",
+        "Encrypted, the same ratios",
+        "Main thread per message of the leading tab, public / encrypted, floor per task / per message (µs)",
     ];
 }
 
@@ -91,7 +108,9 @@ export function shareCostSection(r) {
         "per repetition, medians over the repetitions. One receiver at a time: sharing on (the page leads alone), sharing off",
         "(`shareAcrossTabs: false`), a raw `EventSource` whose handler reads `lastEventId`, and a leading page with a second tab",
         "of its browser context on the same channel (the follower: the leader's engine forwards each event over",
-        "`BroadcastChannel`). The rates are the highest at which two tabs of the 2 busy cores keep up: above them the",
+        "`BroadcastChannel`). Beside it, the platform's floor for that hand-over: the same leading page whose listener posts each",
+        "number to a second tab on a plain `BroadcastChannel` (no engine), the numbers of one task in one message a task later,",
+        "or one message per number at once. The rates are the highest at which two tabs of the 2 busy cores keep up: above them the",
         "follower's queue grows for as long as the publishing lasts, and p50 measures the run's length. Main thread: CDP",
         "`TaskDuration` over the run, per message.",
         "",

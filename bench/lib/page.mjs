@@ -60,6 +60,45 @@ const BENCH_SCRIPT = String.raw`
             if (r.numbers !== null) r.numbers.push(n);
             if (r.times !== null && typeof n === "number") r.times[n] = at;
             if (this.latency) window.benchArrived(which, n, at);
+            if (this.relayOut !== null && which === "connector") this.relayed(n);
+        },
+
+        /** The BroadcastChannel this page relays each of its connector's arrivals on (relaySend), or null. */
+        relayOut: null,
+        /** The BroadcastChannel this page hears relayed arrivals on (relayHear), or null. */
+        relayIn: null,
+
+        /**
+         * Relay each number the connector's listener records to the page's other tabs on a plain BroadcastChannel (the
+         * least a page can do to hand an event to another tab), or stop (mode null): "each" posts one message per
+         * number at once, "task" posts the numbers of one task in one message a task later.
+         */
+        relaySend: function (mode) {
+            var self = this;
+            if (this.relayOut !== null) this.relayOut.close();
+            this.relayOut = mode === null ? null : new BroadcastChannel("bench-relay");
+            this.relayEach = mode === "each";
+            this.relayBatch = [];
+            this.relayHop = new MessageChannel();
+            this.relayHop.port1.onmessage = function () {
+                var batch = self.relayBatch;
+                self.relayBatch = [];
+                if (self.relayOut !== null) self.relayOut.postMessage(batch);
+            };
+        },
+
+        /** Relay n to the other tabs as relaySend's mode says. */
+        relayed: function (n) {
+            if (this.relayEach) this.relayOut.postMessage([n]);
+            else if (this.relayBatch.push(n) === 1) this.relayHop.port2.postMessage(null);
+        },
+
+        /** Record (on) or stop recording the numbers another tab relays (relaySend) as this page's connector's arrivals. */
+        relayHear: function (on) {
+            var self = this;
+            if (this.relayIn !== null) this.relayIn.close();
+            this.relayIn = on ? new BroadcastChannel("bench-relay") : null;
+            if (on) this.relayIn.onmessage = function (event) { event.data.forEach(function (n) { self.record("connector", n); }); };
         },
 
         channelOf: function (kind, name) {

@@ -328,6 +328,9 @@ async function latencyRun(page, samples, send, rawUnnumbered = false) {
  * - `on`: the connector of a page that leads (tab sharing on, the default), alone in its browser context;
  * - `leader` and `follower`: the same with a second tab of that context listening on the same channel, which the
  *   leading tab's engine forwards each event to over BroadcastChannel (their latencies in the same run);
+ * - `relayLeader` and `relayed`: the platform's floor for the same hand-over, a second tab that joins nothing while the
+ *   leading tab's listener posts the numbers to it on a plain BroadcastChannel, those of one task in one message a
+ *   task later (both in one run); `relayEachLeader` and `relayedEach`: the same, one message per number at once;
  * - `off`: the connector of a page with `shareAcrossTabs: false`;
  * - `raw`: a raw `EventSource` in that page whose handler also reads `lastEventId` (public channel only: a raw
  *   receiver cannot read the number inside the ciphertext).
@@ -345,6 +348,9 @@ export async function measureSharingCost(browser, stack, plan) {
     }
 }
 
+/** The variants of {@link measureSharingCost} measured in two tabs: the keys of their first tab's and second tab's receivers. */
+const PAIRS = { follower: ["leader", "follower"], relay: ["relayLeader", "relayed"], relayEach: ["relayEachLeader", "relayedEach"] };
+
 /** The runs of {@link measureSharingCost} in `pages` (see {@link openSharingPages}), by kind and receiver, unsummarized. */
 export async function sharingRuns(pages, stack, plan) {
     const sealedCount = Math.ceil((plan.rates.encrypted * plan.durationMs) / 1000);
@@ -355,8 +361,8 @@ export async function sharingRuns(pages, stack, plan) {
     };
     const runs = {};
     for (const [kind, spec] of Object.entries(kinds)) {
-        const variants = (kind === "public" ? ["on", "follower", "off", "raw"] : ["on", "follower", "off"]).filter((v) => plan.only === undefined || plan.only.includes(v));
-        runs[kind] = Object.fromEntries(variants.flatMap((v) => (v === "follower" ? [["leader", []], ["follower", []]] : [[v, []]])));
+        const variants = (kind === "public" ? ["on", "follower", "relay", "relayEach", "off", "raw"] : ["on", "follower", "relay", "relayEach", "off"]).filter((v) => plan.only === undefined || plan.only.includes(v));
+        runs[kind] = Object.fromEntries(variants.flatMap((v) => (v in PAIRS ? PAIRS[v].map((key) => [key, []]) : [[v, []]])));
         for (let rep = -1; rep < plan.reps; rep++) {
             for (let i = 0; i < variants.length; i++) {
                 const variant = variants[(i + Math.max(rep, 0) + (plan.offset ?? 0)) % variants.length];
@@ -423,11 +429,15 @@ async function loadedRun(pages, stack, spec, variant, durationMs) {
             receivers.push({ key: "raw", page, which: "raw" });
         } else {
             await page.run(([k, n]) => window.bench.listen(k, n, ".tick"), [kind, name]);
-            receivers.push({ key: variant === "follower" ? "leader" : variant, page, which: "connector" });
-            if (variant === "follower") {
+            const [first, second] = PAIRS[variant] ?? [variant];
+            receivers.push({ key: first, page, which: "connector" });
+            if (second !== undefined) {
                 tab = await page.openTab(pages.origin, {});
-                await tab.run(([k, n]) => window.bench.listen(k, n, ".tick"), [kind, name]);
-                receivers.push({ key: "follower", page: tab, which: "connector" });
+                // follower: the second tab joins too, and the first tab's engine forwards each event to it; relay: the
+                // second tab joins nothing, and the first tab's listener posts each number to it on a BroadcastChannel.
+                if (variant === "follower") await tab.run(([k, n]) => window.bench.listen(k, n, ".tick"), [kind, name]);
+                else await Promise.all([page.run(([m]) => window.bench.relaySend(m), [variant === "relay" ? "task" : "each"]), tab.run(() => window.bench.relayHear(true))]);
+                receivers.push({ key: second, page: tab, which: "connector" });
             }
         }
         await waitFor("one open stream at the hub", () => stack.server.hub.stats.openConnections === 1);
@@ -447,6 +457,7 @@ async function loadedRun(pages, stack, spec, variant, durationMs) {
     } finally {
         if (variant === "raw") await page.run(() => window.bench.closeRaws());
         else await page.run(([n]) => window.bench.leaveAll([n]), [name]);
+        if (variant in PAIRS && variant !== "follower") await page.run(() => window.bench.relaySend(null));
         if (tab !== null) {
             await tab.run(([n]) => window.bench.leaveAll([n]), [name]);
             await tab.closeTab();
