@@ -124,7 +124,11 @@ export function shareCostSection(r) {
             "",
             "| Figure | Before | After |",
             "|---|---|---|",
-            ...figureLabels(after.sharing).map((label, i) => `| ${label} | ${figures(before.sharing, before.firstJoins)[i]} | ${figures(after.sharing, after.firstJoins)[i]} |`),
+            // A row neither build measured (a record from before the bench had it) is left out.
+            ...figureLabels(after.sharing).flatMap((label, i) => {
+                const [was, is] = [figures(before.sharing, before.firstJoins)[i], figures(after.sharing, after.firstJoins)[i]];
+                return was === "n/a" && is === "n/a" ? [] : [`| ${label} | ${was} | ${is} |`];
+            }),
             "",
             "| Goal (issue 31) | Before | After |",
             "|---|---|---|",
