@@ -92,7 +92,8 @@ function figureLabels(s) {
         "Encrypted, the floor per message (ms)",
         "Public, second tab / leading tab, p50 / p99: follower; floor per task; floor per message",
         "Encrypted, the same ratios",
-        "Main thread per message of the leading tab, public / encrypted, floor per task / per message (µs)",
+        "Main thread per message of the leading tab, public, floor per task / per message (µs)",
+        "The same, encrypted (µs)",
     ];
 }
 
