@@ -248,20 +248,25 @@ export class HubLocator {
      * here: its download would compete with them for the page's connections and main thread, and another tab's client
      * waits for it. Loaded, it takes the lead and the connector over (`leadOnOwn` in share-platform.ts) when, again, no
      * refresh runs: none of the connector's own auth requests is in flight then, and its last answer is the cookie's.
+     * Not downloaded once the connector no longer leads on its own (`disconnect()`, the lead stolen meanwhile). A download
+     * that fails is not tried again here: another tab that hears no engine takes the lead over after its ping timeout, and
+     * this connector's next connection downloads the share client again.
      */
     #direct(own: Platform, options: HubOptions, lead: ClaimedLead): Platform {
         const hooks = this.#hooks;
         const quiet = (): Promise<unknown> => hooks.running()?.then(quiet) ?? hooks.opening() ?? Promise.resolve();
+        /** Whether this connector still leads on its own platform (not stolen, handed over or disconnected). */
+        const leading = (): boolean => this.platform === own && this.#lead === lead;
         const takeover = (share: ShareModule): void => {
-            if (this.platform !== own || this.#lead !== lead) return;
+            if (!leading()) return;
             const running = hooks.running();
             if (running !== null) return void running.then(() => takeover(share));
             this.#drop();
             share.leadOnOwn(this, own, options, lead, hooks);
         };
-        void Promise.race([quiet(), new Promise((resolve) => setTimeout(resolve, SHARE_DEFER_MS))])
-            .then(loadShare)
-            .then(takeover, () => undefined);
+        void Promise.race([quiet(), new Promise((resolve) => setTimeout(resolve, SHARE_DEFER_MS))]).then(() => {
+            if (leading()) void loadShare().then(takeover, () => undefined);
+        });
         return own;
     }
 

@@ -179,6 +179,17 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect(ES.live()[0]!.readyState).toBe(0);
     });
 
+    it("a tab that leads alone asks for no share client once it has disconnected before its deferral ran out", async () => {
+        const made = connector(browser.tab());
+        made.privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        made.disconnect();
+        await vi.advanceTimersByTimeAsync(5_000);
+        await settle();
+        expect(chunk.requested).toBe(0);
+        expect(ES.live()).toHaveLength(0);
+    });
+
     it("a tab that finds the lead taken sends nothing before the share client has loaded", async () => {
         // Another tab leads (its lock held).
         const leader = browser.tab();
