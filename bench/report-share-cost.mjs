@@ -65,6 +65,10 @@ function figures(s, j) {
             return relayed === undefined || relayedEach === undefined ? "n/a" : `${ratios(follower, leader)}; ${ratios(relayed, relayLeader)}; ${ratios(relayedEach, relayEachLeader)}`;
         }),
         ...["public", "encrypted"].map((kind) => (s[kind].relayed === undefined ? "n/a" : `${dec(s[kind].relayLeader.cpu)} / ${dec(s[kind].relayEachLeader.cpu)}`)),
+        ...["public", "encrypted"].map((kind) => {
+            const { follower, relayed } = s[kind];
+            return relayed === undefined ? "n/a" : `${dec(follower.p50 / relayed.p50, 2)} / ${dec(follower.p99 / relayed.p99, 2)}`;
+        }),
     ];
 }
 
@@ -94,6 +98,8 @@ function figureLabels(s) {
         "Encrypted, the same ratios",
         "Main thread per message of the leading tab, public, floor per task / per message (µs)",
         "The same, encrypted (µs)",
+        "Public, the follower's latency over the per-task floor's second tab, p50 / p99 (what the connector adds to the hand-over)",
+        "The same, encrypted (the follower decrypts for itself; the floor's second tab gets plain numbers)",
     ];
 }
 
