@@ -97,7 +97,7 @@ export class ShareClient {
      */
     announce(names: readonly string[]): void {
         this.#names = [...names];
-        if (names.length > 0) this.#post({ t: "hello", c: this.id, names: [...names] });
+        if (names.length > 0) this.#hello();
     }
 
     /**
@@ -184,17 +184,22 @@ export class ShareClient {
         const names = carried === undefined ? [] : this.#names.filter((name) => carried.has(name));
         if (names.length === this.#names.length) return;
         this.#names = names;
-        this.#post({ t: "hello", c: this.id, names: [...names] });
+        this.#hello();
     }
 
     /** A new engine is up: announce this client's set, re-send pending auth requests, resubscribe from each stream's cursor. */
     resync(): void {
-        if (this.#names.length > 0 || this.#pending.size > 0) this.#post({ t: "hello", c: this.id, names: [...this.#names] });
+        if (this.#names.length > 0 || this.#pending.size > 0) this.#hello();
         for (const [r, { names }] of this.#pending) this.#post({ t: "auth", c: this.id, r, names: [...names] });
         for (const source of this.#sources.values()) {
             source.interrupt();
             this.#post({ t: "open", c: this.id, s: source.id, url: source.resumeUrl(), w: source.whisper });
         }
+    }
+
+    /** Tell the engine this client's channel set (`hello`): its union covers them, no more. */
+    #hello(): void {
+        this.#post({ t: "hello", c: this.id, names: [...this.#names] });
     }
 
     /** Send `message` to the engine through this client's port. */
