@@ -99,6 +99,11 @@ export class RefreshCycle {
         const result = await host.auth.request(batch.names, batch.platform, host.signal());
         if (generation !== host.generation()) return;
         if (host.auth.shouldIsolate(batch.names, result) && (await this.#isolate(batch.names, batch.platform, generation))) return;
+        // Issue 31: an auth request sent before the tabs' election answered opens no stream before it has, and none
+        // where another tab leads after all: the refresh runs again, through the share client (see `HubLocator.election`).
+        const election = host.hub.election();
+        if (election !== null && (await election, generation !== host.generation())) return;
+        if (host.hub.platform !== batch.platform) return this.#scheduler.request();
         // Issue 32: the capabilities the batch's channels need (presence, encrypted) downloaded beside the auth request.
         const loading = host.capabilities.ready();
         if (loading !== null && (await loading, generation !== host.generation())) return;

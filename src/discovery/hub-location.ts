@@ -1,6 +1,6 @@
 import { loadFailed } from "../error-messages";
 import type { MercureError } from "../errors";
-import { claimLead, linkName, loadShare, sharingApplies, type ClaimedLead, type LeadHooks, type ShareModule } from "../share/load";
+import { claimLead, crowded, linkName, loadShare, markLead, sharingApplies, type ClaimedLead, type LeadHooks, type ShareModule } from "../share/load";
 import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
 import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type Platform, type PlatformOptions } from "../transport/platform";
@@ -71,6 +71,16 @@ export class HubLocator {
 
     /** The lead the claim won, until the share client takes it over (or it is stolen first), or null. */
     #lead: ClaimedLead | null = null;
+
+    /**
+     * The link's name while its claim is hoped won (issue 31): no tab marked the lead (see `markLead`), so the first join
+     * authorizes at once instead of after the lock's answer, and opens its stream once the answer came
+     * ({@link HubLocator.election}); else null.
+     */
+    #hope: string | null = null;
+
+    /** A hoped claim was lost after this connector resolved its own platform: the next auth request must reach Laravel (see `#claimLead`). */
+    #stale = false;
 
     /** What the connector lends for a lead it won. */
     readonly #hooks: LeadHooks;
@@ -148,18 +158,29 @@ export class HubLocator {
      * Claim the lead of the tabs (`claimLead`) when the connector will share but the share client has not loaded yet
      * and the page's own platform is at hand; settles once the claim has (the lead, if won, in `#lead`).
      * Stolen before the share client took it over (a tab that heard nothing from this one's engine), the lead is
-     * dropped: the connector reconnects through the share client.
+     * dropped: the connector reconnects through the share client. Where no tab marked the lead, the claim is hoped won
+     * (`#hope`) until the lock answers: then another tab leads after all (it was marked in between, or by no build that
+     * marks), and this connector's auth requests may have replaced the browser's hub cookie under that tab's streams, so
+     * its next request goes through the share client to Laravel, not from the engine's last grant: the union's grants
+     * are in the cookie again, and the engine's stream reopens with them.
      */
     #claimLead(options: HubOptions): Promise<void> {
         if (this.#claim === null && this.#location !== null && sharingApplies(options) && !loadShare.loaded() && (!needsSetup(options) || loadSetup.loaded())) {
             try {
                 const own = this.#own(options);
-                const locks = (options.shareEnvironment ?? (globalThis.navigator as unknown as ShareEnvironment)).locks;
-                const claim: Promise<void> = claimLead(locks, linkName(own, { ...options.auth?.headers })).then(
+                const env = options.shareEnvironment;
+                const name = linkName(own, { ...options.auth?.headers });
+                const claim: Promise<void> = claimLead((env ?? (globalThis.navigator as unknown as ShareEnvironment)).locks, name, env).then(
                     (lead) => {
                         // Dropped meanwhile (the share client loaded first, or `disconnect()`): not this connector's to hold.
                         if (this.#claim !== claim) return lead?.release();
                         this.#lead = lead;
+                        if (this.#hope !== null && lead === null) {
+                            this.#drop();
+                            this.#stale ||= this.platform !== null;
+                            this.platform = null;
+                        }
+                        this.#hope = null;
                         lead?.ended.catch(() => {
                             if (this.#lead !== lead) return;
                             const connected = this.platform !== null;
@@ -172,6 +193,7 @@ export class HubLocator {
                     () => undefined,
                 );
                 this.#claim = claim;
+                if (!crowded(name) && markLead(env, name, null)) this.#hope = name;
             } catch {
                 // The platform does not resolve: the refresh reports it.
             }
@@ -179,15 +201,24 @@ export class HubLocator {
         return this.#claim ?? Promise.resolve();
     }
 
-    /** Whether this connector leads the tabs on its own: it won the lead, and no other connector of the page claimed it. */
+    /** Whether this connector leads the tabs on its own: it won the lead (or hopes so), and no other connector of the page claimed it. */
     #alone(): boolean {
-        return this.#lead !== null && !this.#lead.crowded;
+        return this.#hope !== null ? !crowded(this.#hope) : this.#lead !== null && !this.#lead.crowded;
+    }
+
+    /**
+     * Null unless the lead is hoped won (see `#claimLead`); else a promise that settles once the lock answered: the
+     * refresh opens no stream before, and none on a platform that then is no longer {@link HubLocator.platform}.
+     */
+    election(): Promise<void> | null {
+        return this.#hope !== null ? this.#claim : null;
     }
 
     /** Forget the lead and its claim (handed over, stolen, or released). */
     #drop(): void {
         this.#lead = null;
         this.#claim = null;
+        this.#hope = null;
     }
 
     /**
@@ -226,9 +257,11 @@ export class HubLocator {
         const alone = this.#alone();
         const share = loadShare.loaded();
         if (share !== undefined) this.#drop();
-        if (share !== undefined && alone) share.leadOnOwn(this, own, options, lead!, this.#hooks);
-        else this.platform = share?.sharePlatform(own, options, lead) ?? (alone ? this.#direct(own, options, lead!) : own);
+        if (share !== undefined && alone && lead !== null) share.leadOnOwn(this, own, options, lead, this.#hooks);
+        else this.platform = share?.sharePlatform(own, options, lead) ?? (alone ? this.#direct(own, options) : own);
         const platform = this.platform!;
+        if (this.#stale) platform.stale?.();
+        this.#stale = false;
         log?.("hub", { url: platform.hub.href, source: location?.source });
         // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
         if (!this.#cursorOffered) cursor.cursor ??= location?.lastEventId ?? null;
@@ -252,19 +285,22 @@ export class HubLocator {
      * that fails is not tried again here: another tab that hears no engine takes the lead over after its ping timeout, and
      * this connector's next connection downloads the share client again.
      */
-    #direct(own: Platform, options: HubOptions, lead: ClaimedLead): Platform {
+    #direct(own: Platform, options: HubOptions): Platform {
         const hooks = this.#hooks;
         const quiet = (): Promise<unknown> => hooks.running()?.then(quiet) ?? hooks.opening() ?? Promise.resolve();
+        // The lead won, once the claim has settled (a hoped claim has not yet).
+        let lead: ClaimedLead | null = null;
         /** Whether this connector still leads on its own platform (not stolen, handed over or disconnected). */
-        const leading = (): boolean => this.platform === own && this.#lead === lead;
+        const leading = (): boolean => this.platform === own && lead !== null && this.#lead === lead;
         const takeover = (share: ShareModule): void => {
             if (!leading()) return;
             const running = hooks.running();
             if (running !== null) return void running.then(() => takeover(share));
             this.#drop();
-            share.leadOnOwn(this, own, options, lead, hooks);
+            share.leadOnOwn(this, own, options, lead!, hooks);
         };
-        void Promise.race([quiet(), new Promise((resolve) => setTimeout(resolve, SHARE_DEFER_MS))]).then(() => {
+        void Promise.all([this.#claim, Promise.race([quiet(), new Promise((resolve) => setTimeout(resolve, SHARE_DEFER_MS))])]).then(() => {
+            lead = this.#lead;
             if (leading()) void loadShare().then(takeover, () => undefined);
         });
         return own;

@@ -76,12 +76,13 @@ export class HubEngine {
     /** A client's message (from the bus: checked first, see {@link isEngineMessage}). */
     receive(message: ToEngine): void {
         if (!isEngineMessage(message)) return;
+        // [spec] Not from the last grant: the hub refused the cookie, or a tab's own auth request replaced it.
+        if ((message.t === "hello" || message.t === "auth") && message.fresh === true) this.#gateway.invalidate();
         switch (message.t) {
             case "hello":
                 return this.#gateway.record(message.c, message.names);
             case "auth": {
                 const { c, r } = message;
-                if (message.fresh === true) this.#gateway.invalidate();
                 return this.#gateway.request(c, message.names, (result) => this.options.send({ t: "granted", c, r, result: cloneable(result) }));
             }
             case "open":

@@ -101,12 +101,44 @@ export interface ClaimedLead {
     readonly ended: Promise<unknown>;
 }
 
+/** The part of `localStorage` the lead mark uses (see {@link markLead}). */
+export interface MarkStorage {
+    getItem(key: string): string | null;
+    setItem(key: string, value: string): void;
+    removeItem(key: string): void;
+}
+
+/** This page's lead mark: tells its own from another tab's. */
+const PAGE_MARK = Math.random().toString(36).slice(2);
+
+/**
+ * Mark the lead of link `name` in the storage of `env` (the tabs' test environment), else in the page's `localStorage`,
+ * which every tab of the origin reads synchronously: a tab
+ * that holds the link's lock marks it (`held` true), and unmarks it when it lets go (false), unless another tab's mark
+ * replaced its own; a tab about to claim the lock marks it only if no tab did (null). Returns whether the link was
+ * unmarked before (no tab led, as far as the storage knows); storage that throws (blocked, full) or is missing: false,
+ * as if marked. See the hoped claim in discovery/hub-location.ts.
+ */
+export function markLead(env: { readonly storage?: MarkStorage } | undefined, name: string, held: boolean | null): boolean {
+    try {
+        const storage = env ? env.storage! : localStorage;
+        const key = name + " lead";
+        const mark = storage.getItem(key);
+        if (held ?? mark === null) storage.setItem(key, PAGE_MARK);
+        else if (held === false && mark === PAGE_MARK) storage.removeItem(key);
+        return mark === null;
+    } catch {
+        return false;
+    }
+}
+
 /**
  * Take the lock of link `name` if no tab holds it or waits for it (`ifAvailable`): resolves with the lead, or with
  * null when another tab leads (or the request is refused: an opaque origin). A page's first join then needs neither
  * the share client nor the election to authorize and open its stream: the one leading tab authorizes for every tab.
+ * Won, the lead is marked until it is released (see {@link markLead}).
  */
-export function claimLead(locks: LockManagerLike, name: string): Promise<ClaimedLead | null> {
+export function claimLead(locks: LockManagerLike, name: string, env?: { readonly storage?: MarkStorage }): Promise<ClaimedLead | null> {
     const first = claims.get(name);
     if (first !== undefined) {
         first.lead.crowded = true;
@@ -121,7 +153,9 @@ export function claimLead(locks: LockManagerLike, name: string): Promise<Claimed
         const ended = Promise.resolve().then(() =>
             locks.request(name, { ifAvailable: true }, (lock) => {
                 resolve(lock === null ? null : lead);
-                return lock === null ? undefined : held;
+                if (lock === null) return;
+                markLead(env, name, true);
+                return held.then(() => void markLead(env, name, false));
             }),
         );
         lead = { name, crowded: false, release, ended };
@@ -133,6 +167,11 @@ export function claimLead(locks: LockManagerLike, name: string): Promise<Claimed
 
 /** The first claim of each link this page made: a later one finds the link crowded (see {@link ClaimedLead.crowded}). */
 const claims = new Map<string, { readonly lead: ClaimedLead; readonly settled: Promise<unknown> }>();
+
+/** Whether another connector of the page claimed link `name` after its first claim (see {@link ClaimedLead.crowded}). */
+export function crowded(name: string): boolean {
+    return claims.get(name)?.lead.crowded === true;
+}
 
 /** What a connector lends for the tabs' lead it claims before the share client has loaded (see `HubLocator`). */
 export interface LeadHooks {

@@ -17,8 +17,11 @@ import { rawUrlDecode } from "../topic/encode";
  * `k`, the id of its inbox (see {@link inboxName}), where the engine's answers and events for that client go.
  */
 export type ToEngine =
-    /** The client's channel set (after an `up`, or narrowed by its leaves): recorded for the union, no request. */
-    | { readonly t: "hello"; readonly c: string; readonly names: readonly string[]; readonly k?: string }
+    /**
+     * The client's channel set (after an `up`, or narrowed by its leaves): recorded for the union, no request; `fresh`:
+     * its requests re-sent next are `fresh` (see `auth`), and no request is answered from the last grant from now on.
+     */
+    | { readonly t: "hello"; readonly c: string; readonly names: readonly string[]; readonly fresh?: boolean | undefined; readonly k?: string }
     /** Authorize the client's channel set `names`; answered by a `granted` with the same `r`; `fresh`: not from the last grant (the hub refused the cookie). */
     | { readonly t: "auth"; readonly c: string; readonly r: number; readonly names: readonly string[]; readonly fresh?: boolean; readonly k?: string }
     /** Open virtual stream `s` for this subscribe URL; `w`: a whisper stream (not unioned). */

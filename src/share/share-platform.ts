@@ -1,7 +1,7 @@
 import type { BatchAuthOptions } from "../auth/batch-auth";
 import { resolveAuthTimeout, resolveHubTimeouts } from "../auth/limits";
 import type { Platform } from "../transport/platform";
-import { linkName, pageCanShare, type ClaimedLead, type LeadHooks } from "./load";
+import { linkName, pageCanShare, type ClaimedLead, type LeadHooks, type MarkStorage } from "./load";
 import { TabLink, type DirectLead, type ShareEnvironment } from "./tab-link";
 
 export type { DirectLead, ShareEnvironment } from "./tab-link";
@@ -41,7 +41,23 @@ function pageEnvironment(): ShareEnvironment | null {
         document?: ShareEnvironment["lifecycle"];
     };
     const hop = typeof scope.MessageChannel === "function" ? messageHop(scope.MessageChannel) : undefined;
-    return (page = { locks: scope.navigator.locks, BroadcastChannel: scope.BroadcastChannel, page: scope.window, lifecycle: scope.document ?? null, ...(hop === undefined ? {} : { hop }) });
+    return (page = {
+        locks: scope.navigator.locks,
+        BroadcastChannel: scope.BroadcastChannel,
+        page: scope.window,
+        lifecycle: scope.document ?? null,
+        storage: pageStorage(),
+        ...(hop === undefined ? {} : { hop }),
+    });
+}
+
+/** The page's `localStorage`, or undefined where reading it throws (storage blocked). */
+function pageStorage(): MarkStorage | undefined {
+    try {
+        return localStorage;
+    } catch {
+        return undefined;
+    }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { setClampedTimeout } from "../timers";
 import type { EngineSeed, HubEngineOptions } from "./engine";
-import { loadEngine, type ClaimedLead } from "./load";
+import { loadEngine, markLead, type ClaimedLead, type MarkStorage } from "./load";
 import type { Leadership } from "./leadership";
 import { inboxName, isBatch, isTabsMessage, newId, type ToClient, type ToEngine, type ToTabs } from "./protocol";
 import { ShareClient } from "./virtual-source";
@@ -59,6 +59,8 @@ export interface ShareEnvironment {
      * message, see `share-platform.ts`); default `setTimeout(task, 0)`.
      */
     readonly hop?: (task: () => void) => void;
+    /** Where the leading tab marks its lead (the page's `localStorage`: see `markLead`), or undefined: nowhere. */
+    readonly storage?: MarkStorage;
 }
 
 /**
@@ -272,8 +274,12 @@ export class TabLink {
         this.#clearWatchdog();
         const held = new Promise<void>((resolve) => (this.#stepDown = resolve));
         const stepDown = this.#stepDown;
-        // The core's lock is released when this tab steps down, as a lock of its own would be.
+        // The core's lock is released when this tab steps down, as a lock of its own would be (it marks the lead itself).
         if (claimed !== undefined) void held.then(claimed.release);
+        else if (!this.#alone) {
+            markLead(this.#env, this.#name, true);
+            void held.then(() => markLead(this.#env, this.#name, false));
+        }
         const epoch = newId();
         // The engine chunk may fail to load (offline, a deploy removed it): retried, then reported to this tab's waiting
         // clients, and the lead released for another tab.

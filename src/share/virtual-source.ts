@@ -28,7 +28,7 @@ export class ShareClient {
     readonly #sources = new Map<string, VirtualSource>();
 
     /** The auth requests waiting for their answer, by number: re-sent to a new engine. */
-    readonly #pending = new Map<number, { names: readonly string[]; resolve: (result: AuthResult) => void }>();
+    readonly #pending = new Map<number, { names: readonly string[]; fresh: boolean; resolve: (result: AuthResult) => void }>();
 
     /**
      * The channel set of the last auth request, narrowed as this client's main stream narrows (its leaves): announced to
@@ -77,8 +77,10 @@ export class ShareClient {
             signal.addEventListener("abort", abort, { once: true });
             // [spec] Every request has a deadline: an engine that never answers (gone, or its chunk failed) is a failure.
             const timer = setClampedTimeout(() => this.#pending.get(r)?.resolve({ kind: "error", status: null, cause: new Error("The leading tab's engine did not answer in time") }), this.#port.deadline());
+            const fresh = this.#fresh;
             this.#pending.set(r, {
                 names,
+                fresh,
                 resolve: (result) => {
                     this.#pending.delete(r);
                     clearTimeout(timer);
@@ -86,7 +88,7 @@ export class ShareClient {
                     resolve(result);
                 },
             });
-            this.#post({ t: "auth", c: this.id, r, names: [...names], fresh: this.#fresh });
+            this.#post({ t: "auth", c: this.id, r, names: [...names], fresh });
             this.#fresh = false;
         });
     }
@@ -189,7 +191,9 @@ export class ShareClient {
 
     /** A new engine is up: announce this client's set, re-send pending auth requests, resubscribe from each stream's cursor. */
     resync(): void {
-        if (this.#names.length > 0 || this.#pending.size > 0) this.#hello();
+        // A request re-sent keeps its `fresh` (the hub refused the cookie, or this tab's own auth replaced it), on the
+        // `hello` that comes first: the engine then answers no other tab's request from its last grant either.
+        if (this.#names.length > 0 || this.#pending.size > 0) this.#hello([...this.#pending.values()].some((request) => request.fresh));
         for (const [r, { names }] of this.#pending) this.#post({ t: "auth", c: this.id, r, names: [...names] });
         for (const source of this.#sources.values()) {
             source.interrupt();
@@ -198,8 +202,8 @@ export class ShareClient {
     }
 
     /** Tell the engine this client's channel set (`hello`): its union covers them, no more. */
-    #hello(): void {
-        this.#post({ t: "hello", c: this.id, names: [...this.#names] });
+    #hello(fresh?: boolean): void {
+        this.#post({ t: "hello", c: this.id, names: [...this.#names], fresh });
     }
 
     /** Send `message` to the engine through this client's port. */

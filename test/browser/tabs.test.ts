@@ -182,6 +182,32 @@ describeInChromium("tabs of one browser in Chromium", SUITE, ({ browser, dev, tr
         expect(whisperStreams(dev())).toEqual([]);
     });
 
+    it("re-authorizes the union when a tab found no lead mark though another tab led (issue 31): both tabs receive, no stream lacks a grant", async () => {
+        const ann = await profile(ANN);
+        const a = ann.firstTab;
+        await startTab(a, [numbered("private", "orders.1")]);
+        // The leading tab marked its lead in localStorage; a tab of an older build would not have: take it away.
+        const marks = await a.page.evaluate(() => Object.keys(localStorage).filter((key) => key.endsWith(" lead")));
+        expect(marks).toHaveLength(1);
+        await a.page.evaluate((key) => localStorage.removeItem(key), marks[0]!);
+
+        // The second tab hopes to lead: its own auth request replaces the hub cookie with chat.1's grant alone.
+        const b = await ann.openTab();
+        await startTab(b, [numbered("private", "chat.1")]);
+        await waitForMainStreams(dev(), 1, [ORDERS, CHAT]);
+        // The leading tab reopens its stream for a join of its own, with the cookie Laravel set last.
+        await a.join(numbered("private", "side.1"));
+        await a.waitForSubscribed(["private-side.1"], DEADLINE);
+        await waitForMainStreams(dev(), 1, [ORDERS, CHAT, "private-side.1"]);
+        await broadcastNumbered(dev(), ORDERS, [1]);
+        await broadcastNumbered(dev(), CHAT, [1]);
+        await broadcastNumbered(dev(), "private-side.1", [1]);
+        expect(numbersOf(await waitForNumber(a, ORDERS, 1), ORDERS)).toEqual([1]);
+        expect(numbersOf(await waitForNumber(a, "private-side.1", 1), "private-side.1")).toEqual([1]);
+        expect(numbersOf(await waitForNumber(b, CHAT, 1), CHAT)).toEqual([1]);
+        expect(ungrantedGuarded(dev()), "streams opened with a cookie lacking a grant for a private channel they carry").toEqual([]);
+    });
+
     it("loads seven tabs of the app on one HTTP/1.1 origin, and every one receives", async () => {
         const ann = await profile(ANN);
         await startTab(ann.firstTab, [numbered("private", "side.0")]);

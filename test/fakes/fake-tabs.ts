@@ -29,9 +29,12 @@ export class FakeBrowser {
     /** Every message posted, in order, with the name of the channel it was posted on and the tab that posted it. */
     readonly log: Array<{ name: string; tab: FakeTab; message: unknown }> = [];
 
-    /** Open a new tab. */
-    tab(): FakeTab {
-        return new FakeTab(this);
+    /** The profile's `localStorage` of the app's origin (where a leading tab marks its lead: see `markLead`). */
+    readonly storage = new Map<string, string>();
+
+    /** Open a new tab; `storage`: the tab's environment gives the connectors the profile's {@link FakeBrowser.storage} (a page's `localStorage`). */
+    tab(storage = false): FakeTab {
+        return new FakeTab(this, storage);
     }
 
     /** The tab holding lock `name`, or null. */
@@ -137,7 +140,10 @@ export class FakeTab {
     /** The environment to pass as the connectors' `shareEnvironment`. */
     readonly env: ShareEnvironment;
 
-    constructor(private readonly browser: FakeBrowser) {
+    constructor(
+        private readonly browser: FakeBrowser,
+        storage = false,
+    ) {
         const tab = this;
         const locks: LockManagerLike = { request: (name, options, callback) => browser.request(tab, name, options, callback) };
         class Channel implements BroadcastChannelLike {
@@ -173,6 +179,15 @@ export class FakeTab {
             BroadcastChannel: Channel,
             page: { addEventListener: (type, listener) => this.pageListeners[type].push(listener) },
             lifecycle: { addEventListener: (type, listener) => this.lifecycle[type].push(listener) },
+            ...(storage
+                ? {
+                      storage: {
+                          getItem: (key) => browser.storage.get(key) ?? null,
+                          setItem: (key, value) => void browser.storage.set(key, value),
+                          removeItem: (key) => void browser.storage.delete(key),
+                      },
+                  }
+                : {}),
         };
     }
 

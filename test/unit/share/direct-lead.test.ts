@@ -339,3 +339,132 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect(only().matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
     });
 });
+
+/*
+ * Issue 31: the hoped lead. A tab that leads marks it in the origin's `localStorage` (`markLead` in src/share/load.ts)
+ * while it holds the lock. A page that finds no mark hopes to lead: its first join authorizes at once, without
+ * waiting for the lock's answer, and opens its stream once the answer came. When another tab leads after all (one
+ * that marks nothing, or marked it in between), the page opens no stream of its own, and its request goes through the
+ * leading tab's engine to Laravel (not from the engine's last grant), since its own auth answer replaced the cookie.
+ */
+describe("the hoped lead: no tab marked the lead (issue 31)", () => {
+    /** Let the microtasks run, not the timers: the fake lock's answer is a task, so it has not come. */
+    async function microtasks(): Promise<void> {
+        for (let turn = 0; turn < 100; turn++) await Promise.resolve();
+    }
+
+    it("sends the first join's auth request before the lock has answered, opens the stream once it has, and marks the lead until the tab leaves", async () => {
+        const tab = browser.tab(true);
+        const subscribed: string[] = [];
+        connector(tab)
+            .privateChannel("orders.1")
+            .subscribed(() => subscribed.push("private-orders.1"));
+        await microtasks();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
+        expect(ES.instances).toHaveLength(0);
+        expect([...browser.storage.keys()]).toEqual([link() + " lead"]);
+
+        await settle(() => ES.live().length > 0);
+        expect(browser.holder(link())).toBe(tab);
+        only().emitOpen();
+        await settle(() => subscribed.length > 0);
+        expect(auth.requests).toHaveLength(1);
+
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        await openAll();
+        expect(browser.storage.size).toBe(1);
+        tab.close();
+        await settle();
+        expect(browser.storage.size).toBe(0);
+    });
+
+    it("marks the lead of the next tab that leads, and unmarks it when that tab leaves too", async () => {
+        const first = browser.tab(true);
+        connector(first).privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        await openAll();
+        const second = browser.tab(true);
+        connector(second).privateChannel("chat.1");
+        await settle(() => auth.requests.length > 1);
+        await openAll();
+        expect(browser.holder(link())).toBe(first);
+
+        first.close();
+        await settle(() => browser.holder(link()) === second);
+        await openAll();
+        expect([...browser.storage.keys()]).toEqual([link() + " lead"]);
+        second.close();
+        await settle();
+        expect(browser.storage.size).toBe(0);
+    });
+
+    it("waits for the lock's answer where another tab marked the lead: only the leading tab authorizes", async () => {
+        const leader = browser.tab(true);
+        connector(leader).privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        await settle();
+        expect(auth.requests).toHaveLength(1);
+        expect(browser.storage.size).toBe(1);
+
+        connector(browser.tab(true)).privateChannel("chat.1");
+        await microtasks();
+        await settle();
+        await vi.advanceTimersByTimeAsync(500);
+        await settle();
+        expect(auth.requests).toHaveLength(1);
+    });
+
+    it("where another tab leads after all, opens no stream of its own, and its join goes through that tab's engine to Laravel: the union's grants are the cookie's again", async () => {
+        // A leading tab that marks nothing (an older build), with its engine running and both channels granted.
+        const leader = browser.tab();
+        const made = connector(leader);
+        made.privateChannel("orders.1");
+        made.privateChannel("chat.1");
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        await openAll();
+        made.channel("news"); // The engine serves it from its grant: the share client leads.
+        await settle();
+        await openAll();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "private-chat.1"]]);
+
+        // How many real streams there were when each auth request was sent.
+        const streamsAt: number[] = auth.requests.map(() => Number.NaN);
+        const record = auth.requests.push.bind(auth.requests);
+        auth.requests.push = (...requests) => (streamsAt.push(ES.instances.length), record(...requests));
+
+        // A new page (its own modules: no share client yet) that finds no mark: it hopes to lead.
+        vi.resetModules();
+        ({ MercureConnector: Connector } = await import("../../../src/connector/mercure-connector"));
+        await (await import("../../../src/transport/platform")).loadSetup();
+        const got: unknown[] = [];
+        connector(browser.tab(true))
+            .privateChannel("chat.1")
+            .listen(".said", (payload: unknown) => got.push(payload));
+        await microtasks();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "private-chat.1"], ["private-chat.1"]]);
+        // The lock is another tab's: the page follows it, and its request reaches Laravel, not the engine's last grant
+        // (which covers chat.1): the cookie holds chat.1's grant alone now. Laravel grants the union again.
+        await settle(() => auth.requests.length > 2);
+        expect(auth.requests.map((request) => request.channelNames)[2]).toEqual(["private-orders.1", "private-chat.1", "news"]);
+        // No stream opened between the page's own request and Laravel's new grant of the union (the leading tab's stream
+        // moves to the engine when the page joins it: not on the engine's last grant, which the cookie no longer holds).
+        expect(streamsAt[2]).toBe(streamsAt[1]);
+        await openAll();
+        expect(auth.requests).toHaveLength(3);
+        const shared = only();
+        expect(shared.matches()).toEqual([topic("private-orders.1"), topic("private-chat.1"), topic("news")]);
+        // Every stream was the leading tab's engine's: none matched the hoping page's channel alone.
+        expect(ES.instances.filter((source) => !source.matches().includes(topic("private-orders.1")))).toEqual([]);
+        shared.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-9");
+        await settle(() => got.length > 0);
+        expect(got).toEqual([{ n: 1 }]);
+    });
+});
