@@ -46,18 +46,12 @@ function pageEnvironment(): ShareEnvironment | null {
         BroadcastChannel: scope.BroadcastChannel,
         page: scope.window,
         lifecycle: scope.document ?? null,
-        storage: pageStorage(),
+        // Read where it is used (`markLead` catches what reading it throws where storage is blocked).
+        get storage(): MarkStorage {
+            return localStorage;
+        },
         ...(hop === undefined ? {} : { hop }),
     });
-}
-
-/** The page's `localStorage`, or undefined where reading it throws (storage blocked). */
-function pageStorage(): MarkStorage | undefined {
-    try {
-        return localStorage;
-    } catch {
-        return undefined;
-    }
 }
 
 /**

@@ -353,6 +353,18 @@ describe("the hoped lead: no tab marked the lead (issue 31)", () => {
         for (let turn = 0; turn < 100; turn++) await Promise.resolve();
     }
 
+    /** A connector of `tab` that joins `names` and leads the tabs: its own stream open, then its share client's engine running. */
+    async function lead(tab: FakeTab, ...names: string[]): Promise<MercureConnector> {
+        const made = connector(tab);
+        for (const name of names) made.privateChannel(name);
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        await openAll();
+        return made;
+    }
+
     it("sends the first join's auth request before the lock has answered, opens the stream once it has, and marks the lead until the tab leaves", async () => {
         const tab = browser.tab(true);
         const subscribed: string[] = [];
@@ -381,12 +393,7 @@ describe("the hoped lead: no tab marked the lead (issue 31)", () => {
 
     it("marks the lead of the next tab that leads, and unmarks it when that tab leaves too", async () => {
         const first = browser.tab(true);
-        connector(first).privateChannel("orders.1");
-        await settle(() => ES.live().length > 0);
-        only().emitOpen();
-        arrive();
-        await settle(() => browser.channels.length > 0);
-        await openAll();
+        await lead(first, "orders.1");
         const second = browser.tab(true);
         connector(second).privateChannel("chat.1");
         await settle(() => auth.requests.length > 1);
@@ -421,15 +428,7 @@ describe("the hoped lead: no tab marked the lead (issue 31)", () => {
 
     it("where another tab leads after all, opens no stream of its own, and its join goes through that tab's engine to Laravel: the union's grants are the cookie's again", async () => {
         // A leading tab that marks nothing (an older build), with its engine running and both channels granted.
-        const leader = browser.tab();
-        const made = connector(leader);
-        made.privateChannel("orders.1");
-        made.privateChannel("chat.1");
-        await settle(() => ES.live().length > 0);
-        only().emitOpen();
-        arrive();
-        await settle(() => browser.channels.length > 0);
-        await openAll();
+        const made = await lead(browser.tab(), "orders.1", "chat.1");
         made.channel("news"); // The engine serves it from its grant: the share client leads.
         await settle();
         await openAll();
