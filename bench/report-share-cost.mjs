@@ -160,5 +160,30 @@ export function shareCostSection(r) {
             "",
         );
     }
+    if (r.shareCostTypical) lines.push(...typicalRate(r.shareCostTypical, r.plan.sharingTypical));
     return lines;
+}
+
+/**
+ * The follower at an app's rate (`plan.rates`, where neither tab's queue grows): its latency against its leader's,
+ * beside the platform's per-task floor for the same hand-over, and the milliseconds each hand-over adds.
+ */
+function typicalRate(s, plan) {
+    const lat = (v) => `${dec(v.p50, 2)} / ${dec(v.p99, 2)}`;
+    const added = (a, b) => `${dec(a.p50 - b.p50, 2)} / ${dec(a.p99 - b.p99, 2)}`;
+    const ratio = (a, b) => `${dec(a.p50 / b.p50, 2)} ${mark(a.p50 <= 1.5 * b.p50)} / ${dec(a.p99 / b.p99, 2)} ${mark(a.p99 <= 1.5 * b.p99)}`;
+    return [
+        `The follower at ${s.public.rate} messages/s (a busy app's rate, at which neither tab's queue grows), ${plan.reps} runs of ${plan.durationMs} ms`,
+        "per receiver: the same leader / follower pair and the platform's per-task floor as above. At this rate the difference",
+        "is what the hand-over from one renderer process to another costs on this machine.",
+        "",
+        "| Figure | Public | Encrypted |",
+        "|---|---|---|",
+        `| Leader p50 / p99; follower p50 / p99 (ms) | ${lat(s.public.leader)}; ${lat(s.public.follower)} | ${lat(s.encrypted.leader)}; ${lat(s.encrypted.follower)} |`,
+        `| The floor: leading tab p50 / p99; second tab p50 / p99 (ms) | ${lat(s.public.relayLeader)}; ${lat(s.public.relayed)} | ${lat(s.encrypted.relayLeader)}; ${lat(s.encrypted.relayed)} |`,
+        `| What the hand-over adds, p50 / p99: follower − leader; floor's second tab − its leading tab (ms) | ${added(s.public.follower, s.public.leader)}; ${added(s.public.relayed, s.public.relayLeader)} | ${added(s.encrypted.follower, s.encrypted.leader)}; ${added(s.encrypted.relayed, s.encrypted.relayLeader)} |`,
+        `| Follower / leader, p50 / p99 (issue 31's goal ≤ 1.5) | ${ratio(s.public.follower, s.public.leader)} | ${ratio(s.encrypted.follower, s.encrypted.leader)} |`,
+        `| The floor's second tab / its leading tab, p50 / p99 | ${ratio(s.public.relayed, s.public.relayLeader)} | ${ratio(s.encrypted.relayed, s.encrypted.relayLeader)} |`,
+        "",
+    ];
 }

@@ -11,8 +11,9 @@
 //   join         scenarios/join.mjs: join bursts of N channels, subscribe URL lengths
 //   first join   scenarios/first-join.mjs: a page's first join, sharing off and on, in the creation's tick and later
 //   sharing      scenarios/delivery.mjs (measureSharingCost): latency and main thread per message at a steady rate,
-//                sharing on, off, raw, and a follower tab beside its leader (issue 31; the before/after comparison
-//                is bench/share-cost-compare.json, from `node bench/share-cost.mjs --before=<dist> --record`)
+//                sharing on, off, raw, and a follower tab beside its leader, at the top rate and at 100 msg/s
+//                (issue 31; the before/after comparison is bench/share-cost-compare.json, from
+//                `node bench/share-cost.mjs --before=<dist> --record`)
 //   first event  scenarios/first-event.mjs: construction to the first event per capability on a fresh page loading the
 //                ESM build as an app bundles it (lazy chunks as requests), against the protocol by hand (issue 32)
 //   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
@@ -47,6 +48,8 @@ const PLAN = {
     join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 5, settleMs: 300, windowMs: 4_000 },
     firstJoin: { reps: quick ? 2 : 7, laterMs: 200, latencyMs: 20, follower: true },
     sharing: { reps: quick ? 1 : 3, durationMs: quick ? 600 : 1_000, rates: { public: 5_000, encrypted: 2_500 } },
+    // Issue 31's follower at an app's rate, where no tab's queue grows: what the hand-over itself adds.
+    sharingTypical: { reps: quick ? 1 : 3, durationMs: quick ? 600 : 2_000, rates: { public: 100, encrypted: 100 }, only: ["follower", "relay"] },
     firstEvent: firstEventPlan(quick),
     cookieSizes: [1, 10, 20, 50, 100],
     presenceUrls: [10, 50, 100],
@@ -185,6 +188,7 @@ async function measureDevHub(browser, results) {
         }));
         // Without history the memory runs measure what stays in the client's memory.
         results.shareCost = await section("sharing", () => measureSharingCost(browser, quiet, PLAN.sharing));
+        results.shareCostTypical = await section("sharing, typical rate", () => measureSharingCost(browser, quiet, PLAN.sharingTypical));
         results.memory = {
             browser: await section("memory (C)", () => measureBrowserMemory(browser, quiet, PLAN.memory)),
             node: await section("memory (N)", () => measureNodeMemory(quiet, { ...PLAN.memory, cyclesLong: PLAN.memory.cycles * 4 })),
