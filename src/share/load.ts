@@ -146,7 +146,14 @@ export function claimLead(locks: LockManagerLike, name: string, env?: { readonly
         return first.settled.then(() => null);
     }
     let release = (): void => undefined;
-    const held = new Promise<void>((done) => (release = done));
+    const held = new Promise<void>(
+        (done) =>
+            (release = () => {
+                // The claim is over: the page's next claim of the link is a first one again (`connect()` after `disconnect()`).
+                if (claims.get(name)?.lead === lead) claims.delete(name);
+                done();
+            }),
+    );
     let lead!: ClaimedLead;
     const settled = new Promise<ClaimedLead | null>((resolve) => {
         // A request that throws (an opaque origin) or rejects before its callback: not claimed.
@@ -165,7 +172,7 @@ export function claimLead(locks: LockManagerLike, name: string, env?: { readonly
     return settled;
 }
 
-/** The first claim of each link this page made: a later one finds the link crowded (see {@link ClaimedLead.crowded}). */
+/** The first claim of each link this page made, until released: a later one finds the link crowded (see {@link ClaimedLead.crowded}). */
 const claims = new Map<string, { readonly lead: ClaimedLead; readonly settled: Promise<unknown> }>();
 
 /** Whether another connector of the page claimed link `name` after its first claim (see {@link ClaimedLead.crowded}). */

@@ -222,6 +222,40 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect(auth.requests).toHaveLength(1);
     });
 
+    it("a lead stolen while the tab's own auth request is in flight opens no stream with its answer: the next request waits for the share client", async () => {
+        const tab = browser.tab();
+        auth.hold();
+        connector(tab).privateChannel("orders.1");
+        await settle(() => auth.requests.length > 0);
+        // Another tab steals the lock while the request is unanswered (it heard nothing from this one's engine).
+        const thief = browser.tab();
+        void thief.env.locks.request(link(), { steal: true }, () => new Promise<void>(() => undefined));
+        await settle(() => browser.holder(link()) === thief);
+        auth.release();
+        await settle();
+        await vi.advanceTimersByTimeAsync(1_000);
+        await settle();
+        // The answer came for a platform the tab no longer has: no stream of its own opens with it, and the refresh
+        // that runs again waits for the share client (the thief leads).
+        expect(ES.instances).toHaveLength(0);
+        expect(auth.requests).toHaveLength(1);
+        expect(chunk.requested).toBe(1);
+    });
+
+    it("a tab that led alone and disconnected before its share client was asked for leads alone again on connect(): no phantom second claim of the page", async () => {
+        const tab = browser.tab();
+        const made = connector(tab);
+        made.privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        made.disconnect();
+        await settle(() => browser.holder(link()) === null);
+        made.connect();
+        await settle(() => ES.live().length > 0);
+        expect(browser.holder(link())).toBe(tab);
+        expect(auth.requests).toHaveLength(2);
+        expect(chunk.requested).toBe(0);
+    });
+
     it("the share client takes the connector over once its own request is answered: the engine's first request comes after it (the cookie is the last answer's)", async () => {
         const first = browser.tab();
         auth.hold();
