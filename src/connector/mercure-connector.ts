@@ -124,7 +124,7 @@ export class MercureConnector extends EchoChannelMethods {
     readonly #hub = new HubLocator({
         auth: this.#auth,
         cookie: this.#cookieRefresh,
-        move: () => this.#streams.current !== null && this.#scheduleRefresh(true),
+        move: () => this.#streams.current?.isOpen() === true && this.#scheduleRefresh(true),
         running: () => this.#cycle.running(),
         opening: () =>
             this.#status.get() !== "connecting" ? null : new Promise((resolve) => {

@@ -3,7 +3,6 @@ import type { MercureError } from "../errors";
 import * as failures from "../error-messages";
 import type { Platform } from "../transport/platform";
 import { lazyChunk } from "../lazy-chunk";
-import { channelKind } from "../topic/channel-kind";
 import type { BatchIsolation } from "./batch-isolation";
 import type { ConnectorHost } from "./connector-host";
 import { RefreshScheduler } from "./refresh-scheduler";
@@ -100,11 +99,9 @@ export class RefreshCycle {
         const result = await host.auth.request(batch.names, batch.platform, host.signal());
         if (generation !== host.generation()) return;
         if (host.auth.shouldIsolate(batch.names, result) && (await this.#isolate(batch.names, batch.platform, generation))) return;
-        // Issue 31: an auth request sent before the tabs' election answered opens its stream at once (Chromium answers a
-        // page's first Web Lock request only after its requests in flight: the stream would wait for it), unless a
-        // presence channel is in the batch: its members would see this tab join, and leave again where another tab
-        // leads after all. Then the refresh runs again through the share client (see `HubLocator.election`).
-        const election = batch.names.some((name) => channelKind(name) === "presence") ? host.hub.election() : null;
+        // Issue 31: an auth request sent before the tabs' election answered opens no stream before it has, and none
+        // where another tab leads after all: the refresh runs again, through the share client (see `HubLocator.election`).
+        const election = host.hub.election();
         if (election !== null && (await election, generation !== host.generation())) return;
         if (host.hub.platform !== batch.platform) return this.#scheduler.request();
         // Issue 32: the capabilities the batch's channels need (presence, encrypted) downloaded beside the auth request.

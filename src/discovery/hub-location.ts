@@ -162,8 +162,7 @@ export class HubLocator {
      * (`#hope`) until the lock answers: then another tab leads after all (it was marked in between, or by no build that
      * marks), and this connector's auth requests may have replaced the browser's hub cookie under that tab's streams, so
      * its next request goes through the share client to Laravel, not from the engine's last grant: the union's grants
-     * are in the cookie again, and the engine's stream reopens with them. A stream the connector opened meanwhile on its
-     * own platform moves to the engine's (make before break).
+     * are in the cookie again, and the engine's stream reopens with them.
      */
     #claimLead(options: HubOptions): Promise<void> {
         if (this.#claim === null && this.#location !== null && sharingApplies(options) && !loadShare.loaded() && (!needsSetup(options) || loadSetup.loaded())) {
@@ -177,12 +176,9 @@ export class HubLocator {
                         if (this.#claim !== claim) return lead?.release();
                         this.#lead = lead;
                         if (this.#hope !== null && lead === null) {
-                            const resolved = this.platform !== null;
                             this.#drop();
-                            this.#stale ||= resolved;
+                            this.#stale ||= this.platform !== null;
                             this.platform = null;
-                            // A stream opened (or opening) on the page's own platform moves to the leading tab's engine.
-                            if (resolved) this.#hooks.move();
                         }
                         this.#hope = null;
                         lead?.ended.catch(() => {
@@ -211,9 +207,8 @@ export class HubLocator {
     }
 
     /**
-     * Null unless the lead is hoped won (see `#claimLead`); else a promise that settles once the lock answered: a
-     * refresh with presence channels opens no stream before (see `RefreshCycle`), and none on a platform that then is
-     * no longer {@link HubLocator.platform}.
+     * Null unless the lead is hoped won (see `#claimLead`); else a promise that settles once the lock answered: the
+     * refresh opens no stream before, and none on a platform that then is no longer {@link HubLocator.platform}.
      */
     election(): Promise<void> | null {
         return this.#hope !== null ? this.#claim : null;

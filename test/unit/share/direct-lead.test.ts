@@ -376,11 +376,10 @@ describe("a page's first join with tab sharing (issue 31)", () => {
 
 /*
  * Issue 31: the hoped lead. A tab that leads marks it in the origin's `localStorage` (`markLead` in src/share/load.ts)
- * while it holds the lock. A page that finds no mark hopes to lead: its first join authorizes and opens its stream
- * without waiting for the lock's answer (a presence channel's stream waits for it). When another tab leads after all
- * (one that marks nothing, or marked it in between), the page's stream moves to the leading tab's engine, and its
- * request goes through that engine to Laravel (not from the engine's last grant), since its own auth answer replaced
- * the cookie.
+ * while it holds the lock. A page that finds no mark hopes to lead: its first join authorizes at once, without
+ * waiting for the lock's answer, and opens its stream once the answer came. When another tab leads after all (one
+ * that marks nothing, or marked it in between), the page opens no stream of its own, and its request goes through the
+ * leading tab's engine to Laravel (not from the engine's last grant), since its own auth answer replaced the cookie.
  */
 describe("the hoped lead: no tab marked the lead (issue 31)", () => {
     /** Let the microtasks run, not the timers: the fake lock's answer is a task, so it has not come. */
@@ -400,64 +399,30 @@ describe("the hoped lead: no tab marked the lead (issue 31)", () => {
         return made;
     }
 
-    /** Hold the answers of `tab`'s lock requests (as Chromium answers a page's first one after its requests in flight) until `answer()`. */
-    function holdLockAnswers(tab: FakeTab): { answer: () => void; answered: () => number } {
-        const locks = tab.env.locks;
-        const request = locks.request.bind(locks);
-        let answer!: () => void;
-        const gate = new Promise<void>((resolve) => (answer = resolve));
-        let answered = 0;
-        locks.request = (name, options, callback) =>
-            request(name, options, async (lock) => {
-                await gate;
-                answered++;
-                return callback(lock);
-            });
-        return { answer, answered: () => answered };
-    }
-
-    it("sends the first join's auth request and opens its stream before the lock has answered, and marks the lead until the tab leaves", async () => {
+    it("sends the first join's auth request before the lock has answered, opens the stream once it has, and marks the lead until the tab leaves", async () => {
         const tab = browser.tab(true);
-        const lock = holdLockAnswers(tab);
         const subscribed: string[] = [];
         connector(tab)
             .privateChannel("orders.1")
             .subscribed(() => subscribed.push("private-orders.1"));
         await microtasks();
         expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
+        expect(ES.instances).toHaveLength(0);
         expect([...browser.storage.keys()]).toEqual([link() + " lead"]);
+
         await settle(() => ES.live().length > 0);
+        expect(browser.holder(link())).toBe(tab);
         only().emitOpen();
         await settle(() => subscribed.length > 0);
-        expect(subscribed).toEqual(["private-orders.1"]);
-        expect(lock.answered()).toBe(0);
+        expect(auth.requests).toHaveLength(1);
 
-        lock.answer();
-        await settle(() => lock.answered() > 0);
-        expect(browser.holder(link())).toBe(tab);
         arrive();
         await settle(() => browser.channels.length > 0);
         await openAll();
-        expect(auth.requests).toHaveLength(1);
-        expect(ES.instances).toHaveLength(1);
         expect(browser.storage.size).toBe(1);
         tab.close();
         await settle();
         expect(browser.storage.size).toBe(0);
-    });
-
-    it("opens a presence channel's stream once the lock has answered: its members would see the tab come and go where another tab leads after all", async () => {
-        const tab = browser.tab(true);
-        const lock = holdLockAnswers(tab);
-        connector(tab).presenceChannel("room.1");
-        await settle(() => auth.requests.length > 0);
-        await vi.advanceTimersByTimeAsync(500);
-        await settle();
-        expect(auth.requests.map((request) => request.channelNames)).toEqual([["presence-room.1"]]);
-        expect(ES.instances).toHaveLength(0);
-        lock.answer();
-        await settle(() => ES.live().length > 0);
-        expect(only().matches()).toContain(topic("presence-room.1"));
     });
 
     it("marks the lead of the next tab that leads, and unmarks it when that tab leaves too", async () => {
@@ -495,10 +460,7 @@ describe("the hoped lead: no tab marked the lead (issue 31)", () => {
         expect(auth.requests).toHaveLength(1);
     });
 
-    it.each([
-        ["it opened", true],
-        ["still opening", false],
-    ])("where another tab leads after all, moves the stream %s to that tab's engine, and its join goes through the engine to Laravel: the union's grants are the cookie's again, nothing lost or twice", async (_, opened) => {
+    it("where another tab leads after all, opens no stream of its own, and its join goes through that tab's engine to Laravel: the union's grants are the cookie's again", async () => {
         // A leading tab that marks nothing (an older build), with its engine running and both channels granted.
         const made = await lead(browser.tab(), "orders.1", "chat.1");
         made.channel("news"); // The engine serves it from its grant: the share client leads.
@@ -506,52 +468,36 @@ describe("the hoped lead: no tab marked the lead (issue 31)", () => {
         await openAll();
         expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "private-chat.1"]]);
 
-        // How many of the leading tab's streams (they carry orders.1) there were when each auth request was sent.
-        const engineStreams = (): number => ES.instances.filter((source) => source.matches().includes(topic("private-orders.1"))).length;
+        // How many real streams there were when each auth request was sent.
         const streamsAt: number[] = auth.requests.map(() => Number.NaN);
         const record = auth.requests.push.bind(auth.requests);
-        auth.requests.push = (...requests) => (streamsAt.push(engineStreams()), record(...requests));
+        auth.requests.push = (...requests) => (streamsAt.push(ES.instances.length), record(...requests));
 
         // A new page (its own modules: no share client yet) that finds no mark: it hopes to lead.
         vi.resetModules();
         ({ MercureConnector: Connector } = await import("../../../src/connector/mercure-connector"));
         await (await import("../../../src/transport/platform")).loadSetup();
-        const tab = browser.tab(true);
-        const lock = holdLockAnswers(tab);
         const got: unknown[] = [];
-        connector(tab)
+        connector(browser.tab(true))
             .privateChannel("chat.1")
             .listen(".said", (payload: unknown) => got.push(payload));
-        await settle(() => ES.live().length > 2);
+        await microtasks();
         expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1", "private-chat.1"], ["private-chat.1"]]);
-        // The page's own stream, on its own request's grant.
-        const own = ES.live().find((source) => !source.matches().includes(topic("private-orders.1")))!;
-        expect(own.matches()).toEqual([topic("private-chat.1")]);
-        if (opened) {
-            own.emitOpen();
-            own.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-8");
-            await settle(() => got.length > 0);
-        }
-
-        // The lock is another tab's: the page moves to it, and its request reaches Laravel, not the engine's last grant
+        // The lock is another tab's: the page follows it, and its request reaches Laravel, not the engine's last grant
         // (which covers chat.1): the cookie holds chat.1's grant alone now. Laravel grants the union again.
-        lock.answer();
         await settle(() => auth.requests.length > 2);
         expect(auth.requests.map((request) => request.channelNames)[2]).toEqual(["private-orders.1", "private-chat.1", "news"]);
-        // The leading tab opened no stream between the page's own request and Laravel's new grant of the union: not on
-        // the engine's last grant, which the cookie no longer holds.
+        // No stream opened between the page's own request and Laravel's new grant of the union (the leading tab's stream
+        // moves to the engine when the page joins it: not on the engine's last grant, which the cookie no longer holds).
         expect(streamsAt[2]).toBe(streamsAt[1]);
         await openAll();
         expect(auth.requests).toHaveLength(3);
-        // The page's own stream closed once the engine's served it; the engine's streams: the union's, and the page's
-        // catch-up from its cursor, when it had one (see catch-up.ts).
-        expect(own.readyState).toBe(2);
-        const [shared, ...others] = ES.live();
-        expect(shared!.matches()).toEqual([topic("private-orders.1"), topic("private-chat.1"), topic("news")]);
-        expect(others.map((source) => [source.matches(), new URL(source.url).searchParams.get("last_event_id")])).toEqual(opened ? [[[topic("private-chat.1")], "id-8"]] : []);
-        shared!.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-8");
-        shared!.emitMessage(envelope(["private-chat.1"], "said", { n: 2 }), "id-9");
-        await settle(() => got.length > 1);
-        expect(got).toEqual([{ n: 1 }, { n: 2 }]);
+        const shared = only();
+        expect(shared.matches()).toEqual([topic("private-orders.1"), topic("private-chat.1"), topic("news")]);
+        // Every stream was the leading tab's engine's: none matched the hoping page's channel alone.
+        expect(ES.instances.filter((source) => !source.matches().includes(topic("private-orders.1")))).toEqual([]);
+        shared.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-9");
+        await settle(() => got.length > 0);
+        expect(got).toEqual([{ n: 1 }]);
     });
 });
