@@ -74,6 +74,13 @@ async function openAll(): Promise<void> {
     }
 }
 
+/** Another tab steals the link's lock and keeps it (its engine never answers). */
+async function steal(): Promise<void> {
+    const thief = browser.tab();
+    void thief.env.locks.request(link(), { steal: true }, () => new Promise<void>(() => undefined));
+    await settle(() => browser.holder(link()) === thief);
+}
+
 /** The one real stream open now. */
 function only(): FakeEventSource {
     expect(ES.live(), ES.live().map((source) => source.url).join("\n")).toHaveLength(1);
@@ -212,9 +219,7 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         await settle();
         expect(auth.requests).toHaveLength(1);
         // Another tab steals the lock (it heard nothing from this one's engine, which is still downloading).
-        const thief = browser.tab();
-        void thief.env.locks.request(link(), { steal: true }, () => new Promise<void>(() => undefined));
-        await settle(() => browser.holder(link()) === thief);
+        await steal();
         made.privateChannel("chat.1");
         await settle();
         await vi.advanceTimersByTimeAsync(1_000);
@@ -228,9 +233,7 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         connector(tab).privateChannel("orders.1");
         await settle(() => auth.requests.length > 0);
         // Another tab steals the lock while the request is unanswered (it heard nothing from this one's engine).
-        const thief = browser.tab();
-        void thief.env.locks.request(link(), { steal: true }, () => new Promise<void>(() => undefined));
-        await settle(() => browser.holder(link()) === thief);
+        await steal();
         auth.release();
         await settle();
         await vi.advanceTimersByTimeAsync(1_000);
