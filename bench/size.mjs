@@ -200,10 +200,13 @@ export function coreChunkFile(distDir = join(ROOT, "dist")) {
 
 /**
  * The core entry's size in `distDir` (default: this package's dist/) as the earlier figures measured it, script-mode
- * `terser -c -m | gzip -9`: dist/index.js and the core chunk it re-exports, as one file.
+ * `terser -c -m | gzip -9`: dist/index.js and the core chunk it re-exports, as one file; dist/index.js alone in a build
+ * from before issue 32, which had no core chunk (`node bench/encryption.mjs --compare=<that dist>`).
  */
 export async function coreEntrySize(distDir = join(ROOT, "dist")) {
-    return minGzip(readFileSync(join(distDir, "index.js"), "utf8").replace(/^export .*$/m, "") + readFileSync(coreChunkFile(distDir), "utf8"));
+    const entry = readFileSync(join(distDir, "index.js"), "utf8");
+    const split = readdirSync(join(distDir, "chunks")).some((file) => /^core-.*\.js$/.test(file));
+    return minGzip(split ? entry.replace(/^export .*$/m, "") + readFileSync(coreChunkFile(distDir), "utf8") : entry);
 }
 
 /** The budget file's content: `{ firstRenderMinGzip, appMinGzip, iifeGzip, targets, note }`. */

@@ -1,6 +1,6 @@
 // Per-message decryption cost in Chromium: the lazy crypto chunk's decryptEnvelope (jose's compactDecrypt and
-// the envelope read) against WebCrypto's AES-GCM alone on the same messages, in one page, with no stream and no
-// connector around them. A page on http://localhost (a secure context), served by routes of the browser context:
+// the envelope read) against jose's compactDecrypt alone and WebCrypto's AES-GCM alone on the same messages, in one
+// page, with no stream and no connector around them. A page on http://localhost (a secure context), served by routes of the browser context:
 // the chunk of the build given, jose from node_modules through an import map.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +19,8 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>decrypt</t
 const MASTER_KEY = Buffer.alloc(32, 7);
 
 /**
- * In the page: time `count` decryptions by WebCrypto alone and by each chunk (in the order given), and resolve with
+ * In the page: time `count` decryptions by WebCrypto alone, by jose's `compactDecrypt` alone and by each chunk (in the
+ * order given), and resolve with
  * µs per message for each, both one at a time (each awaited before the next starts: the latency of one decryption,
  * WebCrypto's thread hop included) and all started at once (as the connector starts each on arrival: the cost per
  * message at saturation).
@@ -42,6 +43,10 @@ async function inPage([jwes, jwk, chunks]) {
         return { oneByOne: ((atOnce - oneByOne) * 1000) / items.length, atOnce: ((end - atOnce) * 1000) / items.length };
     };
     const ways = { webCrypto: (p) => crypto.subtle.decrypt({ name: "AES-GCM", iv: p.iv, additionalData: p.additionalData, tagLength: 128 }, raw, p.sealed) };
+    // jose alone: its compactDecrypt with the options the chunk passes, under the same key, the plaintext left unread.
+    const { compactDecrypt } = await import("jose");
+    const options = { keyManagementAlgorithms: ["dir"], contentEncryptionAlgorithms: ["A256GCM"], maxDecompressedLength: 0 };
+    ways.jose = (jwe) => compactDecrypt(jwe, raw, options);
     for (const name of chunks) {
         const chunk = await import(`/chunk/${name}.js`);
         const key = await chunk.importChannelKey(jwk);
@@ -94,7 +99,7 @@ export async function measureDecryptCost(browser, { builds = { chunk: join(ROOT,
             count,
             reps,
             files: Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.slice(file.lastIndexOf("/") + 1)])),
-            ways: Object.fromEntries(["webCrypto", ...names].map((way) => [way, summary(way)])),
+            ways: Object.fromEntries(["webCrypto", "jose", ...names].map((way) => [way, summary(way)])),
         };
     } finally {
         await context.close();
