@@ -78,6 +78,9 @@ describeInChromium("the tab-sharing chunks of the ESM build in Chromium", { serv
         await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 1 } });
         await waitUntil("the event", async () => (await received(page)).length === 1);
         expect(await received(page)).toEqual([["share.news", { n: 1 }]]);
+        // A tab that leads alone asks for the share client once its first stream has opened (issue 31), with the
+        // protocol and the engine beside it: maybe after the event.
+        await waitUntil("the sharing chunks", async () => ["leadership", "protocol", "share-platform"].every((name) => chunks(requests).includes(name)));
         // Not the platform set-up: the page uses the browser's own EventSource.
         expect(chunks(requests).filter((name) => SHARING.includes(name))).toEqual(["leadership", "protocol", "share-platform"]);
     });
