@@ -1,7 +1,7 @@
 // Per-message decryption cost in Chromium: the lazy crypto chunk's decryptEnvelope (jose's compactDecrypt and
 // the envelope read) against jose's compactDecrypt alone and WebCrypto's AES-GCM alone on the same messages, in one
-// page, with no stream and no connector around them. A page on http://localhost (a secure context), served by routes of the browser context:
-// the chunk of the build given, jose from node_modules through an import map.
+// page, with no stream and no connector around them. A page on http://localhost (a secure context), served by
+// routes of the browser context: the chunk of the build given, jose from node_modules through an import map.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { deriveChannelKey, sealJwe } from "../../dist/dev/index.js";
@@ -20,10 +20,9 @@ const MASTER_KEY = Buffer.alloc(32, 7);
 
 /**
  * In the page: time `count` decryptions by WebCrypto alone, by jose's `compactDecrypt` alone and by each chunk (in the
- * order given), and resolve with
- * µs per message for each, both one at a time (each awaited before the next starts: the latency of one decryption,
- * WebCrypto's thread hop included) and all started at once (as the connector starts each on arrival: the cost per
- * message at saturation).
+ * order given), and resolve with µs per message for each, both one at a time (each awaited before the next starts: the
+ * latency of one decryption, WebCrypto's thread hop included) and all started at once (as the connector starts each on
+ * arrival: the cost per message at saturation).
  */
 async function inPage([jwes, jwk, chunks]) {
     const raw = await crypto.subtle.importKey("jwk", { kty: "oct", k: jwk.k, alg: "A256GCM" }, { name: "AES-GCM" }, false, ["decrypt"]);
