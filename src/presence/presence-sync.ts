@@ -1,4 +1,5 @@
 import { describeCause, MercureError } from "../errors";
+import { setClampedTimeout } from "../timers";
 import type { Roster } from "./roster";
 import type { SnapshotResult } from "./snapshot";
 import type { Subscription } from "./subscription-event";
@@ -76,7 +77,7 @@ export function createPresenceSync(target: PresenceTarget, leaveGrace = LEAVE_GR
         // [spec] §5.4 step 5: seed, then replay the buffer in order, then drop it.
         const lingering = target.roster.seed(result.members);
         // `lost()` cancels this timer (and a joining() callback may have called it already).
-        if (current === generation && lingering.length > 0) expiry = setTimeout(() => target.roster.expire(lingering), leaveGrace);
+        if (current === generation && lingering.length > 0) expiry = setClampedTimeout(() => target.roster.expire(lingering), leaveGrace);
         // An arrival whose leave is buffered too came and went around the snapshot (or is history
         // replayed after a reconnect): skipped, so it shows as nothing rather than joining + leaving.
         const leaves = new Set(buffered.filter((event) => !event.active).map((event) => event.subscriber));

@@ -28,7 +28,11 @@ export interface Roster<TMember> {
      * for {@link Roster.expire} once they had time to reconnect too.
      */
     seed(members: readonly Subscription[]): string[];
-    /** Report `leaving` for each of `keys` still lingering (they did not come back), and drop them. */
+    /**
+     * Report `leaving` for each of `keys` still lingering (neither back since the re-seed nor seen by a later one), and
+     * drop them; a user who came back is no concern of the expiry any more, even once they left again (their leave is
+     * held back by `leaveDelay` like any other).
+     */
     expire(keys: readonly string[]): void;
     /** Apply one live subscription event. */
     apply(event: Subscription): void;
@@ -45,13 +49,24 @@ export interface Roster<TMember> {
 export const DEFAULT_LEAVE_DELAY = 5_000;
 
 /**
- * One member and how many live subscriptions it holds (0: lingering after a re-seed, or held back by
- * `leaveDelay` with its `leave` timer pending).
+ * Where a member stands. `leaving` is reported exactly once, on the one way out of the roster ({@link createRoster}'s
+ * `depart`), and only from `held` (its timer) or `lingering` (`expire()`): never for a `present` member.
+ *
+ * - `present`: holds live subscriptions (`count` > 0).
+ * - `held`: its last subscription ended; its `leave` timer (the `leaveDelay`) is pending, and a subscription of the
+ *   user makes it `present` again with no report.
+ * - `lingering`: missing from a re-seed's snapshot; `expire()` (the caller's grace) reports it, and a subscription of
+ *   the user makes it `present` again with no report. A user who comes back and ends their last subscription again is
+ *   `held`, no longer `lingering`: the expiry does not concern it any more.
  */
+type MemberState = "present" | "held" | "lingering";
+
+/** One member: its info, its state, and how many live subscriptions it holds (0 unless `present`). */
 interface Member {
     info: unknown;
+    state: MemberState;
     count: number;
-    /** The pending `leaving` report of a member whose last subscription ended within `leaveDelay`. */
+    /** The pending `leaving` report while `held`. */
     leave?: ReturnType<typeof setTimeout>;
 }
 
@@ -76,6 +91,16 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
         if (!closed) (emit as (kind: PresenceEvent, value: unknown) => void)(kind, value);
     };
 
+    /**
+     * The one way out: drop `member` and report `leaving`, if it is still the member of record for `key` and still in
+     * the state `from` (a stale timer or expiry, whose member came back or was replaced since, does nothing).
+     */
+    const depart = (key: string, member: Member, from: MemberState): void => {
+        if (members.get(key) !== member || member.state !== from) return;
+        members.delete(key);
+        report("leaving", member.info);
+    };
+
     /** Count `subscriber` for its user; returns the member when this is the user's first subscription. */
     const add = (subscriber: string, payload: unknown): Member | null => {
         if (subscribers.has(subscriber)) return null;
@@ -83,17 +108,18 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
         subscribers.set(subscriber, key);
         const member = members.get(key);
         if (member !== undefined) {
-            // A user back within leaveDelay: their held-back leave is no news any more.
+            // A user back (held or lingering): present again, and their leave is no news any more.
             clearTimeout(member.leave);
+            member.state = "present";
             member.count++;
             return null;
         }
-        const added = { info, count: 1 };
+        const added: Member = { info, state: "present", count: 1 };
         members.set(key, added);
         return added;
     };
 
-    /** Cancel every held-back leave (the members stay, with no subscription). */
+    /** Cancel every held-back leave (a re-seed settles those members; `close()` reports nothing more). */
     const cancelLeaves = (): void => {
         for (const member of members.values()) clearTimeout(member.leave);
     };
@@ -124,7 +150,7 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
             const joined = [...after].filter(([key]) => !before.has(key));
             for (const [key, member] of before) {
                 if (after.has(key)) continue;
-                after.set(key, { info: member.info, count: 0 });
+                after.set(key, { info: member.info, state: "lingering", count: 0 });
                 lingering.push(key);
             }
             for (const [, member] of joined) report("joining", member.info);
@@ -133,9 +159,7 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
         expire(keys) {
             for (const key of keys) {
                 const member = members.get(key);
-                if (member?.count !== 0) continue;
-                members.delete(key);
-                report("leaving", member.info);
+                if (member !== undefined) depart(key, member, "lingering");
             }
         },
         close() {
@@ -143,7 +167,7 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
             cancelLeaves();
         },
         apply({ subscriber, active, payload }) {
-            // [spec] laravel-mercure §5.5: joining on a user's first subscription only (a lingering user
+            // [spec] laravel-mercure §5.5: joining on a user's first subscription only (a lingering or held user
             // coming back is no news).
             if (active) {
                 const joined = add(subscriber, payload);
@@ -155,15 +179,11 @@ export function createRoster<TMember>(emit: RosterListener<TMember>, leaveDelay 
             if (key === undefined) return;
             subscribers.delete(subscriber);
             const member = members.get(key);
-            // [spec] §5.5: leaving, with the stored info, on the user's last subscription (held back by leaveDelay;
-            // add(), seed() and close() cancel the timer, so it fires only for a user who stayed away).
             if (member === undefined || --member.count !== 0) return;
-            const gone = (): void => {
-                members.delete(key);
-                report("leaving", member.info);
-            };
-            if (leaveDelay > 0) member.leave = setClampedTimeout(gone, leaveDelay);
-            else gone();
+            // [spec] §5.5: leaving, with the stored info, on the user's last subscription, held back by leaveDelay.
+            member.state = "held";
+            if (leaveDelay > 0) member.leave = setClampedTimeout(() => depart(key, member, "held"), leaveDelay);
+            else depart(key, member, "held");
         },
     };
 }

@@ -303,6 +303,41 @@ describe("presence rooms", () => {
         expect(log).toEqual(["here me,ann", "joining bob"]);
     });
 
+    it("report leaving once, after leaveDelay, for a user who lingered after a re-seed, came back and left within the delay; and keep them if they come back again (issue 49)", async () => {
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        const rooms = createPresenceRooms();
+        const log: string[] = [];
+        const roster = createRoster<string>(logTo(log), 5_000);
+        rooms.add({ name: ROOM, roster, reportError: () => log.push("error") });
+        rooms.patterns(HUB, [ROOM], [TOPIC]);
+        const snapshots = loader();
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer(snapshot("me1", "ann1"));
+        rooms.streamLost();
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer(snapshot("me2")); // ann lingers: the expiry is LEAVE_GRACE away
+        await vi.advanceTimersByTimeAsync(LEAVE_GRACE - 3_000);
+        rooms.handleEvent(event("ann2", true), "e1"); // back
+        rooms.handleEvent(event("ann2", false), "e2"); // and gone again: her leave is held 5 s, past the expiry
+        await vi.advanceTimersByTimeAsync(3_000); // the expiry: she no longer lingers
+        expect(log).toEqual(["here me,ann"]);
+        await vi.advanceTimersByTimeAsync(2_000);
+        expect(log).toEqual(["here me,ann", "leaving ann"]);
+        // Back between the expiry and her held leave: the stale timer must not remove her new entry.
+        rooms.handleEvent(event("ann3", true), "e3");
+        rooms.streamLost();
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer(snapshot("me4")); // ann lingers again
+        await vi.advanceTimersByTimeAsync(LEAVE_GRACE - 2_000);
+        rooms.handleEvent(event("ann4", true), "e4");
+        rooms.handleEvent(event("ann4", false), "e5"); // held until 3 s after the expiry
+        await vi.advanceTimersByTimeAsync(3_000);
+        rooms.handleEvent(event("ann5", true), "e6"); // back, after the expiry and within the delay her leave holds
+        await vi.advanceTimersByTimeAsync(60_000);
+        expect(log).toEqual(["here me,ann", "leaving ann", "joining ann"]);
+        expect(roster.members()).toEqual(["me", "ann"]);
+    });
+
     it("take the grace period given to createPresenceRooms", async () => {
         vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
         const { rooms, channel, snapshots } = openRoom(createPresenceRooms(500));
