@@ -137,17 +137,23 @@ export class Capabilities {
         return sum;
     }
 
-    /** Start the download of `slot` (once at a time); a failure leaves the channels that need it. */
+    /**
+     * Start the download of `slot` (once at a time); a failure leaves the channels that need it. The download is no
+     * longer in flight once it failed, before the channels hear it: a channel their `error()` callback joins again
+     * downloads anew instead of waiting for a download that is over.
+     */
     #start(slot: CapabilitySlot): void {
         if (this.#loading.has(slot)) return;
         const result = this.use(slot);
         if (!(result instanceof Promise)) return;
-        const settled = result.then(
-            () => undefined,
-            (cause: unknown) => this.#host().settle(() => this.#failed(slot, cause)),
-        );
+        const over = (): void => {
+            if (this.#loading.get(slot) === settled) this.#loading.delete(slot);
+        };
+        const settled: Promise<void> = result.then(over, (cause: unknown) => {
+            over();
+            this.#host().settle(() => this.#failed(slot, cause));
+        });
         this.#loading.set(slot, settled);
-        void settled.then(() => this.#loading.delete(slot));
     }
 
     /** Build `slot`'s capability from its module, once, and tell it the joined channels and the last grant. */

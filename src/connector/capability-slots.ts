@@ -39,17 +39,30 @@ export const CAPABILITY_SLOTS: readonly CapabilitySlot[] = [PRESENCE, CRYPTO, WH
 
 /**
  * The link the connector gives its joined guarded channels: their `whisper()` and whisper listeners load the whisper
- * capability on first use, in the order they were made, and a failed download reaches the channel (`report`) as
- * `load_failed`; the next whisper or listener downloads it again.
+ * capability on first use, in the order they were made. A failed download reaches each channel that waited for it
+ * (`report`) once, as `load_failed`, however many whispers or listeners it made meanwhile; the next whisper or listener
+ * downloads it again, and once it has arrived every joined channel with whisper listeners hears whispers (the
+ * capability's `joined` hook), those registered during the failure too.
  */
 export function whisperLink(capabilities: Capabilities, report: (channel: MercurePrivateChannel, error: MercureError) => void): WhisperLink {
+    /** The channels waiting for the download in flight (each told once if it fails), or null when none is in flight. */
+    let waiting: Set<MercurePrivateChannel> | null = null;
     const through = (channel: MercurePrivateChannel, call: (link: WhisperLink) => void): void => {
         const whispers = capabilities.use(WHISPERS);
         if (!(whispers instanceof Promise)) return call(whispers.link);
-        whispers.then(
-            ({ link }) => call(link),
-            (cause: unknown) => report(channel, loadFailed(channel.name, WHISPERS.part, cause, "its whispers were not sent nor received, and the next whisper or whisper listener downloads it again")),
-        );
+        if (waiting === null) {
+            // The first to wait for this download hears how it ended before the others' calls run.
+            const group = (waiting = new Set());
+            whispers.then(
+                () => (waiting = null),
+                (cause: unknown) => {
+                    waiting = null;
+                    for (const each of group) report(each, loadFailed(each.name, WHISPERS.part, cause, "its whispers were not sent nor received, and the next whisper or whisper listener downloads it again"));
+                },
+            );
+        }
+        waiting.add(channel);
+        whispers.then(({ link }) => call(link), () => undefined);
     };
     return {
         whisper: (channel, event, data) => through(channel, (link) => link.whisper(channel, event, data)),

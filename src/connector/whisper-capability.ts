@@ -1,4 +1,4 @@
-import type { WhisperLink } from "../channel/mercure-private-channel";
+import { MercurePrivateChannel, type WhisperLink } from "../channel/mercure-private-channel";
 import type { EncryptedChannels } from "../crypto";
 import { loadFailed } from "../error-messages";
 import { HubStream } from "../transport/hub-stream";
@@ -72,6 +72,8 @@ export function create(host: ConnectorHost): WhisperCapability {
     );
     return {
         link: whispers.link,
+        // Built after a download that failed before (issue 49.5): the listeners registered meanwhile open their streams.
+        joined: (channel) => channel instanceof MercurePrivateChannel && whispers.link.listening(channel),
         dropped: (name) => whispers.drop(name),
         cleared: () => whispers.clear(),
         authStarted: () => whispers.authStarted(),

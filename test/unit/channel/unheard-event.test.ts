@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MercureChannel } from "../../../src/channel/mercure-channel";
+import { dirname, resolve } from "node:path";
 import { createHarness, envelope, settleLoads, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { mockFlakyChunk } from "../../fakes/flaky-chunk";
 
 /*
  * Issue 33, "My listener never fires": an event that arrives on a channel with listeners, but none for its name, is
@@ -50,6 +52,28 @@ describe("an event no listener matches", () => {
         expect(matched.deliver("OrderShipped", {})).toBe(true);
         await settleLoads();
         expect(warnings()).toEqual([]);
+    });
+});
+
+describe("the warning's chunk failing to download (issue 49, a sibling of point 5)", () => {
+    it("warns at the event's next delivery once the chunk loads, instead of never", async () => {
+        vi.resetModules();
+        const chunk = mockFlakyChunk("../../../src/channel/unheard-event");
+        try {
+            const { MercureChannel: Fresh } = await import("../../../src/channel/mercure-channel");
+            const orders = new Fresh("orders", { namespace: "App.Events" } as never).listen(".order.paid", () => undefined);
+            chunk.failures = 1;
+            orders.deliver("order.shipped", {});
+            await settleLoads();
+            expect(chunk.loads).toBe(1);
+            expect(warnings()).toEqual([]);
+            orders.deliver("order.shipped", {});
+            orders.deliver("order.shipped", {});
+            await settleLoads();
+            expect(warnings()).toEqual([expect.stringContaining('no listener on "orders" for "order.shipped"')]);
+        } finally {
+            vi.doUnmock(resolve(dirname(expect.getState().testPath!), "../../../src/channel/unheard-event"));
+        }
     });
 });
 

@@ -46,12 +46,15 @@ function setup() {
     const channels = new Map<string, MercureChannel>();
     const evicted: MercureError[] = [];
     let refreshes = 0;
+    /** What runs after each eviction, as a channel's error() callback runs once the connector settled it. */
+    const afterEvict: Array<(name: string) => void> = [];
     const host = {
         registry: { names: () => [...channels.keys()], get: (name: string) => channels.get(name) },
         settle: <T>(change: () => T): T => change(),
         evict: (name: string, error: MercureError) => {
             channels.delete(name);
             evicted.push(error);
+            for (const callback of afterEvict) callback(name);
         },
         scheduleRefresh: () => void refreshes++,
     } as unknown as ConnectorHost;
@@ -62,7 +65,7 @@ function setup() {
         capabilities.joined(channel);
     };
     const module = { create: () => recorder(log) };
-    return { log, downloads, slot, capabilities, join, evicted, refreshes: () => refreshes, module };
+    return { log, downloads, slot, capabilities, join, evicted, refreshes: () => refreshes, module, afterEvict };
 }
 
 const grant = (granted: string[]): Grant => ({ granted, response: {} as Grant["response"], platform: {} as Grant["platform"], report: () => undefined });
@@ -129,6 +132,23 @@ describe("Capabilities (issue 32: capabilities load on first use)", () => {
         downloads[1]!.resolve(module);
         await drain();
         expect(log).toEqual(["joined news", "joined room-1"]);
+    });
+
+    it("downloads again for a channel joined again by an error() callback of the failure, instead of leaving it joined without the capability (issue 49)", async () => {
+        const { log, downloads, slot, capabilities, join, evicted, module, afterEvict } = setup();
+        join("room-1");
+        afterEvict.push((name) => join(name)); // The page's error() callback joins the room again at once.
+        downloads[0]!.reject(new TypeError("Failed to fetch dynamically imported module"));
+        await drain();
+        afterEvict.length = 0;
+        expect(evicted.map((error) => error.channel)).toEqual(["room-1"]);
+        expect(downloads).toHaveLength(2);
+        expect(capabilities.ready()).not.toBeNull(); // The refresh waits for the second download.
+        downloads[1]!.resolve(module);
+        await drain();
+        expect(capabilities.get(slot)).not.toBeNull();
+        expect(log).toEqual(["joined room-1"]);
+        expect(capabilities.ready()).toBeNull();
     });
 
     it("loads a capability that no channel needs (whispers) when it is used, and gives it at once afterwards", async () => {
