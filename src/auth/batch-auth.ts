@@ -90,14 +90,16 @@ export class BatchAuth {
     /** One auth request with the credentials read now (see {@link BatchAuth.request}). */
     async #send(names: readonly string[], platform: AuthPlatform, signal: AbortSignal): Promise<AuthResult> {
         let headers = this.#options.auth.headers;
+        const timeout = resolveAuthTimeout(this.#options.authTimeout);
         if (dynamicCredentials(this.#options, this.#csrfRefused)) {
-            try {
-                headers = await (await loadCredentials()).credentialHeaders(this.#options, this.#csrfRefused);
-            } catch (cause) {
-                // The function's own error stays the cause, never in the message: it may quote the credential.
-                return { kind: "error", status: null, cause: new MercureError("auth_failed", "a credential function failed, or its code did not load", { cause }) };
-            }
-            if (signal.aborted) return { kind: "aborted" };
+            // Within the auth deadline: a credential function that never settles fails the batch like a request that timed out.
+            const read = await loadCredentials().then(
+                (module) => module.readCredentials(this.#options, this.#csrfRefused, timeout, signal),
+                (cause: unknown) => new MercureError("auth_failed", "the code that reads the credentials did not load", { cause }),
+            );
+            if (read === null || signal.aborted) return { kind: "aborted" };
+            if (read instanceof MercureError) return { kind: "error", status: null, cause: read };
+            headers = read;
         }
         const [result, tokenFailure] = await Promise.all([
             platform.authorize?.(names, signal) ??
@@ -107,7 +109,7 @@ export class BatchAuth {
                     channelNames: names,
                     fetch: platform.fetch,
                     signal,
-                    timeout: resolveAuthTimeout(this.#options.authTimeout),
+                    timeout,
                 }),
             platform.hubToken?.get().then(
                 () => null,

@@ -76,10 +76,126 @@ describe("credential functions", () => {
         await settleLoads();
         expect(h.auth.requests).toHaveLength(0);
         expect(h.errors.map((entry) => entry.error.code)).toEqual(["auth_failed"]);
-        expect(h.errors[0]!.error.message).toContain("a credential function failed");
+        expect(h.errors[0]!.error.message).toContain("the `bearerToken` function failed");
         expect(h.errors[0]!.error.message).not.toContain("secret-123");
         expect(h.connector.connectionStatus()).toBe("reconnecting");
         h.connector.disconnect();
+    });
+
+    it.each([
+        ["bearerToken", "the `bearerToken` function failed"],
+        ["csrfToken", "the `csrfToken` function failed"],
+        ["auth.headers", 'the `auth.headers` "X-Tenant" function failed'],
+    ])("that throw (%s) are reported on every channel by name, kept as the cause, and retried with backoff", async (kind, named) => {
+        let broken = true;
+        const fn = (): string => {
+            if (broken) throw new Error("secret-456");
+            return "ok";
+        };
+        const h = createHarness(kind === "auth.headers" ? { auth: { headers: { "X-Tenant": fn } } } : { [kind]: fn });
+        h.track(h.connector.channel("news"));
+        h.track(h.connector.privateChannel("inbox"));
+        await settleLoads();
+        expect(h.auth.requests).toHaveLength(0);
+        expect(h.errors.map((entry) => [entry.channel, entry.error.code])).toEqual([
+            ["news", "auth_failed"],
+            ["private-inbox", "auth_failed"],
+        ]);
+        expect(h.errors[0]!.error.message).toContain(named);
+        expect(h.errors[0]!.error.message).not.toContain("secret-456");
+        expect(String((h.errors[0]!.error.cause as { cause?: unknown }).cause)).toContain("secret-456");
+        broken = false;
+        await vi.advanceTimersByTimeAsync(1_300); // the first backoff: 1 s ± 20 %
+        await settleLoads();
+        expect(h.auth.requests).toHaveLength(1);
+        expect(h.EventSource.live()).toHaveLength(1);
+        h.connector.disconnect();
+    });
+});
+
+describe("credential functions that never settle (issue 49)", () => {
+    /** A function whose first `hanging` calls never settle, then gives `value`. */
+    function hangsFirst(hanging: number, value: string) {
+        const calls = { count: 0 };
+        const fn = () => (++calls.count <= hanging ? new Promise<string>(() => undefined) : Promise.resolve(value));
+        return { calls, fn };
+    }
+
+    it.each([
+        ["bearerToken", "the `bearerToken` function"],
+        ["csrfToken", "the `csrfToken` function"],
+        ["auth.headers", 'the `auth.headers` "X-Tenant" function'],
+    ])("fail the batch at the authTimeout deadline (%s), naming the function and the option on every channel, then retry with backoff; later joins go through", async (kind, named) => {
+        const { calls, fn } = hangsFirst(1, "value");
+        const options = kind === "auth.headers" ? { auth: { headers: { "X-Tenant": fn } } } : { [kind]: fn };
+        const h = createHarness({ ...options, authTimeout: 1_000 });
+        h.track(h.connector.channel("news"));
+        await settleLoads();
+        expect(h.errors).toEqual([]);
+        await vi.advanceTimersByTimeAsync(999);
+        expect(h.errors).toEqual([]);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(h.auth.requests).toHaveLength(0);
+        expect(h.errors.map((entry) => [entry.channel, entry.error.code])).toEqual([["news", "auth_failed"]]);
+        expect(h.errors[0]!.error.message).toBe(`The broadcasting auth request to "/broadcasting/auth" failed (${named} gave no value within 1000 ms, the \`authTimeout\` option); retrying with backoff.`);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        // A join meanwhile is not blocked: the retry (1 s ± 20 %) authorizes both.
+        h.track(h.connector.privateChannel("inbox"));
+        await vi.advanceTimersByTimeAsync(1_300);
+        await settleLoads();
+        expect(calls.count).toBe(2);
+        expect(h.auth.requests.map((request) => request.channelNames)).toEqual([["news", "private-inbox"]]);
+        expect(h.EventSource.live()).toHaveLength(1);
+        expect(h.errors).toHaveLength(1);
+        h.connector.disconnect();
+    });
+
+    it("keep failing at each deadline with a growing backoff while they hang, one report per channel each time, never a request", async () => {
+        const { calls, fn } = hangsFirst(Infinity, "never");
+        vi.spyOn(Math, "random").mockReturnValue(0.5); // no jitter: 1 s, 2 s, 4 s
+        const h = createHarness({ bearerToken: fn, authTimeout: 1_000 });
+        h.track(h.connector.channel("news"));
+        await settleLoads();
+        await vi.advanceTimersByTimeAsync(1_000); // deadline 1
+        await vi.advanceTimersByTimeAsync(1_000 + 1_000); // backoff 1, deadline 2
+        await vi.advanceTimersByTimeAsync(2_000 + 1_000); // backoff 2, deadline 3
+        expect(calls.count).toBe(3);
+        expect(h.errors.map((entry) => entry.error.code)).toEqual(["auth_failed", "auth_failed", "auth_failed"]);
+        expect(h.auth.requests).toHaveLength(0);
+        h.connector.disconnect();
+        vi.restoreAllMocks();
+    });
+
+    it("change nothing when they settle after the deadline: the newer reading's headers stand", async () => {
+        let release: (value: string) => void = () => undefined;
+        let calls = 0;
+        const bearerToken = () => (++calls === 1 ? new Promise<string>((resolve) => (release = resolve)) : "fresh");
+        const h = createHarness({ bearerToken, authTimeout: 1_000 });
+        h.track(h.connector.channel("news"));
+        await settleLoads();
+        await vi.advanceTimersByTimeAsync(1_000 + 1_300);
+        await settleLoads();
+        expect(h.auth.requests.map((request) => request.headers["Authorization"])).toEqual(["Bearer fresh"]);
+        release("stale");
+        await settleLoads();
+        expect(h.connector.options["auth"].headers["Authorization"]).toBe("Bearer fresh");
+        h.connector.channel("more");
+        await settleLoads();
+        expect(h.auth.requests.map((request) => request.headers["Authorization"])).toEqual(["Bearer fresh", "Bearer fresh"]);
+        expect(calls).toBe(3);
+        h.connector.disconnect();
+    });
+
+    it("are abandoned on disconnect(): no error, no request", async () => {
+        const { fn } = hangsFirst(Infinity, "never");
+        const h = createHarness({ bearerToken: fn, authTimeout: 1_000 });
+        h.track(h.connector.channel("news"));
+        await settleLoads();
+        h.connector.disconnect();
+        await vi.advanceTimersByTimeAsync(10_000);
+        expect(h.errors).toEqual([]);
+        expect(h.auth.requests).toHaveLength(0);
+        expect(h.connector.connectionStatus()).toBe("disconnected");
     });
 });
 
