@@ -1,26 +1,13 @@
-import type { AuthResult } from "../auth/auth-client";
 import type { BatchAuth } from "../auth/batch-auth";
-import type { MercureError } from "../errors";
+import { interpretBatch } from "../auth/batch-outcome";
+import { authDenied, authRejected, authRejectedNewcomer } from "../error-messages";
 import { failingAlone, isolatedError } from "../auth/isolation";
 import { ReconnectTimer } from "../status/reconnect-timer";
 import type { Platform } from "../transport/platform";
+import type { ConnectorHost } from "./connector-host";
 
 /** The backoff of retrying such channels alone: 5 s doubling up to 5 minutes. */
 const ISOLATED_RETRY = { min: 5_000, max: 300_000 };
-
-/** What the isolation needs of the connector. */
-export interface IsolationHost {
-    /** The connector's batch auth: its request, and the `isolated` channels it leaves out of every batch. */
-    readonly auth: BatchAuth;
-    /** Cancels requests on `disconnect()`. */
-    signal(): AbortSignal;
-    /** Whether `generation` is still the connector's (no `disconnect()` since). */
-    current(generation: number): boolean;
-    /** Report `error(name)` on each named channel, in a settled state. */
-    report(names: Iterable<string>, error: (name: string) => MercureError): void;
-    /** Authorize the joined channels (without the isolated ones) and open their stream. */
-    refresh(): void;
-}
 
 /**
  * Issue 30: one channel whose auth fails on its own (Laravel answers 5xx to every batch holding a
@@ -29,15 +16,25 @@ export interface IsolationHost {
  * alone; they report `auth_failed` and are retried alone with backoff while the others are authorized at once, and
  * they rejoin the batch when their own auth passes. A lazy chunk, with the search: the refresh cycle loads it on the
  * first batch that needs it.
+ *
+ * Issue 49: each isolated channel is retried in a request of its own, only while it is joined (leaving it cancels its
+ * retry; no request ever goes out without a channel), and its answer is read as a batch's would be for a channel
+ * joined anew: a 5xx or a network error keeps it isolated (it was reported once, when isolated), a 4xx other than a
+ * 419 or a denial leaves it with its error once, a 419 (the session's, not the channel's) is reported on it at each
+ * try, and a grant brings it back into the batch.
  */
 export class BatchIsolation {
-    readonly #host: IsolationHost;
+    /** The connector: its batch auth (with the `isolated` channels it leaves out of every batch), registry and state changes. */
+    readonly #host: ConnectorHost;
 
     /** The next try of the isolated channels, with its backoff. */
     readonly #retry = new ReconnectTimer(ISOLATED_RETRY);
 
+    /** Set while a try runs: a timer that fires meanwhile leaves the next try to its end (one request per channel at a time). */
+    #trying = false;
+
     /** Isolate for `host`. */
-    constructor(host: IsolationHost) {
+    constructor(host: ConnectorHost) {
         this.#host = host;
     }
 
@@ -45,26 +42,51 @@ export class BatchIsolation {
     async isolate(names: readonly string[], platform: Platform, generation: number): Promise<boolean> {
         const host = this.#host;
         const failing = await failingAlone(names, (part) => host.auth.request(part, platform, host.signal()));
-        if (!host.current(generation) || failing === null || failing.size === 0 || failing.size === names.length) return false;
+        if (generation !== host.generation() || failing === null || failing.size === 0 || failing.size === names.length) return false;
         for (const [name, status] of failing) host.auth.isolated.set(name, status);
-        host.report(failing.keys(), (name) => isolatedError(name, platform.authEndpoint, failing.get(name)!));
+        host.settle(() => host.reportEach(failing.keys(), (name) => isolatedError(name, platform.authEndpoint, failing.get(name)!)));
         this.#retryAlone(platform, generation);
-        host.refresh();
+        host.scheduleRefresh();
         return true;
     }
 
-    /** Try the isolated channels alone after a backoff; once their auth passes, they rejoin the batch. */
+    /** Try the isolated channels alone after a backoff, while any is left. */
     #retryAlone(platform: Platform, generation: number): void {
+        this.#retry.schedule(() => void this.#tryAlone(platform, generation));
+    }
+
+    /** Try each isolated channel still joined in a request of its own, and act on its answer (see the class). */
+    async #tryAlone(platform: Platform, generation: number): Promise<void> {
         const host = this.#host;
-        this.#retry.schedule(() => {
-            void host.auth.request([...host.auth.isolated.keys()], platform, host.signal()).then((result: AuthResult) => {
-                if (!host.current(generation)) return;
-                if (result.kind !== "ok") return this.#retryAlone(platform, generation);
-                host.auth.isolated.clear();
-                this.#retry.reset();
-                host.refresh();
-            });
-        });
+        const { isolated } = host.auth;
+        if (this.#trying) return;
+        this.#trying = true;
+        let rejoined = false;
+        try {
+            for (const name of [...isolated.keys()]) {
+                if (!host.registry.has(name)) isolated.delete(name);
+                if (!isolated.has(name)) continue;
+                const result = await host.auth.request([name], platform, host.signal());
+                // Left (or disconnected) while it was asked: its answer is no one's.
+                if (generation !== host.generation()) return;
+                if (!isolated.has(name) || !host.registry.has(name)) continue;
+                const outcome = interpretBatch([name], result, null, () => true);
+                if (outcome.kind === "failed" || outcome.kind === "aborted") continue;
+                if (outcome.kind === "rejected") {
+                    host.settle(() => host.reportEach([name], () => authRejected(name, outcome.status, platform.authEndpoint, outcome.detail)));
+                    continue;
+                }
+                isolated.delete(name);
+                if (outcome.kind === "newcomers_rejected") host.settle(() => host.evict(name, authRejectedNewcomer(name, outcome.status, [name], outcome.detail)));
+                else if (outcome.denied.length > 0) host.settle(() => host.evict(name, authDenied(name)));
+                else rejoined = true;
+            }
+        } finally {
+            this.#trying = false;
+        }
+        if (rejoined) host.scheduleRefresh();
+        if (isolated.size > 0) this.#retryAlone(platform, generation);
+        else this.#retry.reset();
     }
 
     /** Stop retrying (no channel left, or `disconnect()`). */

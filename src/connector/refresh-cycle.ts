@@ -52,13 +52,7 @@ export class RefreshCycle {
     async #isolate(names: readonly string[], platform: Platform, generation: number): Promise<boolean> {
         const host = this.#host;
         const { BatchIsolation } = await loadIsolation();
-        this.#isolation ??= new BatchIsolation({
-            auth: host.auth,
-            signal: () => host.signal(),
-            current: (generation) => generation === host.generation(),
-            report: (names, error) => host.settle(() => host.reportEach(names, error)),
-            refresh: () => host.scheduleRefresh(),
-        });
+        this.#isolation ??= new BatchIsolation(host);
         return this.#isolation.isolate(names, platform, generation);
     }
 
@@ -129,6 +123,7 @@ export class RefreshCycle {
         const joined = host.registry.names();
         for (const name of joined.splice(MAX_CHANNELS)) host.evict(name, failures.channelLimit(name, MAX_CHANNELS));
         for (const name of host.auth.isolated.keys()) if (!host.registry.has(name)) host.auth.isolated.delete(name);
+        if (host.auth.isolated.size === 0) this.resetIsolation(); // The last isolated channel was left: its retry goes with it.
         const names = joined.filter((name) => !host.auth.isolated.has(name));
         if (names.length === 0) {
             // Only channels whose auth fails alone are left: their retry brings them back.

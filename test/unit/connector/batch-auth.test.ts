@@ -273,6 +273,116 @@ describe("a channel whose auth fails on its own (issue 30)", () => {
         expect(h.EventSource.live().at(-1)!.matches()).toEqual(["news", "private-reports"].map(topic));
     });
 
+    /** A harness whose `private-reports` was isolated (`state.broken`: the server 500s on every batch holding it). */
+    async function isolatedReports(state: { broken: boolean }, others = ["news"]) {
+        vi.spyOn(Math, "random").mockReturnValue(0.5);
+        const h = createHarness();
+        brokenFor(h, state);
+        for (const name of others) h.track(h.connector.channel(name));
+        h.track(h.connector.privateChannel("reports"));
+        await h.flush();
+        await vi.advanceTimersByTimeAsync(1_000);
+        await settleLoads();
+        expect(h.stream().matches()).toEqual(others.map(topic));
+        h.stream().emitOpen();
+        h.errors.length = 0;
+        return h;
+    }
+
+    /** Every auth request's channel names, for the checks that none is empty. */
+    const sent = (h: ReturnType<typeof createHarness>) => h.auth.requests.map((request) => request.channelNames);
+
+    /** Let `ms` pass in steps of a second, opening each stream the connector opens (the cookie renewal's too). */
+    async function pass(h: ReturnType<typeof createHarness>, ms: number): Promise<void> {
+        for (let elapsed = 0; elapsed < ms; elapsed += 1_000) {
+            await vi.advanceTimersByTimeAsync(1_000);
+            for (const source of h.EventSource.live()) if (source.readyState === 0) source.emitOpen();
+        }
+    }
+
+    it("is no longer retried once it was left: no request with an empty channel_names, nor for it (issue 49)", async () => {
+        const h = await isolatedReports({ broken: true });
+        const before = h.auth.requests.length;
+        h.connector.leave("reports");
+        await pass(h, 600_000);
+        expect(sent(h).slice(before).filter((names) => names.length === 0 || names.includes("private-reports"))).toEqual([]);
+        expect(sent(h).every((names) => names.length > 0)).toBe(true);
+        expect(h.errors).toEqual([]);
+    });
+
+    it("drops the answer of its lone retry when it was left meanwhile, and is not retried again (issue 49)", async () => {
+        const h = await isolatedReports({ broken: true });
+        const before = h.auth.requests.length;
+        h.auth.hold();
+        await vi.advanceTimersByTimeAsync(5_000); // its lone retry leaves
+        expect(sent(h).slice(before)).toEqual([["private-reports"]]);
+        h.connector.leave("reports");
+        h.auth.release();
+        await pass(h, 600_000);
+        expect(sent(h).slice(before + 1).filter((names) => names.length === 0 || names.includes("private-reports"))).toEqual([]);
+        expect(h.errors).toEqual([]);
+    });
+
+    it("is left with its error once when its lone retry gets a 4xx, never retried silently for ever (issue 49)", async () => {
+        const h = await isolatedReports({ broken: true });
+        const before = h.auth.requests.length;
+        h.auth.handler = (names) => (names.includes("private-reports") ? { status: 403 } : grant(names));
+        await vi.advanceTimersByTimeAsync(5_000);
+        await settleLoads();
+        expect(sent(h).slice(before)).toEqual([["private-reports"]]);
+        expect(h.errors.map((entry) => [entry.channel, entry.error.code, entry.error.status])).toEqual([["private-reports", "auth_rejected", 403]]);
+        expect(h.errors[0]!.error.message).toMatch(/denied \(HTTP 403\) after joining \[private-reports\]; channel "private-reports" was left/);
+        expect(Object.keys(h.connector.channels)).toEqual(["news"]);
+        await pass(h, 600_000);
+        expect(sent(h).slice(before + 1).filter((names) => names.includes("private-reports") || names.length === 0)).toEqual([]);
+        expect(h.errors).toHaveLength(1);
+        expect(h.stream().matches()).toEqual([topic("news")]);
+    });
+
+    it("is kept, and told, when its lone retry gets a 419 (the session's, not the channel's), then retried with backoff", async () => {
+        const h = await isolatedReports({ broken: true });
+        const before = h.auth.requests.length;
+        h.auth.handler = (names) => (names.includes("private-reports") ? { status: 419 } : grant(names));
+        await pass(h, 5_000);
+        await settleLoads();
+        expect(sent(h).slice(before)).toEqual([["private-reports"], ["private-reports"]]); // the 419 is retried once at once
+        expect(h.errors.map((entry) => [entry.channel, entry.error.code, entry.error.status])).toEqual([["private-reports", "auth_rejected", 419]]);
+        expect(Object.keys(h.connector.channels)).toEqual(["news", "private-reports"]);
+        h.auth.handler = (names) => grant(names);
+        await pass(h, 10_000);
+        await settleLoads();
+        expect(h.EventSource.live().at(-1)!.matches()).toEqual(["news", "private-reports"].map(topic));
+    });
+
+    it("is left with auth_denied when its lone retry's answer denies it", async () => {
+        const h = await isolatedReports({ broken: true });
+        h.auth.handler = (names) => grant(names, {}, ["private-reports"]);
+        await vi.advanceTimersByTimeAsync(5_000);
+        await settleLoads();
+        expect(h.errors.map((entry) => [entry.channel, entry.error.code])).toEqual([["private-reports", "auth_denied"]]);
+        expect(Object.keys(h.connector.channels)).toEqual(["news"]);
+    });
+
+    it("is retried on its own beside another isolated channel: the one whose auth passes rejoins while the other still fails (issue 49)", async () => {
+        vi.spyOn(Math, "random").mockReturnValue(0.5);
+        const h = createHarness();
+        const broken = new Set(["private-reports", "private-audit"]);
+        h.auth.handler = (names) => (names.some((name) => broken.has(name)) ? { status: 500 } : grant(names));
+        for (const name of ["news", "orders"]) h.track(h.connector.channel(name));
+        h.track(h.connector.privateChannel("reports"));
+        h.track(h.connector.privateChannel("audit"));
+        await h.flush();
+        await vi.advanceTimersByTimeAsync(1_000);
+        await settleLoads();
+        expect(h.stream().matches()).toEqual(["news", "orders"].map(topic));
+        const before = h.auth.requests.length;
+        broken.delete("private-audit");
+        await vi.advanceTimersByTimeAsync(5_000);
+        await settleLoads();
+        expect(sent(h).slice(before)).toEqual([["private-reports"], ["private-audit"], ["news", "orders", "private-audit"]]);
+        expect(h.EventSource.live().at(-1)!.matches()).toEqual(["news", "orders", "private-audit"].map(topic));
+    });
+
     it("is not looked for after one 5xx, nor for a batch of one channel", async () => {
         vi.spyOn(Math, "random").mockReturnValue(0.5);
         const h = createHarness();
