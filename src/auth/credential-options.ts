@@ -19,11 +19,25 @@ export interface CredentialOptions {
 }
 
 /**
- * Whether any credential of `options` (`csrfToken`, `bearerToken`, a value of `auth.headers`) is a function: its value
- * is known only at a request, so the connector then runs alone (tabs share by the value of their credentials).
+ * Whether auth header `name` tells users apart. Every header does but Laravel's CSRF token (`X-CSRF-TOKEN`,
+ * `X-XSRF-TOKEN`): the one token of the browser's session, which a page has from its `<meta name="csrf-token">` (as it
+ * was when the page was rendered) or from the `XSRF-TOKEN` cookie (a new encryption of it on every response Laravel
+ * sends). The tabs of one browser share the session cookie, so one user's tabs differ only by it (issue 49). Any other
+ * header (`Authorization`, an app's `X-Tenant`) is taken to identify: tab sharing keeps apart the tabs that differ in one.
  */
-export function hasFunction(options: { csrfToken?: unknown; bearerToken?: unknown; auth?: { headers?: object } }): boolean {
-    return [options.csrfToken, options.bearerToken, ...Object.values(options.auth?.headers ?? {})].some((value) => typeof value === "function");
+export function identifies(name: string): boolean {
+    return !/^x-[cx]srf-token$/i.test(name);
+}
+
+/**
+ * Whether any credential of `options` (`csrfToken`, `bearerToken`, a value of `auth.headers`) is a function: its value
+ * is known only at a request. `identifying`: only one that tells users apart (see {@link identifies}): its value would
+ * name the connector's tab group, so the connector then runs alone (a CSRF token's function is read by the leading tab's
+ * engine at each request instead).
+ */
+export function hasFunction(options: { csrfToken?: unknown; bearerToken?: unknown; auth?: { headers?: object } }, identifying = false): boolean {
+    const headers = Object.entries(options.auth?.headers ?? {}).filter(([name]) => !identifying || identifies(name));
+    return [identifying ? null : options.csrfToken, options.bearerToken, ...headers.map(([, value]) => value as unknown)].some((value) => typeof value === "function");
 }
 
 /**

@@ -204,11 +204,12 @@ export class MercureConnector extends EchoChannelMethods {
 
     /**
      * Merge options like Echo does, on copies, so that Echo's shared defaults are never mutated. A credential given as a
-     * function is read at each request (auth/credentials.ts overwrites what Echo writes for it) and keeps the tab alone.
+     * function is read at each request (auth/credentials.ts overwrites what Echo writes for it); one that tells users
+     * apart (not the CSRF token's) keeps the tab alone: its value would name the tabs' group (see `identifies`).
      */
     protected override setOptions(options: MercureConnectorOptions): void {
         super.setOptions(cloneHeaderOptions(options) as never);
-        if (hasFunction(this.options)) this.options["shareAcrossTabs"] = false;
+        if (hasFunction(this.options, true)) this.options["shareAcrossTabs"] = false;
     }
 
     /** Resume after `disconnect()`; construction opens nothing (the first joined channel does). */

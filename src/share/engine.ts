@@ -1,6 +1,7 @@
 import { requestAuthorization, type AuthResult } from "../auth/auth-client";
 import type { AuthResponse } from "../auth/auth-response";
 import type { HubTimeouts } from "../auth/cookie-refresh";
+import { MercureError } from "../errors";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 import { AuthGateway } from "./auth-gateway";
 import type { ToClient, ToEngine } from "./protocol";
@@ -16,8 +17,11 @@ export interface HubEngineOptions {
     readonly EventSource: EventSourceConstructor;
     /** The `fetch` of the auth request. */
     readonly fetch: FetchLike;
-    /** The auth request's headers (read at each request: Echo may change them). */
-    readonly headers: () => Record<string, string>;
+    /**
+     * The auth request's headers, read at each request (the CSRF token changes: see `engineHeaders` in share-platform.ts);
+     * `refused`: the server refused the CSRF token before (419). Rejects when a credential function throws.
+     */
+    readonly headers: (refused: boolean) => Promise<Record<string, string>>;
     /** The auth request's deadline in milliseconds. */
     readonly timeout: () => number;
     /** The leading connector's hub timings. */
@@ -53,24 +57,45 @@ export class HubEngine {
     /** Cancels the real auth request in flight when the engine stops. */
     readonly #aborter = new AbortController();
 
+    /** The server refused the leading page's CSRF token once (419): from then on the `XSRF-TOKEN` cookie is read first. */
+    #refused = false;
+
     /** Start an engine; opens nothing until a client asks. */
     constructor(private readonly options: HubEngineOptions) {
         this.#mux = new StreamMux({ hub: options.hub, EventSource: options.EventSource, send: options.send, refused: () => this.#gateway.invalidate(), room: options.room });
         this.#gateway = new AuthGateway({
-            // [spec] laravel-mercure §2.2: one batch request with the leading tab's endpoint, headers and timeout.
-            request: (names) =>
-                requestAuthorization({
-                    endpoint: options.authEndpoint,
-                    headers: options.headers(),
-                    channelNames: names,
-                    fetch: options.fetch,
-                    signal: this.#aborter.signal,
-                    timeout: options.timeout(),
-                }),
+            request: (names) => this.#authorize(names),
             hubTimeouts: options.hubTimeouts,
             granted: () => this.#mux.renew(),
         });
         if (options.seed) this.#gateway.seed(options.seed.client, options.seed);
+    }
+
+    /**
+     * One real batch request for `names`; a 419 (Laravel's CSRF token mismatch: the leading page's token is older than
+     * the session's) is retried once with the token read again, the `XSRF-TOKEN` cookie first from then on, as a
+     * connector alone does (`BatchAuth.request`).
+     */
+    async #authorize(names: readonly string[]): Promise<AuthResult> {
+        const result = await this.#send(names);
+        if (result.kind !== "rejected" || result.status !== 419) return result;
+        this.#refused = true;
+        return this.#send(names);
+    }
+
+    /** [spec] laravel-mercure §2.2: one batch request with the leading tab's endpoint, headers (read now) and timeout. */
+    async #send(names: readonly string[]): Promise<AuthResult> {
+        const { options } = this;
+        let headers: Record<string, string>;
+        try {
+            headers = await options.headers(this.#refused);
+        } catch (cause) {
+            // The function's own error stays the cause, never in the message: it may quote the credential.
+            return { kind: "error", status: null, cause: new MercureError("auth_failed", "a credential function failed, or its code did not load", { cause }) };
+        }
+        const signal = this.#aborter.signal;
+        if (signal.aborted) return { kind: "aborted" };
+        return requestAuthorization({ endpoint: options.authEndpoint, headers, channelNames: names, fetch: options.fetch, signal, timeout: options.timeout() });
     }
 
     /** A client's message (from the bus: checked first, see {@link isEngineMessage}). */

@@ -40,6 +40,8 @@ export interface LeadershipHost {
     tabs(message: ToTabs): void;
     /** Client `client` sent the engine a message (a connector of this tab that leads on its own then moves to the engine). */
     used(client: string): void;
+    /** No other tab's client is registered any more (its `bye`, or dropped by the probe). */
+    idle(): void;
 }
 
 /**
@@ -94,6 +96,11 @@ export class Leadership {
     #hear(message: ToEngine): void {
         if (message.t !== "bye" && message.t !== "ping") this.host.used(message.c);
         this.#engine.receive(message);
+    }
+
+    /** Whether another tab's client is registered with the engine. */
+    serving(): boolean {
+        return this.#remote.size > 0;
     }
 
     /** The engine's cursor. */
@@ -182,7 +189,7 @@ export class Leadership {
             inbox.postMessage({ t: "batch", e: epoch, m: [{ t: "dropped", c: "" }] });
             inbox.close();
         }
-        if (message.t === "bye") this.#remote.delete(c);
+        if (message.t === "bye" && this.#remote.delete(c) && this.#remote.size === 0) queueMicrotask(() => this.host.idle());
         // [spec] Answered here, not by a timer: a throttled hidden leader still answers at once.
         if (message.t === "ping") return this.#post({ t: "pong", e: epoch });
         if (message.t !== "here") this.#hear(message);
@@ -212,6 +219,7 @@ export class Leadership {
             tab.inbox.close();
             this.#tabs.delete(id);
         }
+        if (this.#remote.size === 0) this.host.idle();
         if (this.#tabs.size === 0) return;
         this.#probedAt = Date.now();
         this.#post({ t: "probe", e: this.host.epoch, id: this.#engine.cursor() });

@@ -1,4 +1,5 @@
 import type { BatchAuth } from "../auth/batch-auth";
+import { identifies } from "../auth/credential-options";
 import type { CookieRefreshTimer } from "../auth/cookie-refresh";
 import type { HubTokenOption } from "../auth/hub-token";
 import { lazyChunk, type LazyChunk } from "../lazy-chunk";
@@ -60,9 +61,9 @@ export function pageCanShare(): boolean {
 }
 
 /**
- * The name of the tab link (its Web Lock's and its bus's) of the connectors that authorize identically: same origin,
- * hub URL, auth endpoint and auth headers (a {@link fingerprint} of them, never the headers themselves). The protocol's
- * version ("2": per-tab inboxes) is in it: tabs of an older build share among themselves.
+ * The name of the tab link (its Web Lock's and its bus's) of the connectors that authorize as the same user: same
+ * origin, hub URL, auth endpoint and identifying auth headers (a {@link fingerprint} of them, never the headers
+ * themselves). The protocol's version ("2": per-tab inboxes) is in it: tabs of an older build share among themselves.
  */
 export function linkName(platform: Pick<Platform, "hub" | "authEndpoint">, headers: Record<string, string>): string {
     const base = pageHref() ?? platform.hub.href;
@@ -70,12 +71,15 @@ export function linkName(platform: Pick<Platform, "hub" | "authEndpoint">, heade
 }
 
 /**
- * A fingerprint of the auth headers (names case-insensitive, order-free): two 32-bit hashes in base 36, so that tabs
- * with other credentials are told apart without any credential in a lock's or a bus's name. Not a secret-keeping hash:
- * the headers are readable by every script of the origin anyway; it only must never be the credential itself.
+ * A fingerprint of the identifying auth headers (see {@link identifies}; names case-insensitive, order-free): two
+ * 32-bit hashes in base 36, so that tabs of other users are told apart without any credential in a lock's or a bus's
+ * name. It is only ever in those names, which the browser keeps in memory and shows only to scripts of the origin
+ * (`navigator.locks.query()`), which can read the headers themselves; it is never written to storage (issue 50: see
+ * {@link markLead}), where a weak value could be recovered from it by brute force, nor sent anywhere.
  */
 export function fingerprint(headers: Record<string, string>): string {
-    const text = JSON.stringify(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]).sort());
+    const entries = Object.entries(headers).filter(([name]) => identifies(name));
+    const text = JSON.stringify(entries.map(([name, value]) => [name.toLowerCase(), value]).sort());
     let a = 0x811c9dc5;
     let b = text.length;
     for (let at = 0; at < text.length; at++) {
@@ -106,6 +110,10 @@ export interface MarkStorage {
     getItem(key: string): string | null;
     setItem(key: string, value: string): void;
     removeItem(key: string): void;
+    /** How many keys there are (to find the marks of earlier builds: see `sharePlatform`). */
+    readonly length?: number;
+    /** The key at `index`. */
+    key?(index: number): string | null;
 }
 
 /** This page's lead mark: tells its own from another tab's. */
@@ -113,20 +121,28 @@ const PAGE_MARK = Math.random().toString(36).slice(2);
 
 /**
  * Mark the lead of link `name` in the storage of `env` (the tabs' test environment), else in the page's `localStorage`,
- * which every tab of the origin reads synchronously: a tab
- * that holds the link's lock marks it (`held` true), and unmarks it when it lets go (false), unless another tab's mark
- * replaced its own; a tab about to claim the lock marks it only if no tab did (null). Returns whether the link was
- * unmarked before (no tab led, as far as the storage knows); storage that throws (blocked, full) or is missing: false,
- * as if marked. See the hoped claim in discovery/hub-location.ts.
+ * which every tab of the origin reads synchronously: a tab that holds the link's lock marks it (`held` true), and
+ * unmarks it when it lets go (false); a tab about to claim the lock marks it only if no tab did (null). Returns whether
+ * the link was unmarked before (no tab led, as far as the storage knows); storage that throws (blocked, full) or is
+ * missing: false, as if marked. See the hoped claim in discovery/hub-location.ts.
+ *
+ * Issue 50: the mark stays on disk when a tab crashes, so nothing of the headers is in it: its key is the link's name
+ * without the fingerprint (the hub and the auth endpoint), and its value the marks of the pages leading a link of it,
+ * one per page. Tabs of two users in one browser (an "impersonate" tab) share the key: the second then waits for its
+ * lock's answer instead of hoping, as where a stale mark of a crashed tab is left; nothing else depends on the mark.
  */
 export function markLead(env: { readonly storage?: MarkStorage } | undefined, name: string, held: boolean | null): boolean {
     try {
         const storage = env ? env.storage! : localStorage;
-        const key = name + " lead";
-        const mark = storage.getItem(key);
-        if (held ?? mark === null) storage.setItem(key, PAGE_MARK);
-        else if (held === false && mark === PAGE_MARK) storage.removeItem(key);
-        return mark === null;
+        const key = name.slice(0, name.lastIndexOf(" ")) + " lead";
+        const marks = storage.getItem(key)?.split(" ") ?? [];
+        const others = marks.filter((mark) => mark !== PAGE_MARK);
+        if (held ?? marks.length === 0) storage.setItem(key, [...others, PAGE_MARK].join(" "));
+        else if (held === false && others.length < marks.length) {
+            if (others.length > 0) storage.setItem(key, others.join(" "));
+            else storage.removeItem(key);
+        }
+        return marks.length === 0;
     } catch {
         return false;
     }

@@ -1,5 +1,7 @@
 import type { BatchAuthOptions } from "../auth/batch-auth";
+import { dynamicCredentials, identifies, type CredentialOptions } from "../auth/credential-options";
 import { resolveAuthTimeout, resolveHubTimeouts } from "../auth/limits";
+import { loadCredentials } from "../auth/load-credentials";
 import type { Platform } from "../transport/platform";
 import { linkName, pageCanShare, type ClaimedLead, type LeadHooks, type MarkStorage } from "./load";
 import { TabLink, type DirectLead, type ShareEnvironment } from "./tab-link";
@@ -14,6 +16,10 @@ export interface ShareOptions {
     readonly shareEnvironment?: ShareEnvironment;
     /** The auth request's headers (the engine of a leading tab sends them). */
     readonly auth?: BatchAuthOptions["auth"];
+    /** The `csrfToken` option (the engine of a leading tab reads the page's CSRF token at each request). */
+    readonly csrfToken?: unknown;
+    /** The `bearerToken` option. */
+    readonly bearerToken?: unknown;
     /** The `authTimeout` option. */
     readonly authTimeout?: unknown;
     /** The `hubTimeouts` option. */
@@ -98,11 +104,13 @@ export function leadOnOwn(locator: { platform: Platform | null }, own: Platform,
  * `http://app.test`; no `BroadcastChannel`; outside a browser): then each connector connects on its own, as
  * before sharing existed, and the browser's one hub cookie holds the grants of whichever tab authorized last.
  *
- * Tabs share when they would authorize identically: same origin, hub URL, auth endpoint and auth headers (the
- * link's name holds a {@link fingerprint} of the headers, never the headers). The leading tab's engine sends the
- * headers its link was named for, so a tab never has its channels authorized with another tab's credentials. A
- * connector whose headers changed (Echo wrote another bearer or CSRF token) moves to the link of its new headers
- * before its next auth request, leaving the old group. `release()` on the returned platform (the connector's
+ * Tabs share when they authorize as the same user: same origin, hub URL, auth endpoint and identifying auth headers (the
+ * link's name holds a {@link fingerprint} of them, never the headers; a CSRF token identifies no one: see `identifies`).
+ * The leading tab's engine sends the identifying headers its link was named for, so a tab never has its channels
+ * authorized with another user's credentials, and the CSRF token its own page would send now (see
+ * {@link engineHeaders}). A connector whose identifying headers changed (Echo wrote another bearer token) moves to the
+ * link of its new headers before its next auth request, leaving the old group; a link that no client of this tab uses
+ * any more lets its lock and buses go (see `TabLink.vacate`). `release()` on the returned platform (the connector's
  * `disconnect()`) makes the connector leave the union; the tab keeps leading.
  */
 export function sharePlatform(platform: Platform, options: ShareOptions, lead: ClaimedLead | null = null, direct?: DirectLead): Platform {
@@ -115,18 +123,22 @@ export function sharePlatform(platform: Platform, options: ShareOptions, lead: C
         return platform;
     }
     let scoped = links.get(env);
-    if (scoped === undefined) links.set(env, (scoped = new Map()));
+    if (scoped === undefined) {
+        links.set(env, (scoped = new Map()));
+        forgetOldMarks(env);
+    }
     const linkFor = (headers: Record<string, string>): TabLink => {
         const name = linkName(platform, headers);
         let link = scoped.get(name);
-        if (link === undefined) {
+        if (link === undefined || link.closed) {
+            const identity = only(headers, true);
             link = new TabLink(name, env, {
                 hub: platform.hub,
                 authEndpoint: platform.authEndpoint,
                 EventSource: platform.EventSource,
                 fetch: platform.fetch,
-                // [spec] The headers this link is named for, whichever tab leads: its members authorize identically.
-                headers: () => ({ ...headers }),
+                // [spec] The identifying headers this link is named for, whichever tab leads: its members are one user.
+                headers: (refused) => engineHeaders(options, identity, refused),
                 timeout: () => resolveAuthTimeout(options.authTimeout),
                 hubTimeouts: () => resolveHubTimeouts(options.hubTimeouts),
             });
@@ -151,11 +163,50 @@ export function sharePlatform(platform: Platform, options: ShareOptions, lead: C
         authorize: (names, signal) => {
             // Credentials changed since the last request: leave the group (a `bye`) and join the new one's first.
             const now = linkFor(headers());
-            if (now !== link) (link = now).adopt(client);
+            if (now !== link) {
+                const left = link;
+                (link = now).adopt(client);
+                left.vacate();
+            }
             return client.authorize(names, signal);
         },
         stale: () => client.stale(),
         whisperRoom: () => client.room,
         release: () => client.release(),
     };
+}
+
+/** The entries of `headers` that identify the user (`identifying`), or the others (the CSRF token's: see `identifies`). */
+function only(headers: Record<string, string>, identifying: boolean): Record<string, string> {
+    return Object.fromEntries(Object.entries(headers).filter(([name]) => identifies(name) === identifying));
+}
+
+/**
+ * The headers of the engine's next auth request: the identifying ones its link is named for (`identity`), and the CSRF
+ * token as the leading tab's own connector would send it now (`options`: the connector that made the link), read at
+ * each request: the page's token (`window.Laravel.csrfToken`, the `csrfToken` option, the meta tag), else the
+ * `XSRF-TOKEN` cookie; after a 419 (`refused`), the cookie first. The cookie is the origin's, the same in every tab and
+ * renewed by every response Laravel sends, so the engine sends a token valid for the session whichever tab's request
+ * it serves; a meta tag may be older than the session's token (the page was rendered before a login), which the 419
+ * and the cookie repair. No tab's token ever crosses the tabs' bus. Rejects when a credential function throws.
+ */
+async function engineHeaders(options: ShareOptions, identity: Record<string, string>, refused: boolean): Promise<Record<string, string>> {
+    const page = options as CredentialOptions;
+    if (page.auth === undefined) return { ...identity };
+    const current = dynamicCredentials(page, refused) ? await (await loadCredentials()).credentialHeaders(page, refused) : (page.auth.headers as Record<string, string>);
+    return { ...identity, ...only(current, false) };
+}
+
+/**
+ * Remove the lead marks that builds before issue 50 left in `localStorage` (a tab that crashed while it led): their key
+ * held the fingerprint of the auth headers, from which a weak value could be recovered. Once per page and environment.
+ */
+function forgetOldMarks(env: ShareEnvironment): void {
+    try {
+        const storage = env.storage!;
+        const keys = Array.from({ length: storage.length ?? 0 }, (_, at) => storage.key?.(at));
+        for (const key of keys) if (key != null && /^laravel-echo-mercure 2 \S+ \S+ \S+ lead$/.test(key)) storage.removeItem(key);
+    } catch {
+        // Storage blocked, or none: nothing was marked there either.
+    }
 }

@@ -142,6 +142,12 @@ export class TabLink {
     /** The pending watchdog: no `pong`/`up` by then, and the lock is stolen. */
     #watchdog: ReturnType<typeof setTimeout> | null = null;
 
+    /** Set once the link let its lock and buses go (see {@link TabLink.vacate}): a connector that needs it again makes a new one. */
+    #closed = false;
+
+    /** This tab's clients all moved to another link while it leads this one for other tabs: it lets go once none is left. */
+    #vacated = false;
+
     /** Create the link named `name` and queue for the lead; `engineOptions` are the leading connector's (hub, auth). */
     constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "send" | "room">) {
         this.#name = name;
@@ -176,6 +182,36 @@ export class TabLink {
         this.#queue();
     }
 
+    /** Whether the link let its lock and buses go (see {@link TabLink.vacate}). */
+    get closed(): boolean {
+        return this.#closed;
+    }
+
+    /**
+     * This tab's clients moved to another link (their connectors' identifying credentials changed): unless a client of
+     * this tab came back, let the lock, the buses and the engine go, so that a change of credentials leaves no link behind
+     * (issue 49). A tab that leads the link serves its other tabs on until none is left, with no hand-over (their stream
+     * goes on: see {@link Leadership}), then lets go; a tab that follows, or waits for the lock, lets go at once.
+     */
+    vacate(): void {
+        if (this.#clients.size > 0 || this.#closed) return;
+        this.#vacated = true;
+        if (!this.#leader?.serving()) this.#close();
+    }
+
+    /** Let the lock and the buses go for good (see {@link TabLink.vacate}). */
+    #close(): void {
+        this.#closed = true;
+        this.#queued?.abort();
+        this.#queued = null;
+        this.#inQueue = false;
+        this.#clearWatchdog();
+        // A tab that registered meanwhile follows the next engine at once (as after `pagehide`).
+        if (this.#leading) this.#hidden(true);
+        this.#channel.close();
+        this.#inbox.close();
+    }
+
     /** A new client (a connector of this tab). */
     client(): ShareClient {
         const client = new ShareClient(this.#port);
@@ -188,6 +224,7 @@ export class TabLink {
      * here with its streams and pending requests, at once if this link follows an engine, else at the engine's `up`.
      */
     adopt(client: ShareClient): void {
+        this.#vacated = false;
         this.#clients.set(client.id, client);
         if (client.move(this.#port) && this.#epoch !== null) client.resync();
     }
@@ -314,6 +351,9 @@ export class TabLink {
             used: (client) => {
                 if (client !== this.#direct?.client) this.#upgradeDirect();
             },
+            idle: () => {
+                if (this.#vacated && this.#clients.size === 0) this.#close();
+            },
         });
         this.#toTabs({ t: "up", e: epoch });
         return held;
@@ -362,6 +402,7 @@ export class TabLink {
      * lock at once (not when the tab is torn down), so that the next tab takes over as early as possible.
      */
     #hidden(persisted: boolean): void {
+        if (this.#closed && this.#stepDown === null) return;
         // A page kept in the back/forward cache may come back: its clients stay (the leader drops them if it is evicted).
         if (!persisted) for (const client of this.#clients.values()) client.release();
         if (!this.#leading) return;
@@ -376,6 +417,7 @@ export class TabLink {
      * forwarded meanwhile would find their streams reconnecting). Either way: queue for the lead again, and ping.
      */
     #shown(refollow: boolean): void {
+        if (this.#closed) return;
         if (refollow && !this.#leading) this.#epoch = null;
         if (this.#alone) {
             if (!this.#leading) void this.#lead();

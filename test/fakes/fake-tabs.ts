@@ -185,6 +185,10 @@ export class FakeTab {
                           getItem: (key) => browser.storage.get(key) ?? null,
                           setItem: (key, value) => void browser.storage.set(key, value),
                           removeItem: (key) => void browser.storage.delete(key),
+                          get length() {
+                              return browser.storage.size;
+                          },
+                          key: (index) => [...browser.storage.keys()][index] ?? null,
                       },
                   }
                 : {}),

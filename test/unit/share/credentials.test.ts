@@ -26,8 +26,8 @@ afterEach(() => {
 });
 
 /** Open a tab with its connector. */
-function open(options: MercureConnectorOptions = {}): { tab: FakeTab; connector: MercureConnector } {
-    return openTab({ browser, ES, auth }, connectors, options);
+function open(options: MercureConnectorOptions = {}, tab?: FakeTab): { tab: FakeTab; connector: MercureConnector } {
+    return openTab({ browser, ES, auth }, connectors, options, tab);
 }
 
 /** Let tasks and microtasks run (messages between tabs, lock grants, the engine chunk's import). */
@@ -119,6 +119,41 @@ describe("tab sharing keyed by credentials", () => {
         expect(carrying("private-chat.1").map((source) => source.matches())).toEqual([[topic("private-chat.1"), topic("private-chat.2")]]);
         expect(carrying("private-orders.1").map((source) => source.matches())).toEqual([[topic("private-orders.1")]]);
         expect(bob.connector.connectionStatus()).toBe("connected");
+    });
+});
+
+describe("nothing of the headers on disk (issue 50 point 5)", () => {
+    /** Every key and value of the browser's `localStorage` once a tab with `headers` led and joined. */
+    async function stored(headers: Record<string, string>): Promise<string[]> {
+        const tab = browser.tab(true);
+        const { connector } = open({ auth: { headers } }, tab);
+        connector.privateChannel("orders.1");
+        await settle();
+        await openAll();
+        expect(browser.holder()).toBe(tab);
+        return [...browser.storage].flat();
+    }
+
+    it("marks the lead in localStorage without the fingerprint of the headers: two users leave the same keys", async () => {
+        const weak = await stored({ Authorization: "abcd" });
+        expect(weak).toHaveLength(2);
+        const name = browser.channels.find((channel) => !channel.name.includes(" inbox "))!.name;
+        const print = name.slice(name.lastIndexOf(" ") + 1);
+        expect(print).toBe(fingerprint({ Authorization: "abcd" }));
+        expect(weak.join("\n")).not.toContain(print);
+        leaveTabWorld(connectors);
+        ({ browser, ES, auth } = enterTabWorld());
+        const other = await stored({ Authorization: "abce" });
+        expect(other[0]).toBe(weak[0]);
+    });
+
+    it("removes the lead marks an earlier build left on disk with the fingerprint in their key", async () => {
+        const old = `laravel-echo-mercure 2 ${HUB} https://app.test/broadcasting/auth 1x2y3z.4a5b6c lead`;
+        browser.storage.set(old, "crashed-tab");
+        browser.storage.set("the-app's own key", "kept");
+        await stored({});
+        expect(browser.storage.has(old)).toBe(false);
+        expect(browser.storage.get("the-app's own key")).toBe("kept");
     });
 });
 
