@@ -17,8 +17,8 @@ export interface AuthPlatform {
     readonly fetch: FetchLike;
     /** The hub token source, or null: the hub reads the cookie. */
     readonly hubToken: Pick<HubTokenSource, "get"> | null;
-    /** Sends the batch auth request instead of `fetch` (shared across tabs: the leading tab's auth gateway). */
-    readonly authorize?: (names: readonly string[], signal: AbortSignal) => Promise<AuthResult>;
+    /** Sends the batch auth request instead of `fetch` (shared across tabs: the leading tab's auth gateway); `probe`: see `request`. */
+    readonly authorize?: (names: readonly string[], signal: AbortSignal, probe?: boolean) => Promise<AuthResult>;
 }
 
 /** The connector options the batch auth request reads (the credentials: see {@link credentialHeaders}). */
@@ -77,18 +77,19 @@ export class BatchAuth {
      * Ask `platform`'s auth endpoint (or its `authorize` transport: the leading tab's auth gateway when tabs
      * share one connection) to authorize `names` in one request, cancelled by `signal`; with a hub token,
      * obtain a fresh one meanwhile (a stream opened after the answer reads it synchronously), and fail as a
-     * transient auth failure when it cannot be had.
+     * transient auth failure when it cannot be had. `probe`: a request of the batch isolation's search (issue 30),
+     * whose names are not the connector's channel set (the tabs' auth gateway keeps that set: issue 49).
      */
-    async request(names: readonly string[], platform: AuthPlatform, signal: AbortSignal): Promise<AuthResult> {
-        const result = await this.#send(names, platform, signal);
+    async request(names: readonly string[], platform: AuthPlatform, signal: AbortSignal, probe = false): Promise<AuthResult> {
+        const result = await this.#send(names, platform, signal, probe);
         if (result.kind !== "rejected" || result.status !== 419) return result;
         // A 419 is Laravel's CSRF token mismatch (a regenerated session): read the token again and retry the batch once.
         this.#csrfRefused = true;
-        return this.#send(names, platform, signal);
+        return this.#send(names, platform, signal, probe);
     }
 
     /** One auth request with the credentials read now (see {@link BatchAuth.request}). */
-    async #send(names: readonly string[], platform: AuthPlatform, signal: AbortSignal): Promise<AuthResult> {
+    async #send(names: readonly string[], platform: AuthPlatform, signal: AbortSignal, probe: boolean): Promise<AuthResult> {
         let headers = this.#options.auth.headers;
         const timeout = resolveAuthTimeout(this.#options.authTimeout);
         if (dynamicCredentials(this.#options, this.#csrfRefused)) {
@@ -102,7 +103,7 @@ export class BatchAuth {
             headers = read;
         }
         const [result, tokenFailure] = await Promise.all([
-            platform.authorize?.(names, signal) ??
+            platform.authorize?.(names, signal, probe) ??
                 requestAuthorization({
                     endpoint: platform.authEndpoint,
                     headers,

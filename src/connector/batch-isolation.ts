@@ -41,7 +41,7 @@ export class BatchIsolation {
     /** After a failed batch of `names`: isolate the channels that fail alone; false when none stands out. */
     async isolate(names: readonly string[], platform: Platform, generation: number): Promise<boolean> {
         const host = this.#host;
-        const failing = await failingAlone(names, (part) => host.auth.request(part, platform, host.signal()));
+        const failing = await failingAlone(names, (part) => host.auth.request(part, platform, host.signal(), true));
         if (generation !== host.generation() || failing === null || failing.size === 0 || failing.size === names.length) return false;
         for (const [name, status] of failing) host.auth.isolated.set(name, status);
         host.settle(() => host.reportEach(failing.keys(), (name) => isolatedError(name, platform.authEndpoint, failing.get(name)!)));
@@ -66,7 +66,7 @@ export class BatchIsolation {
             for (const name of [...isolated.keys()]) {
                 if (!host.registry.has(name)) isolated.delete(name);
                 if (!isolated.has(name)) continue;
-                const result = await host.auth.request([name], platform, host.signal());
+                const result = await host.auth.request([name], platform, host.signal(), true);
                 // Left (or disconnected) while it was asked: its answer is no one's.
                 if (generation !== host.generation()) return;
                 if (!isolated.has(name) || !host.registry.has(name)) continue;

@@ -28,6 +28,8 @@ interface Waiting {
     readonly at: number;
     readonly names: readonly string[];
     readonly answer: (result: AuthResult) => void;
+    /** A probe of the client's batch isolation (see {@link AuthGateway.request}). */
+    readonly probe: boolean;
 }
 
 /**
@@ -49,6 +51,14 @@ interface Waiting {
  * computes). A leave therefore costs no request, nor a public join; a guarded newcomer one; a renewal one. In
  * shared mode the gateway is the only authorizer of the browser for its hub, so the cookie holds its grants;
  * {@link AuthGateway.invalidate} (the hub refused a stream) sends the next request to the server.
+ *
+ * Issue 49: a client's batch isolation (issue 30: a channel whose auth fails alone, found by halving the batch, then
+ * retried alone) asks with parts of its set. Such a probe is not the client's set: it is never recorded (the union keeps
+ * the client's last set, so no other tab's request ever carries a channel that only a probe asked for), and it goes to
+ * the server alone, as a connector alone would send it, so that what fails is the probe's own names. Its answer sets
+ * the browser's cookie to the probe's grants: the next request asks the server for the union again, and the real
+ * stream is not reopened on it. And a union of several clients' sets that fails with 5xx is split by client (see
+ * `#split`): only the client whose own set fails gets the failure.
  */
 export class AuthGateway {
     /** Every client's channel set, in first-seen order. */
@@ -72,6 +82,12 @@ export class AuthGateway {
      */
     readonly #told = new Map<string, { at: number; expiresIn: number | null }>();
 
+    /**
+     * The guarded channels a request of this engine granted, of those some client's set still holds (bounded by the
+     * union): a channel not among them is what a union that now fails may fail for (see {@link AuthGateway.#split}).
+     */
+    #known = new Set<string>();
+
     /** Set by {@link AuthGateway.close}: nothing is answered any more. */
     #closed = false;
 
@@ -90,16 +106,20 @@ export class AuthGateway {
     seed(client: string, grant: { readonly names: readonly string[]; readonly response: AuthResponse; readonly sentAt: number }): void {
         this.record(client, grant.names);
         this.#last = { granted: new Set(grant.names), response: grant.response, sentAt: grant.sentAt };
+        this.#learn(grant.names);
     }
 
-    /** Authorize `client`'s set `names`; `answer` gets its subset, from the last grant when it covers them. */
-    request(client: string, names: readonly string[], answer: (result: AuthResult) => void): void {
-        this.record(client, names);
+    /**
+     * Authorize `client`'s set `names`; `answer` gets its subset, from the last grant when it covers them. `probe`: a probe
+     * of the client's batch isolation, which is not its set (see above).
+     */
+    request(client: string, names: readonly string[], answer: (result: AuthResult) => void, probe = false): void {
+        if (!probe) this.record(client, names);
         const union = this.#union();
         const at = Date.now();
         const cached = this.#fromCache(client, names, union);
-        if (cached !== null) return this.#tell(client, at, cached, answer);
-        this.#waiting.push({ client, at, names: [...names], answer });
+        if (cached !== null) return this.#tell(client, at, cached, answer, probe);
+        this.#waiting.push({ client, at, names: [...names], answer, probe });
         if (this.#queued) return;
         this.#queued = true;
         queueMicrotask(() => {
@@ -151,40 +171,89 @@ export class AuthGateway {
         return answer.kind === "ok" ? { ...answer, response: { ...answer.response, fromGrant: true } } : answer;
     }
 
-    /** Send one real request for the union, answer its batch, then the trailing one. */
+    /**
+     * Send one real request, answer its batch, then the trailing one: for the union when a client waits with its set,
+     * else for the first waiting probe alone (see {@link AuthGateway}). A union that fails with 5xx is split by client
+     * (see {@link AuthGateway.#split}).
+     */
     async #flush(): Promise<void> {
         if (this.#inFlight || this.#closed || this.#waiting.length === 0) return;
-        const batch = this.#waiting;
-        this.#waiting = [];
-        const union = this.#union();
-        const names = union.slice(0, MAX_CHANNELS);
-        const over = new Set(union.slice(MAX_CHANNELS));
+        const probe = this.#waiting.every((entry) => entry.probe) ? this.#waiting[0]! : null;
+        const batch = probe === null ? this.#waiting.filter((entry) => !entry.probe) : [probe];
+        this.#waiting = this.#waiting.filter((entry) => !batch.includes(entry));
         this.#inFlight = true;
-        const sentAt = Date.now();
-        const result = await this.host.request(names);
+        let union = probe?.names ?? this.#union();
+        let sentAt = Date.now();
+        const failure = await this.host.request(union.slice(0, MAX_CHANNELS));
+        let result = failure;
+        let failing: ReadonlySet<string> = new Set();
+        const split = probe === null && serverFailed(failure) ? await this.#split() : null;
+        if (split !== null) ({ union, sentAt, result, failing } = split);
         this.#inFlight = false;
         if (this.#closed) return;
-        if (result.kind === "ok") {
+        const names = union.slice(0, MAX_CHANNELS);
+        const over = new Set(union.slice(MAX_CHANNELS));
+        if (result.kind === "ok" && probe !== null) this.#last = null; // The cookie holds the probe's grants alone now.
+        else if (result.kind === "ok") {
             const granted = names.filter((name) => result.response.channels.get(name)?.denied !== true);
             this.#last = { granted: new Set(granted), response: result.response, sentAt };
+            this.#learn(granted);
             this.host.granted();
         }
-        for (const entry of batch) this.#tell(entry.client, entry.at, result.kind === "ok" ? this.#subset(entry.names, result.response, sentAt, over) : result, entry.answer);
+        for (const entry of batch) {
+            const answer = failing.has(entry.client) ? failure : result.kind === "ok" ? this.#subset(entry.names, result.response, sentAt, over) : result;
+            this.#tell(entry.client, entry.at, answer, entry.answer, entry.probe);
+        }
         // The trailing batch: those the new grant covers are answered from it, the others in one more request.
         const trailing = this.#waiting;
         this.#waiting = [];
         const rest = this.#union();
         for (const entry of trailing) {
             const cached = this.#fromCache(entry.client, entry.names, rest);
-            if (cached !== null) this.#tell(entry.client, entry.at, cached, entry.answer);
+            if (cached !== null) this.#tell(entry.client, entry.at, cached, entry.answer, entry.probe);
             else this.#waiting.push(entry);
         }
         await this.#flush();
     }
 
-    /** Answer `client`'s request that arrived `at`, noting the `expires_in` it is told. */
-    #tell(client: string, at: number, result: AuthResult, answer: (result: AuthResult) => void): void {
-        if (result.kind === "ok") this.#told.set(client, { at, expiresIn: result.response.expiresIn });
+    /**
+     * The union of several clients' sets failed with 5xx (issue 49): find the clients whose own set fails, and authorize
+     * the others without them, so that a tab never fails for a channel it did not join (as without sharing, each tab's
+     * requests holding its own channels only). The suspects are the clients whose set holds a guarded channel no request
+     * of this engine granted yet (see {@link AuthGateway.#known}): one alone is taken as failing; several are each asked
+     * for alone (one request each). The final request is the union of the other clients' sets and of what the failing
+     * ones had granted before (their streams go on). Null (every client gets the failure) when no client's set stands
+     * out, or every one fails, or a request ends otherwise (a network error, a 4xx), or the final request fails too.
+     */
+    async #split(): Promise<{ union: string[]; sentAt: number; result: AuthResult; failing: ReadonlySet<string> } | null> {
+        const sets = [...this.#sets].filter(([, names]) => names.length > 0);
+        const known = this.#known;
+        const suspects = sets.filter(([, names]) => names.some((name) => channelKind(name) !== "public" && !known.has(name)));
+        if (sets.length < 2 || suspects.length === 0) return null;
+        const failing = new Set<string>();
+        if (suspects.length === 1) failing.add(suspects[0]![0]);
+        for (const [client, names] of suspects.length > 1 ? suspects : []) {
+            const alone = await this.host.request(names.slice(0, MAX_CHANNELS));
+            if (this.#closed || (alone.kind !== "ok" && !serverFailed(alone))) return null;
+            if (alone.kind !== "ok") failing.add(client);
+        }
+        if (failing.size === 0 || failing.size === sets.length) return null;
+        const union = new Set<string>();
+        for (const [client, names] of sets) for (const name of names) if (!failing.has(client) || known.has(name)) union.add(name);
+        const sentAt = Date.now();
+        const result = await this.host.request([...union].slice(0, MAX_CHANNELS));
+        return result.kind === "ok" ? { union: [...union], sentAt, result, failing } : null;
+    }
+
+    /** Remember `granted` as known to pass (see {@link AuthGateway.#known}), forgetting what no client's set holds any more. */
+    #learn(granted: readonly string[]): void {
+        const union = new Set(this.#union());
+        this.#known = new Set([...this.#known, ...granted].filter((name) => union.has(name)));
+    }
+
+    /** Answer `client`'s request that arrived `at`, noting the `expires_in` it is told (not for a probe: its renewal is its set's). */
+    #tell(client: string, at: number, result: AuthResult, answer: (result: AuthResult) => void, probe = false): void {
+        if (result.kind === "ok" && !probe) this.#told.set(client, { at, expiresIn: result.response.expiresIn });
         answer(result);
     }
 
@@ -203,4 +272,9 @@ export class AuthGateway {
         const left = expiresIn === null ? null : Math.max(expiresIn - (Date.now() - sentAt) / 1_000, 0.001);
         return { kind: "ok", response: { ...response, channels, expiresIn: left } };
     }
+}
+
+/** Whether `result` is the server failing (5xx) on what it was asked (a channel it cannot authorize: see `auth/isolation.ts`). */
+function serverFailed(result: AuthResult): boolean {
+    return result.kind === "error" && (result.status ?? 0) >= 500;
 }

@@ -108,7 +108,7 @@ export class HubEngine {
                 return this.#gateway.record(message.c, message.names);
             case "auth": {
                 const { c, r } = message;
-                return this.#gateway.request(c, message.names, (result) => this.options.send({ t: "granted", c, r, result: cloneable(result) }));
+                return this.#gateway.request(c, message.names, (result) => this.options.send({ t: "granted", c, r, result: cloneable(result) }), message.p === true);
             }
             case "open":
                 return this.#mux.open(message.c, message.s, message.url, message.w);

@@ -22,8 +22,12 @@ export type ToEngine =
      * its requests re-sent next are `fresh` (see `auth`), and no request is answered from the last grant from now on.
      */
     | { readonly t: "hello"; readonly c: string; readonly names: readonly string[]; readonly fresh?: boolean | undefined; readonly k?: string }
-    /** Authorize the client's channel set `names`; answered by a `granted` with the same `r`; `fresh`: not from the last grant (the hub refused the cookie). */
-    | { readonly t: "auth"; readonly c: string; readonly r: number; readonly names: readonly string[]; readonly fresh?: boolean; readonly k?: string }
+    /**
+     * Authorize the client's channel set `names`; answered by a `granted` with the same `r`; `fresh`: not from the last
+     * grant (the hub refused the cookie); `p`: a probe of the client's batch isolation (its lone retry, or a part of its
+     * set), authorized alone and not recorded as its set (an engine of an earlier build ignores it: it records the names).
+     */
+    | { readonly t: "auth"; readonly c: string; readonly r: number; readonly names: readonly string[]; readonly fresh?: boolean; readonly p?: boolean; readonly k?: string }
     /** Open virtual stream `s` for this subscribe URL; `w`: a whisper stream (not unioned). */
     | { readonly t: "open"; readonly c: string; readonly s: string; readonly url: string; readonly w: boolean; readonly k?: string }
     /** Close virtual stream `s`. */

@@ -160,7 +160,7 @@ export function sharePlatform(platform: Platform, options: ShareOptions, lead: C
         ...platform,
         EventSource: client.EventSource,
         whisperEventSource: client.whisperEventSource,
-        authorize: (names, signal) => {
+        authorize: (names, signal, probe) => {
             // Credentials changed since the last request: leave the group (a `bye`) and join the new one's first.
             const now = linkFor(headers());
             if (now !== link) {
@@ -168,7 +168,7 @@ export function sharePlatform(platform: Platform, options: ShareOptions, lead: C
                 (link = now).adopt(client);
                 left.vacate();
             }
-            return client.authorize(names, signal);
+            return client.authorize(names, signal, probe);
         },
         stale: () => client.stale(),
         whisperRoom: () => client.room,

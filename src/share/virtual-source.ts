@@ -28,7 +28,7 @@ export class ShareClient {
     readonly #sources = new Map<string, VirtualSource>();
 
     /** The auth requests waiting for their answer, by number: re-sent to a new engine. */
-    readonly #pending = new Map<number, { names: readonly string[]; fresh: boolean; resolve: (result: AuthResult) => void }>();
+    readonly #pending = new Map<number, { names: readonly string[]; fresh: boolean; probe: boolean; resolve: (result: AuthResult) => void }>();
 
     /**
      * The channel set of the last auth request, narrowed as this client's main stream narrows (its leaves): announced to
@@ -67,11 +67,14 @@ export class ShareClient {
         this.whisperEventSource = source(true);
     }
 
-    /** The batch auth transport: the engine answers for this client's `names` only (see `auth-gateway.ts`). */
-    authorize(names: readonly string[], signal: AbortSignal): Promise<AuthResult> {
+    /**
+     * The batch auth transport: the engine answers for this client's `names` only (see `auth-gateway.ts`). `probe`: a
+     * request of the connector's batch isolation, which leaves the client's channel set as it is (issue 49).
+     */
+    authorize(names: readonly string[], signal: AbortSignal, probe = false): Promise<AuthResult> {
         if (signal.aborted) return Promise.resolve({ kind: "aborted" });
         const r = this.#nextRequest++;
-        this.#names = [...names];
+        if (!probe) this.#names = [...names];
         return new Promise<AuthResult>((resolve) => {
             const abort = () => this.#pending.get(r)?.resolve({ kind: "aborted" });
             signal.addEventListener("abort", abort, { once: true });
@@ -81,6 +84,7 @@ export class ShareClient {
             this.#pending.set(r, {
                 names,
                 fresh,
+                probe,
                 resolve: (result) => {
                     this.#pending.delete(r);
                     clearTimeout(timer);
@@ -88,7 +92,7 @@ export class ShareClient {
                     resolve(result);
                 },
             });
-            this.#post({ t: "auth", c: this.id, r, names: [...names], fresh });
+            this.#post({ t: "auth", c: this.id, r, names: [...names], fresh, ...(probe ? { p: true } : {}) });
             this.#fresh = false;
         });
     }
@@ -194,7 +198,7 @@ export class ShareClient {
         // A request re-sent keeps its `fresh` (the hub refused the cookie, or this tab's own auth replaced it), on the
         // `hello` that comes first: the engine then answers no other tab's request from its last grant either.
         if (this.#names.length > 0 || this.#pending.size > 0) this.#hello([...this.#pending.values()].some((request) => request.fresh));
-        for (const [r, { names }] of this.#pending) this.#post({ t: "auth", c: this.id, r, names: [...names] });
+        for (const [r, { names, probe }] of this.#pending) this.#post({ t: "auth", c: this.id, r, names: [...names], ...(probe ? { p: true } : {}) });
         for (const source of this.#sources.values()) {
             source.interrupt();
             this.#post({ t: "open", c: this.id, s: source.id, url: source.resumeUrl(), w: source.whisper });

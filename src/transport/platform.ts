@@ -169,8 +169,11 @@ export interface Platform {
     hubToken: HubTokenSource | null;
     /** The `EventSource` of whisper streams, when it differs from {@link Platform.EventSource} (shared across tabs: see `share/`). */
     whisperEventSource?: EventSourceConstructor;
-    /** Sends the batch auth request instead of `fetch` to {@link Platform.authEndpoint} (shared across tabs: the leading tab's auth gateway). */
-    authorize?: (names: readonly string[], signal: AbortSignal) => Promise<AuthResult>;
+    /**
+     * Sends the batch auth request instead of `fetch` to {@link Platform.authEndpoint} (shared across tabs: the leading
+     * tab's auth gateway); `probe`: a request of the batch isolation's search, not the connector's channel set.
+     */
+    authorize?: (names: readonly string[], signal: AbortSignal, probe?: boolean) => Promise<AuthResult>;
     /** The hub refused the cookie (a whisper POST): the next `authorize` must reach the auth endpoint, not a cached grant. */
     stale?: () => void;
     /**
