@@ -1,3 +1,4 @@
+import { backoff, type BackoffRange } from "../status/backoff";
 import { setClampedTimeout } from "../timers";
 import type { EngineSeed, HubEngineOptions } from "./engine";
 import { loadEngine, markLead, type ClaimedLead, type MarkStorage } from "./load";
@@ -13,6 +14,12 @@ export const PING_TIMEOUT_MS = 3_000;
 
 /** How often, and after how long, the leading tab retries loading the engine chunk before it reports the failure. */
 const ENGINE_RETRIES_MS = [1_000, 3_000];
+
+/**
+ * The backoff between two tries (a load and its retries) of a tab whose engine chunk failed, once it leads again: 5 s
+ * doubling up to a minute, unless a client's request comes first (see `TabLink.#lead`).
+ */
+const ENGINE_BACKOFF: BackoffRange = { min: 5_000, max: 60_000 };
 
 /** How long past the auth deadline a client waits for the engine's answer before it reports the request failed. */
 export const ANSWER_GRACE_MS = PING_TIMEOUT_MS + ENGINE_RETRIES_MS.reduce((sum, ms) => sum + ms, 0) + 2_000;
@@ -141,6 +148,15 @@ export class TabLink {
 
     /** The pending watchdog: no `pong`/`up` by then, and the lock is stolen. */
     #watchdog: ReturnType<typeof setTimeout> | null = null;
+
+    /** How many tries in a row failed to load the engine chunk (see {@link ENGINE_BACKOFF}). */
+    #engineFailures = 0;
+
+    /** This tab queued again right after its engine chunk failed, and has followed no engine since: it waits a backoff. */
+    #retrying = false;
+
+    /** Ends the backoff before the next try to load the engine chunk at once (a client's request), while it runs. */
+    #kick: (() => void) | null = null;
 
     /** Set once the link let its lock and buses go (see {@link TabLink.vacate}): a connector that needs it again makes a new one. */
     #closed = false;
@@ -304,11 +320,20 @@ export class TabLink {
     /**
      * This tab got the lock (`claimed`: the core's, see {@link TabLink.takeLead}): start the engine (the lazy chunk) and
      * announce it; hold the lock while the tab lives.
+     *
+     * Issue 49: this tab's streams no longer hear anything (the engine they followed is gone, or was never theirs): they
+     * report it (the connector is `reconnecting`) until this tab's engine is up and they open again, never connected
+     * and deaf. An engine chunk that does not load is retried (see {@link ENGINE_RETRIES_MS}), then reported to the
+     * waiting clients, and the tab releases the lock and queues for it again at once: another waiting tab leads, and
+     * this one stays electable (when the next leader goes, it leads, and tries at once). Granted again before it
+     * followed another tab's engine, it waits a backoff ({@link ENGINE_BACKOFF}) before its next try, or less when a
+     * client's request comes (its connector's backoff paces those): never a loop of loads.
      */
     async #lead(claimed?: ClaimedLead): Promise<void> {
         this.#leading = true;
         this.#inQueue = false;
         this.#clearWatchdog();
+        for (const client of this.#clients.values()) client.down();
         const held = new Promise<void>((resolve) => (this.#stepDown = resolve));
         const stepDown = this.#stepDown;
         // The core's lock is released when this tab steps down, as a lock of its own would be (it marks the lead itself).
@@ -318,21 +343,33 @@ export class TabLink {
             void held.then(() => markLead(this.#env, this.#name, false));
         }
         const epoch = newId();
+        if (this.#retrying) {
+            await new Promise<void>((resolve) => {
+                const timer = setClampedTimeout(resolve, backoff(this.#engineFailures - 1, ENGINE_BACKOFF));
+                this.#kick = () => (clearTimeout(timer), resolve());
+            });
+            this.#kick = null;
+            if (this.#stepDown !== stepDown) return;
+        }
         // The engine chunk may fail to load (offline, a deploy removed it): retried, then reported to this tab's waiting
         // clients, and the lead released for another tab.
         const { Leadership } = (await this.#loadEngine(() => this.#stepDown === stepDown)) ?? {};
         if (this.#stepDown !== stepDown) return;
         if (Leadership === undefined) {
-            // Not queued again at once (a lone tab would get the lock back and load in a loop): the clients' next request
-            // (the connector's backoff) finds no engine, and its watchdog makes this tab lead and load again.
             for (const client of this.#clients.values()) client.fail("the engine chunk of tab sharing did not load");
+            this.#engineFailures++;
+            this.#retrying = true;
             this.#leading = false;
             this.#stepDown = null;
             this.#epoch = null;
             stepDown?.();
             this.#upgradeDirect();
+            // Web Locks refused (`#alone`): the next client's request leads again (see `#toEngine`).
+            if (!this.#alone && !this.#closed) this.#queue();
             return;
         }
+        this.#engineFailures = 0;
+        this.#retrying = false;
         this.#leader = new Leadership({
             name: this.#name,
             env: this.#env,
@@ -431,8 +468,10 @@ export class TabLink {
     #toEngine(message: ToEngine): void {
         if (this.#leading) {
             const leader = this.#leader;
-            // An engine still loading misses nothing: clients re-send everything on its `up`.
+            // An engine still loading misses nothing: clients re-send everything on its `up`. One that failed to load
+            // tries again now (the connector's own backoff paces its requests).
             if (leader !== null) queueMicrotask(() => this.#leader === leader && leader.receive(message));
+            else this.#kick?.();
             return;
         }
         if (this.#alone) {
@@ -488,6 +527,7 @@ export class TabLink {
         if (update.t === "up" || (update.t === "pong" && update.e !== this.#epoch) || refollow) {
             if (update.e === this.#epoch && !refollow) return;
             this.#epoch = update.e;
+            this.#retrying = false; // Another tab's engine serves: when it goes, this tab tries its own at once.
             this.#downHeard = false;
             this.#clearWatchdog();
             for (const client of this.#clients.values()) client.resync();

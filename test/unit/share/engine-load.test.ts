@@ -6,10 +6,10 @@ import { ANSWER_GRACE_MS } from "../../../src/share/tab-link";
 import { ShareClient } from "../../../src/share/virtual-source";
 import type { AuthResult } from "../../../src/auth/auth-client";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
-import { settleLoads } from "../../fakes/connector-harness";
+import { envelope, settleLoads, topic } from "../../fakes/connector-harness";
 import type { FakeEventSourceClass } from "../../fakes/fake-event-source";
 import { enterTabWorld, leaveTabWorld, openTab } from "../../fakes/tab-world";
-import { FakeBrowser } from "../../fakes/fake-tabs";
+import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
 
 /** How many of the next engine chunk loads fail (a flaky network, a deploy that removed the chunk). */
 const chunk = vi.hoisted(() => ({ failures: 0, loads: 0 }));
@@ -77,6 +77,81 @@ describe("tab sharing: the engine chunk that fails to load (issue 29)", () => {
         for (const source of ES.live()) source.emitOpen();
         await settleLoads(1, 10);
         expect(auth.requests.length).toBeGreaterThan(0);
+    });
+});
+
+describe("a tab whose engine chunk failed stays electable (issue 49 point 4)", () => {
+    /** A tab's connector on `private-<name>`, recording what it hears and the codes of its errors. */
+    function listen(name: string): { tab: FakeTab; connector: MercureConnector; got: unknown[]; errors: string[] } {
+        const { tab, connector } = openTab({ browser, ES, auth }, connectors);
+        const got: unknown[] = [];
+        const errors: string[] = [];
+        connector
+            .privateChannel(name)
+            .listen(".said", (payload: unknown) => got.push(payload))
+            .error((error: MercureError) => errors.push(error.code));
+        return { tab, connector, got, errors };
+    }
+
+    /** Let about `ms` pass (at least 100 ms) in steps of 10 ms, opening the streams that connect every 100 ms. */
+    async function pass(ms: number): Promise<void> {
+        for (let at = 0; at < ms; at += 100) {
+            await vi.dynamicImportSettled();
+            await vi.advanceTimersByTimeAsync(100);
+            for (const source of ES.live()) if (source.readyState === 0) source.emitOpen();
+        }
+        await settleLoads(1, 10);
+    }
+
+    it("leads when the next leader is discarded: its channel is served again, not left connected and deaf", async () => {
+        chunk.failures = 3; // The first tab's first try (a load, and retries after 1 s and 3 s more) fails.
+        const b = listen("b");
+        await pass(1_500);
+        // Another tab opens meanwhile: it waits for the lock (its ping would take it from B after 3 s), gets it when B's
+        // try has failed, loads its engine, and B follows it.
+        const a = listen("a");
+        await pass(4_000);
+        expect(chunk.failures).toBeLessThanOrEqual(0); // B's try failed three times, A's loaded.
+        expect(browser.holder()).toBe(a.tab);
+        expect(b.connector.connectionStatus()).toBe("connected");
+        const before = ES.instances.length;
+        a.tab.close(false); // Discarded (routine on mobile): no pagehide, no `down`; its streams die with it.
+        await pass(1_000);
+        expect(browser.holder()).toBe(b.tab);
+        const served = ES.live().filter((source) => ES.instances.indexOf(source) >= before && source.matches().includes(topic("private-b")));
+        expect(served).toHaveLength(1);
+        served[0]!.emitMessage(envelope(["private-b"], "said", { n: 1 }), "id-1");
+        await pass(100);
+        expect(b.got).toEqual([{ n: 1 }]);
+        expect(b.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("is never connected and deaf while its engine cannot load: it reports, retries with backoff, and serves once the chunk loads", async () => {
+        const a = listen("a");
+        const b = listen("b");
+        await pass(3_000);
+        expect(browser.holder()).toBe(a.tab);
+        expect(b.connector.connectionStatus()).toBe("connected");
+        const errors = b.errors.length;
+        chunk.failures = Infinity;
+        const loads = chunk.loads;
+        const before = ES.instances.length;
+        a.tab.close(false);
+        await pass(60_000);
+        expect(browser.holder()).toBe(b.tab);
+        expect(b.connector.connectionStatus()).not.toBe("connected");
+        expect(b.errors.length).toBeGreaterThan(errors);
+        // Retried with backoff, not in a loop: a round (a load and two retries) at most every few seconds.
+        expect(chunk.loads - loads).toBeGreaterThanOrEqual(6);
+        expect(chunk.loads - loads).toBeLessThanOrEqual(45);
+        chunk.failures = 0;
+        await pass(70_000);
+        expect(b.connector.connectionStatus()).toBe("connected");
+        const served = ES.live().filter((source) => ES.instances.indexOf(source) >= before && source.matches().includes(topic("private-b")));
+        expect(served).toHaveLength(1);
+        served[0]!.emitMessage(envelope(["private-b"], "said", { n: 2 }), "id-2");
+        await pass(100);
+        expect(b.got).toEqual([{ n: 2 }]);
     });
 });
 
