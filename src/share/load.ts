@@ -127,22 +127,19 @@ const PAGE_MARK = Math.random().toString(36).slice(2);
  * missing: false, as if marked. See the hoped claim in discovery/hub-location.ts.
  *
  * Issue 50: the mark stays on disk when a tab crashes, so nothing of the headers is in it: its key is the link's name
- * without the fingerprint (the hub and the auth endpoint), and its value the marks of the pages leading a link of it,
- * one per page. Tabs of two users in one browser (an "impersonate" tab) share the key: the second then waits for its
- * lock's answer instead of hoping, as where a stale mark of a crashed tab is left; nothing else depends on the mark.
+ * without the fingerprint (the hub and the auth endpoint), and its value the leading page's random mark. Tabs of two
+ * users in one browser (an "impersonate" tab) share the key: one may wait for its lock's answer instead of hoping (as
+ * where a crashed tab left its mark), or hope where the other's lead unmarked it, and then follow the tab that leads;
+ * the mark is a hint, which nothing else depends on.
  */
 export function markLead(env: { readonly storage?: MarkStorage } | undefined, name: string, held: boolean | null): boolean {
     try {
         const storage = env ? env.storage! : localStorage;
         const key = name.slice(0, name.lastIndexOf(" ")) + " lead";
-        const marks = storage.getItem(key)?.split(" ") ?? [];
-        const others = marks.filter((mark) => mark !== PAGE_MARK);
-        if (held ?? marks.length === 0) storage.setItem(key, [...others, PAGE_MARK].join(" "));
-        else if (held === false && others.length < marks.length) {
-            if (others.length > 0) storage.setItem(key, others.join(" "));
-            else storage.removeItem(key);
-        }
-        return marks.length === 0;
+        const mark = storage.getItem(key);
+        if (held ?? mark === null) storage.setItem(key, PAGE_MARK);
+        else if (held === false && mark === PAGE_MARK) storage.removeItem(key);
+        return mark === null;
     } catch {
         return false;
     }
