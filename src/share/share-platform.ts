@@ -129,8 +129,9 @@ export function sharePlatform(platform: Platform, options: ShareOptions, lead: C
     }
     const linkFor = (headers: Record<string, string>): TabLink => {
         const name = linkName(platform, headers);
+        for (const [other, left] of scoped) if (left.closed) scoped.delete(other); // Vacated links: nothing of them is kept.
         let link = scoped.get(name);
-        if (link === undefined || link.closed) {
+        if (link === undefined) {
             const identity = only(headers, true);
             link = new TabLink(name, env, {
                 hub: platform.hub,
