@@ -72,19 +72,12 @@ export class HubEngine {
     }
 
     /**
-     * One real batch request for `names`; a 419 (Laravel's CSRF token mismatch: the leading page's token is older than
-     * the session's) is retried once with the token read again, the `XSRF-TOKEN` cookie first from then on, as a
-     * connector alone does (`BatchAuth.request`).
+     * [spec] laravel-mercure §2.2: one batch request with the leading tab's endpoint, headers (read now) and timeout. A
+     * 419 (Laravel's CSRF token mismatch: the leading page's token is older than the session's) makes the engine read the
+     * `XSRF-TOKEN` cookie first from then on; the clients' own retry of a 419 (`BatchAuth.request`) is the one retry,
+     * as for a connector alone: the engine does not add its own.
      */
     async #authorize(names: readonly string[]): Promise<AuthResult> {
-        const result = await this.#send(names);
-        if (result.kind !== "rejected" || result.status !== 419) return result;
-        this.#refused = true;
-        return this.#send(names);
-    }
-
-    /** [spec] laravel-mercure §2.2: one batch request with the leading tab's endpoint, headers (read now) and timeout. */
-    async #send(names: readonly string[]): Promise<AuthResult> {
         const { options } = this;
         let headers: Record<string, string>;
         try {
@@ -95,7 +88,9 @@ export class HubEngine {
         }
         const signal = this.#aborter.signal;
         if (signal.aborted) return { kind: "aborted" };
-        return requestAuthorization({ endpoint: options.authEndpoint, headers, channelNames: names, fetch: options.fetch, signal, timeout: options.timeout() });
+        const result = await requestAuthorization({ endpoint: options.authEndpoint, headers, channelNames: names, fetch: options.fetch, signal, timeout: options.timeout() });
+        if (result.kind === "rejected" && result.status === 419) this.#refused = true;
+        return result;
     }
 
     /** A client's message (from the bus: checked first, see {@link isEngineMessage}). */

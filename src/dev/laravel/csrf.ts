@@ -17,8 +17,10 @@ export interface CsrfGrant {
  * Laravel's session CSRF token in the dev stand-in (the `csrf` app option): one token per browser session (the
  * `dev_session` cookie), replaced when the session is regenerated (a login, or `POST /dev/csrf/regenerate`, as another
  * tab's login would), and readable by the page's scripts as the `XSRF-TOKEN` cookie (URL-encoded, as Laravel's
- * `VerifyCsrfToken` adds it to responses; Laravel also encrypts it, which the client cannot tell). A state-changing
- * request must carry the session's token as `X-CSRF-TOKEN`, else `X-XSRF-TOKEN`, or gets 419.
+ * `VerifyCsrfToken` adds it to responses). Laravel encrypts that cookie with a random IV, so its value changes on every
+ * response that sets it while the token stays the same (issue 49: a client that takes the value for an identity splits
+ * its tabs); the stand-in wraps the token with a random IV too (see {@link seal}). A state-changing request must carry
+ * the session's token as `X-CSRF-TOKEN`, else the cookie's value as `X-XSRF-TOKEN`, or gets 419.
  */
 export class CsrfTokens {
     /** Each session's current token. */
@@ -38,11 +40,14 @@ export class CsrfTokens {
         return { token, cookies: [...session.cookies, xsrfCookie(token)] };
     }
 
-    /** Whether the request carries its session's token: `X-CSRF-TOKEN`, else `X-XSRF-TOKEN` (as `VerifyCsrfToken` reads them). */
+    /**
+     * Whether the request carries its session's token: `X-CSRF-TOKEN` as it is, else `X-XSRF-TOKEN` unsealed (as
+     * `VerifyCsrfToken` reads them: the cookie's value decrypted).
+     */
     verify(req: IncomingMessage): boolean {
         const id = parseCookieHeader(req.headers.cookie).get(DEV_SESSION_COOKIE);
         const expected = id === undefined ? undefined : this.#tokens.get(id);
-        const given = req.headersDistinct["x-csrf-token"]?.[0] ?? req.headersDistinct["x-xsrf-token"]?.[0];
+        const given = req.headersDistinct["x-csrf-token"]?.[0] ?? unseal(req.headersDistinct["x-xsrf-token"]?.[0]);
         return expected !== undefined && given === expected;
     }
 
@@ -62,7 +67,25 @@ export class CsrfTokens {
     }
 }
 
-/** The `XSRF-TOKEN` cookie: readable by scripts (not HttpOnly), URL-encoded. */
+/** The `XSRF-TOKEN` cookie: readable by scripts (not HttpOnly), URL-encoded, a new value each time (see {@link seal}). */
 function xsrfCookie(token: string): string {
-    return `XSRF-TOKEN=${encodeURIComponent(token)}; Path=/; SameSite=Lax`;
+    return `XSRF-TOKEN=${encodeURIComponent(seal(token))}; Path=/; SameSite=Lax`;
+}
+
+/**
+ * `token` as Laravel's encrypted cookies look (base64 of a JSON object with a random `iv` and the `value`), a new text
+ * each time; not encrypted: the stand-in keeps nothing from the developer, it only must change as Laravel's does.
+ */
+export function seal(token: string): string {
+    return Buffer.from(JSON.stringify({ iv: randomBytes(16).toString("base64"), value: token })).toString("base64");
+}
+
+/** The token {@link seal} wrapped in `text`, or undefined for anything else. */
+export function unseal(text: string | undefined): string | undefined {
+    try {
+        const value = (JSON.parse(Buffer.from(text ?? "", "base64").toString()) as { value?: unknown } | null)?.value;
+        return typeof value === "string" ? value : undefined;
+    } catch {
+        return undefined;
+    }
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BroadcastingApp } from "../../../src/dev/laravel";
+import { unseal } from "../../../src/dev/laravel/csrf";
 import { JWT_KEY, send, serveApp, startFakeHub, type FakeHub, type Started } from "./helpers";
 
 // The dev Laravel stand-in's CSRF check (the `csrf` option, issue 33): Laravel's VerifyCsrfToken on the auth request.
@@ -37,8 +38,14 @@ describe("the csrf option", () => {
         const login = await send(`${server.url}/dev/login?user=1`, { method: "POST" });
         const cookie = jar(login.setCookies);
         const xsrf = decodeURIComponent(/XSRF-TOKEN=([^;]*)/.exec(cookie)![1]!);
-        const token = (JSON.parse((await send(`${server.url}/dev/csrf`, { headers: { Cookie: cookie } })).body) as { token: string }).token;
-        expect(token).toBe(xsrf);
+        const csrf = await send(`${server.url}/dev/csrf`, { headers: { Cookie: cookie } });
+        const token = (JSON.parse(csrf.body) as { token: string }).token;
+        // The cookie holds the token sealed with a random IV, as Laravel encrypts it: a new value on every response.
+        expect(unseal(xsrf)).toBe(token);
+        const again = decodeURIComponent(/XSRF-TOKEN=([^;]*)/.exec(jar(csrf.setCookies))![1]!);
+        expect(again).not.toBe(xsrf);
+        expect(unseal(again)).toBe(token);
+        expect((await auth({ Cookie: cookie, "X-CSRF-TOKEN": xsrf })).status).toBe(419);
         const refused = await auth({ Cookie: cookie });
         expect([refused.status, JSON.parse(refused.body)]).toEqual([419, { message: "CSRF token mismatch." }]);
         expect((await auth({ Cookie: cookie, "X-CSRF-TOKEN": "wrong" })).status).toBe(419);
@@ -49,10 +56,10 @@ describe("the csrf option", () => {
     it("regenerates the token on a login and on POST /dev/csrf/regenerate, renewing the cookie and refusing the old token", async () => {
         const login = await send(`${server.url}/dev/login?user=1`, { method: "POST" });
         const cookie = jar(login.setCookies);
-        const old = decodeURIComponent(/XSRF-TOKEN=([^;]*)/.exec(cookie)![1]!);
+        const old = unseal(decodeURIComponent(/XSRF-TOKEN=([^;]*)/.exec(cookie)![1]!))!;
         const regenerated = await send(`${server.url}/dev/csrf/regenerate`, { method: "POST", headers: { Cookie: cookie } });
         const renewed = jar(login.setCookies, regenerated.setCookies);
-        const fresh = decodeURIComponent(/XSRF-TOKEN=([^;]*)/.exec(renewed)![1]!);
+        const fresh = unseal(decodeURIComponent(/XSRF-TOKEN=([^;]*)/.exec(renewed)![1]!))!;
         expect(fresh).not.toBe(old);
         expect((await auth({ Cookie: renewed, "X-CSRF-TOKEN": old })).status).toBe(419);
         expect((await auth({ Cookie: renewed, "X-CSRF-TOKEN": fresh })).status).toBe(200);
