@@ -87,6 +87,8 @@ export interface AxiosRequestConfigLike {
     url?: string;
     /** The instance's or request's base URL. */
     baseURL?: string;
+    /** axios 1.8's option: false joins even an absolute `url` to `baseURL`. */
+    allowAbsoluteUrls?: boolean;
     /** The request headers: axios 1.x's `AxiosHeaders` (with `set`), or a plain object. */
     headers?: unknown;
 }
@@ -125,11 +127,16 @@ function isAxiosHeaders(headers: unknown): headers is AxiosHeadersLike {
     return typeof headers === "object" && headers !== null && typeof (headers as AxiosHeadersLike).set === "function" && typeof (headers as AxiosHeadersLike).has === "function";
 }
 
-/** The URL an axios config requests: `url` against `baseURL` (itself against the page), as axios combines them. */
+/**
+ * The URL an axios config requests, as axios's `buildFullPath` builds it (the page then resolves it): `url` joined to
+ * `baseURL`, unless `url` is absolute, which for axios includes a protocol-relative `//host/path` (it goes to that
+ * host, whatever `baseURL` says), and `allowAbsoluteUrls` is not false.
+ */
 function requestUrl(config: AxiosRequestConfigLike): string {
     const url = config.url ?? "";
-    if (/^[a-z][a-z\d+\-.]*:\/\//i.test(url) || config.baseURL === undefined) return url;
-    return config.baseURL.replace(/\/+$/, "") + "/" + url.replace(/^\/+/, "");
+    const base = config.baseURL;
+    if (!base || (/^([a-z][a-z\d+\-.]*:)?\/\//i.test(url) && config.allowAbsoluteUrls !== false)) return url;
+    return url === "" ? base : base.replace(/\/+$/, "") + "/" + url.replace(/^\/+/, "");
 }
 
 /** Inertia's `before` event (`router.on("before", …)`, the DOM event `inertia:before`), as far as this module needs it. */

@@ -1,4 +1,4 @@
-import { AxiosHeaders } from "axios";
+import axios, { AxiosHeaders, type InternalAxiosRequestConfig } from "axios";
 import { describe, expect, it } from "vitest";
 import { inertiaSocketId, sendsSocketId, socketIdHeaders, socketIdInterceptor, withSocketId, type FetchFunction } from "../../../src/http/index";
 
@@ -83,6 +83,57 @@ describe("socketIdInterceptor", () => {
         expect(intercept({ url: "/a" }).headers).toEqual({ "X-Socket-ID": "1234.5678" });
         expect(intercept({ url: "/a", headers: { "x-socket-id": "mine" } }).headers).toEqual({ "x-socket-id": "mine" });
         expect(socketIdInterceptor(echo(""))({ url: "/a" }).headers).toBeUndefined();
+    });
+});
+
+describe("socketIdInterceptor on a real axios instance", () => {
+    // Issue 50 point 6: axios takes a protocol-relative url (`//host/x`) as absolute and sends it to that host,
+    // baseURL or not; the header must follow where axios really sends the request, not where url + baseURL would point.
+    /** Send `config` through an axios instance with the interceptor; the URL axios requested (resolved against the page) and the header it carried. */
+    async function sent(defaults: { baseURL?: string; allowAbsoluteUrls?: boolean }, url: string) {
+        let seen: { url: string; socketId: string | null } | null = null;
+        const api = axios.create({
+            ...defaults,
+            adapter: async (config: InternalAxiosRequestConfig) => {
+                seen = { url: new URL(api.getUri(config), location.href).href, socketId: (AxiosHeaders.from(config.headers).get("X-Socket-ID") as string | undefined) ?? null };
+                return { data: null, status: 204, statusText: "No Content", headers: {}, config };
+            },
+        });
+        api.interceptors.request.use(socketIdInterceptor(echo()));
+        await api.get(url);
+        return seen!;
+    }
+
+    it.each([
+        [{ baseURL: "https://app.test/api" }, "//other.example/x", "https://other.example/x", null],
+        [{ baseURL: "/api/" }, "//other.example/x", "https://other.example/x", null],
+        [{}, "//other.example/x", "https://other.example/x", null],
+        [{ baseURL: "https://app.test/api" }, "https://other.example/x", "https://other.example/x", null],
+        [{ baseURL: "https://app.test/api", allowAbsoluteUrls: false }, "//other.example/x", "https://app.test/api/other.example/x", "1234.5678"],
+        [{ baseURL: "https://other.example/api", allowAbsoluteUrls: false }, "/x", "https://other.example/api/x", null],
+        [{ baseURL: "//other.example/api" }, "x", "https://other.example/api/x", null],
+        [{ baseURL: "https://app.test/api/" }, "posts", "https://app.test/api/posts", "1234.5678"],
+        [{ baseURL: "/api" }, "", "https://app.test/api", "1234.5678"],
+    ])("%j + %s goes to %s with X-Socket-ID %s", async (defaults, url, target, header) => {
+        expect(await sent(defaults, url)).toEqual({ url: target, socketId: header });
+    });
+});
+
+describe("the fetch and Inertia paths, beside axios's (issue 50 point 6)", () => {
+    it("judge a protocol-relative or backslashed URL by the origin fetch and Inertia resolve it to (another one: no header)", async () => {
+        const { calls, fetch } = recordingFetch();
+        const http = withSocketId(echo(), fetch);
+        for (const url of ["//other.example/x", "\\\\other.example/x", "/\\other.example/x", "//app.test/x"]) await http(url);
+        expect(calls.map((call) => [new URL(call.url, location.href).origin, call.socketId])).toEqual([
+            ["https://other.example", null],
+            ["https://other.example", null],
+            ["https://other.example", null],
+            ["https://app.test", "1234.5678"],
+        ]);
+        const hook = inertiaSocketId(echo());
+        const visit = { detail: { visit: { url: "//other.example/x", headers: {} as Record<string, string> } } };
+        hook(visit);
+        expect(visit.detail.visit.headers).toEqual({});
     });
 });
 
