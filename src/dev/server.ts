@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MercureHub } from "./hub/hub";
-import { refuseRequest } from "./laravel/request-guard";
+import { allowedOrigin, refuseRequest } from "./laravel/request-guard";
 import { hubLifecycle, listenRestartable, originOf } from "./listener";
 import type { MercureHubOptions } from "./hub/options";
 import { RemoteHub, type ServedHub } from "./remote-hub";
@@ -23,9 +23,15 @@ export interface DevServerOptions {
     /**
      * Host names (no port) requests may name in `Host` besides loopback ones (`localhost`, `*.localhost`, 127.0.0.0/8,
      * `[::1]`) and `host`: for example `["app.test"]` when a browser reaches the stack under that name. Any other
-     * `Host` is refused (DNS rebinding), as is a state change from a page of another site (see `request-guard.ts`).
+     * `Host` is refused (DNS rebinding), as is a state change from a page of another origin (see `request-guard.ts`).
      */
     allowedHosts?: readonly string[];
+    /**
+     * Origins of pages served elsewhere that may change the stack's state (log in and out, call `/broadcasting/auth`,
+     * broadcast), besides its own pages: for example `["http://localhost:5173"]`, a Vite dev server whose proxy
+     * forwards to this server with `changeOrigin: true`. Every other origin is refused, other local servers' included.
+     */
+    allowedOrigins?: readonly string[];
     /** Key for every JWT (subscriber cookies, publisher tokens). Default: random per start. */
     jwtKey?: string;
     /**
@@ -117,6 +123,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     const cookieName = options.app?.cookieName ?? options.hub?.cookieName ?? "mercure_access_token";
     const distDir = options.distDir ?? findDistDir();
     const pages = options.pages ?? {};
+    const allowedOrigins = (options.allowedOrigins ?? []).map(allowedOrigin); // Throws before anything listens.
 
     // The origin is known once the port is; requests are only served after the stack below is built.
     let serve: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | null = null;
@@ -179,7 +186,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     }
     for (const [pattern, callback] of Object.entries(options.channels ?? {})) app.channel(pattern, callback);
 
-    const guard = { allowedHosts: [host, ...(options.allowedHosts ?? [])], hubPath: hub.path };
+    const guard = { allowedHosts: [host, ...(options.allowedHosts ?? [])], allowedOrigins, hubPath: hub.path };
     serve = async (req, res) => {
         const refusal = refuseRequest(req, guard);
         if (refusal !== null) {

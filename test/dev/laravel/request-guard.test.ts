@@ -45,6 +45,38 @@ describe("the dev server's request checks", () => {
         }
         expect((await login({ Origin: server.url, "Sec-Fetch-Site": "same-origin" })).status).toBe(200);
         expect((await login({})).status).toBe(200); // Node's fetch and curl send no Origin.
-        expect((await broadcast({ Origin: `http://localhost:${server.port}` })).status).toBe(200);
+        // The page the browser reached as localhost sends its requests there too: Host and Origin agree.
+        expect((await broadcast({ Host: `localhost:${server.port}`, Origin: `http://localhost:${server.port}` })).status).toBe(200);
+    });
+
+    // Issue 50 point 3: another local server's page (a Vite dev server, another app on 127.0.0.1) is same-site with
+    // the stack, but another origin: it must not log the developer's browser in as another user or call the auth endpoint.
+    it("refuses a state change from another local origin: another port, another loopback name, or same-site without an Origin", async () => {
+        const otherOrigins = [`http://127.0.0.1:${server.port + 1}`, "http://localhost:5173", `http://localhost:${server.port}`, `http://app.localhost:${server.port}`, "http://127.0.0.1:8888", `http://app.test:${server.port}`];
+        for (const origin of otherOrigins) {
+            const headers = { Origin: origin, "Sec-Fetch-Site": "same-site" };
+            const refused = await login(headers);
+            expect(refused.status, origin).toBe(403);
+            expect(refused.body).toMatch(/Refused a POST from another origin/);
+            expect(refused.setCookies).toEqual([]);
+            expect((await send(`${server.url}/broadcasting/auth`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: '{"channel_names":["news"]}' })).status, origin).toBe(403);
+            expect((await broadcast({ Origin: origin })).status, origin).toBe(403);
+        }
+        expect((await login({ "Sec-Fetch-Site": "same-site" })).status).toBe(403);
+    });
+
+    it("takes a state change from the origins of allowedOrigins (a Vite dev server proxying to it), and refuses an option that is no origin", async () => {
+        const vite = await startDevServer({ app: { users: [{ id: 1, name: "Ann" }] }, allowedOrigins: ["http://localhost:5173/"] });
+        try {
+            const from = (origin: string) => send(`${vite.url}/dev/login?user=1`, { method: "POST", headers: { Origin: origin, "Sec-Fetch-Site": "same-site" } });
+            expect((await from("http://localhost:5173")).status).toBe(200);
+            expect((await from("http://localhost:5174")).status).toBe(403);
+            expect((await from("https://localhost:5173")).status).toBe(403);
+        } finally {
+            await vite.close();
+        }
+        for (const value of ["localhost:5173", "http://localhost:5173/app", "*", "file:///x"]) {
+            await expect(startDevServer({ allowedOrigins: [value] }), value).rejects.toThrow(/allowedOrigins: ".*" is not an http\(s\) origin/);
+        }
     });
 });
