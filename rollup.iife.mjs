@@ -109,6 +109,12 @@ export const IIFE_INPUT = "\0iife-entry";
  * The plugin of the IIFE's build: its entry ({@link IIFE_INPUT}) exports src/iife.ts and puts the modules the siblings
  * import into the slot, and import() of a lazily loaded entry loads its sibling from dist/iife/, resolved against the
  * IIFE's own URL (the script's src when it ran).
+ *
+ * That URL is read through `Document.prototype`'s `currentScript` getter, never `document.currentScript`: an element
+ * named `currentScript` above the script (`<img name="currentScript" src="https://evil.example/">`, DOM clobbering)
+ * shadows the document's own property, and every part would be imported from the URL it names. It is taken only from
+ * a real `HTMLScriptElement` with a `src`; without one (the file inlined, run as a module or by `eval`) no part loads
+ * and no request leaves: each import() rejects, and the channel that needed the part reports `load_failed` saying so.
  */
 export function iifeSiblings(graph) {
     const lazy = new Set(graph.lazy);
@@ -121,13 +127,15 @@ export function iifeSiblings(graph) {
             const modules = graph.exposed.map((_, slot) => `iifeModule${slot}`).join(", ");
             return `export * from ${JSON.stringify(ENTRY)};
 ${imports}
-const iifeBase = (typeof document !== "undefined" && document.currentScript && document.currentScript.src) || (typeof location !== "undefined" ? location.href : "");
+const iifeScript = typeof Document == "function" ? Object.getOwnPropertyDescriptor(Document.prototype, "currentScript")?.get?.call(document) : null;
+const iifeBase = typeof HTMLScriptElement == "function" && iifeScript instanceof HTMLScriptElement && iifeScript.src ? iifeScript.src : null;
 let iifeShared;
 ${SLOT} = {
     m: [${modules}],
-    u: (path) => {
+    l: (path) => {
+        if (iifeBase === null) return Promise.reject(new Error("the script-tag build has no <script src> of its own to load it beside"));
         iifeShared = iifeShared || import(new URL("./iife/${IIFE_SHARED}.js", iifeBase).href).catch(() => undefined);
-        return new URL(path, iifeBase).href;
+        return import(new URL(path, iifeBase).href);
     },
 };
 `;
@@ -138,7 +146,7 @@ ${SLOT} = {
             return resolved !== null && lazy.has(resolved.id) ? { id: `./iife/${siblingName(resolved.id)}.js`, external: true } : null;
         },
         renderDynamicImport({ targetModuleId }) {
-            return targetModuleId?.startsWith("./iife/") ? { left: `import(${SLOT}.u(`, right: "))" } : null;
+            return targetModuleId?.startsWith("./iife/") ? { left: `${SLOT}.l(`, right: ")" } : null;
         },
     };
 }

@@ -74,7 +74,9 @@ export async function credentialHeaders(options: CredentialOptions, refused = fa
     // Echo's order (the page's global first), except that a function given as the option is asked first.
     const token = await first(typeof csrfToken === "function" ? [option, global, ["the csrf-token meta tag", meta]] : [global, option, ["the csrf-token meta tag", meta]]);
     const bearer = typeof options.bearerToken === "function" ? await first([["the `bearerToken` function", options.bearerToken]]) : undefined;
-    if (typeof headers["X-CSRF-TOKEN"] === "function" && token === null) delete headers["X-CSRF-TOKEN"]; // Echo wrote the function.
+    // Echo wrote the function, or an element: a page element with the id "Laravel" shadows a missing `window.Laravel`
+    // (DOM clobbering), and Echo sends what `Laravel.csrfToken` then is, not a token (the server answered 419).
+    if (typeof headers["X-CSRF-TOKEN"] !== "string" && token === null) delete headers["X-CSRF-TOKEN"];
     // The cookie: when the page gives no token (and auth.headers none), or after a 419 unless a function gives it.
     const fromCookie = cookie !== undefined && (token === null ? !("X-CSRF-TOKEN" in headers) : refused && typeof csrfToken !== "function");
     if (fromCookie) {

@@ -80,11 +80,13 @@ export class PageHarness {
 
     /**
      * Open the harness page (or another page carrying the harness script, at `path`) in a fresh context and,
-     * when `userId` is given, log that dev user in.
+     * when `userId` is given, log that dev user in; `prepare` runs on the context before the page loads (to record or
+     * route its requests from the first).
      */
-    static async open(browser: Browser, origin: string, userId: number | null, path: string = HARNESS_PAGE): Promise<PageHarness> {
+    static async open(browser: Browser, origin: string, userId: number | null, path: string = HARNESS_PAGE, prepare?: (context: BrowserContext) => Promise<void>): Promise<PageHarness> {
         const context = await browser.newContext();
         try {
+            await prepare?.(context);
             const page = await context.newPage();
             const harness = new PageHarness(context, page);
             const response = await page.goto(origin + path);
