@@ -22,9 +22,10 @@ export function authDenied(name: string): MercureError {
  * auth-client.ts), a 419 (CSRF), a 401 (no user), or nothing to add.
  */
 function rejection(status: number, detail: string | undefined): string {
-    return ` (HTTP ${status}${
+    // A browser shows a redirect it was told not to follow as status 0: no status to name.
+    return ` (${status ? `HTTP ${status}` : ""}${
         detail !== undefined
-            ? `: ${detail}; is a user logged in, or does middleware redirect?`
+            ? `${status ? ": " : ""}${detail}; is a user logged in, or does middleware redirect?`
             : status === 419
               ? ": the CSRF token did not match the session, even after reading it again: reload the page, or pass `csrfToken` as a function"
               : status === 401
@@ -38,7 +39,7 @@ export function authRejectedNewcomer(name: string, status: number, newcomers: re
     return new MercureError(
         "auth_rejected",
         `The broadcasting auth request was denied${rejection(status, detail)} after joining [${newcomers.join(", ")}]; channel "${name}" was left.`,
-        { channel: name, status },
+        { channel: name, status: status || undefined },
     );
 }
 
@@ -47,7 +48,7 @@ export function authRejected(name: string, status: number, endpoint: string, det
     return new MercureError(
         "auth_rejected",
         `The broadcasting auth request to "${endpoint}" was rejected${rejection(status, detail)} for channel "${name}"; retrying with backoff.`,
-        { channel: name, status },
+        { channel: name, status: status || undefined },
     );
 }
 

@@ -8,7 +8,8 @@ import { raceDeadline } from "../timers";
  *
  * - `ok`: 2xx, body parsed.
  * - `rejected`: 4xx, the server refused the batch (older servers deny this way; also 401/419), or an answer that
- *   is not Laravel's JSON (a login page after a redirect): `detail` then says what came back.
+ *   is not Laravel's JSON (a redirect, to a login page most often, or an HTML page): `detail` then says what came back;
+ *   `status` is 0 for a redirect the browser does not show.
  * - `error`: transient, worth retrying with backoff (5xx, network failure, timeout).
  * - `aborted`: cancelled by `disconnect()`; not an error.
  */
@@ -58,6 +59,10 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
     const response = await request.fetch(request.endpoint, {
         method: "POST",
         credentials: "include",
+        // The headers (CSRF tokens, `auth.headers`) are the auth endpoint's alone: a redirect is not followed, so that
+        // nothing reaches its target (fetch drops only Authorization there, and a 307 sends the body again). A browser
+        // hands back an opaque answer of status 0, Node.js the 3xx itself.
+        redirect: "manual",
         headers: {
             "Content-Type": "application/json",
             Accept: "application/json",
@@ -69,13 +74,17 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
     const text = await response.text();
     const status = response.status;
     const type = response.headers?.get("content-type") ?? null;
-    // Laravel's broadcasting route answers JSON, and never by a redirect: a redirect that fetch followed (to a login
-    // page: the route sits behind `auth` and the user has no session) or an HTML page is some other route's answer.
-    // ([spec] §2.5 has upstream read an unparsable 2xx body as {}: a real server never sends one, so this fails it.)
+    // Laravel's broadcasting route answers JSON, and never by a redirect: a redirect (to a login page: the route sits
+    // behind `auth` and the user has no session; followed only by a `fetch` option that ignores `redirect`) or an HTML
+    // page is some other route's answer. ([spec] §2.5 has upstream read an unparsable 2xx body as {}: a real server never
+    // sends one, so this fails it.)
     const body = parseJson(text);
-    if (response.redirected === true || (status < 400 && (type?.includes("html") === true || typeof body !== "object" || body === null || Array.isArray(body)))) {
-        const redirect = response.redirected === true && response.url !== undefined ? ` after a redirect to ${response.url}` : "";
-        return { kind: "rejected", status, detail: `${type ?? "no content type"}${redirect}, not Laravel's JSON` };
+    if (status < 100 || (status > 299 && status < 400) || response.redirected === true) {
+        const target = response.headers?.get("location") ?? (response.redirected === true ? response.url : undefined);
+        return { kind: "rejected", status, detail: `a redirect${target ? ` to ${target}` : ""}, not followed` };
+    }
+    if (status < 400 && (type?.includes("html") === true || typeof body !== "object" || body === null || Array.isArray(body))) {
+        return { kind: "rejected", status, detail: `${type ?? "no content type"}, not Laravel's JSON` };
     }
     if (status >= 200 && status < 300) return { kind: "ok", response: parseAuthResponse(body) };
     // [spec] §2.8: < 500 is a rejection, everything else is transient.

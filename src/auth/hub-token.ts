@@ -146,7 +146,9 @@ export class HubTokenSource {
 
 /**
  * `fetch` with the hub token: a request to the hub (its URL, or a path below it: subscriptions, snapshots,
- * whispers, probes) carries `Authorization: Bearer <token>` unless it sets its own, and a 401 from the hub
+ * whispers, probes, the `eventsource` package's streams) carries `Authorization: Bearer <token>` unless it sets its
+ * own, and does not follow a redirect (the token goes to the hub URL only, whatever the `fetch` option does with
+ * Authorization on a redirect: the 3xx, or a browser's opaque answer of status 0, is the answer); a 401 from the hub
  * makes the token source ask for a new token next time. Other requests (the auth endpoint) go as they are.
  */
 export function withHubToken(fetch: FetchLike, hub: URL, token: HubTokenSource): FetchLike {
@@ -160,7 +162,7 @@ export function withHubToken(fetch: FetchLike, hub: URL, token: HubTokenSource):
         const headers = new Headers(init.headers);
         // [spec] mercure-hub §2.1: the header, never the query string.
         if (!headers.has("Authorization")) headers.set("Authorization", `Bearer ${await token.get()}`);
-        const response = await fetch(url, { ...init, headers });
+        const response = await fetch(url, { ...init, headers, redirect: "manual" });
         if (response.status === 401) token.refused();
         return response;
     };

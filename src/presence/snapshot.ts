@@ -42,7 +42,8 @@ async function request(url: string, fetch: FetchLike, signal: AbortSignal): Prom
         const status = response.status;
         const text = await response.text();
         // [spec] §5.4 step 4: a non-2xx answer is a failure, never an empty room.
-        if (status < 200 || status > 299) return { kind: "failed", reason: `HTTP ${status}`, status };
+        // A redirect is not followed with the hub token (auth/hub-token.ts): a browser shows it as status 0.
+        if (status < 200 || status > 299) return { kind: "failed", reason: status < 400 ? "a redirect, not followed" : `HTTP ${status}`, status };
         const members = parseSnapshot(text);
         return members === null ? { kind: "failed", reason: "malformed response", status } : { kind: "ok", members };
     } catch (cause) {

@@ -71,7 +71,8 @@ export function whisperError(channel: string, failure: WhisperFailure, cause?: u
             message = on + "got HTTP 403 (insufficient scope): check client_events in config/broadcasting.php and the channel's authorization.";
             break;
         default:
-            message = on + `got HTTP ${failure}; see the hub's log.`;
+            // A redirect is not followed with the hub token (auth/hub-token.ts): a browser shows it as status 0.
+            message = on + (failure < 100 || (failure > 299 && failure < 400) ? "was answered with a redirect, not followed: set `host` to the hub's own URL." : `got HTTP ${failure}; see the hub's log.`);
     }
     const status = typeof failure === "number" ? failure : failure === "unrenewed" ? 401 : undefined;
     return new MercureError(code, message, { channel, status, cause });

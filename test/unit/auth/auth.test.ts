@@ -54,7 +54,23 @@ describe("requestAuthorization", () => {
         expect((await requestAuthorization(base(answer(200, '{"topic_prefix":"p/"}')))).kind).toBe("ok");
         expect(await requestAuthorization(base(answer(419)))).toEqual({ kind: "rejected", status: 419 });
         expect(await requestAuthorization(base(answer(500)))).toEqual({ kind: "error", status: 500, cause: null });
-        expect((await requestAuthorization(base(answer(302)))).kind).toBe("error");
+        // A 3xx is what fetch gives back for a redirect it was told not to follow (Node.js; a browser gives status 0).
+        expect(await requestAuthorization(base(answer(302)))).toEqual({ kind: "rejected", status: 302, detail: "a redirect, not followed" });
+    });
+
+    it("asks fetch not to follow a redirect, and names where one pointed (issue 50: the headers are the auth endpoint's alone)", async () => {
+        const inits: RequestInit[] = [];
+        const answer = (status: number, headers: Record<string, string> = {}) => async (_url: string, init: RequestInit) => {
+            inits.push(init);
+            return { status, headers: new Headers(headers), text: async () => "" };
+        };
+        expect(await requestAuthorization(base(answer(307, { location: "https://elsewhere.test/x" })))).toEqual({
+            kind: "rejected",
+            status: 307,
+            detail: "a redirect to https://elsewhere.test/x, not followed",
+        });
+        expect(await requestAuthorization(base(answer(0)))).toEqual({ kind: "rejected", status: 0, detail: "a redirect, not followed" });
+        expect(inits.map((init) => init.redirect)).toEqual(["manual", "manual"]);
     });
 
     it("reports an abort by disconnect() as aborted, not as an error", async () => {

@@ -113,7 +113,8 @@ describe("the batch auth request", () => {
     // anything else is another route's answer, and a stream opened on it would fail with a misleading cookie error.
     describe("refuses an answer that is not Laravel's JSON, saying what came back and the usual cause", () => {
         const cases = [
-            ["a login page fetch reached by following a redirect", { status: 200, body: "<!doctype html><title>Log in</title>", headers: { "content-type": "text/html; charset=UTF-8" }, redirectedTo: "https://app.test/login" }, /HTTP 200: text\/html; charset=UTF-8 after a redirect to https:\/\/app\.test\/login, not Laravel's JSON; is a user logged in, or does middleware redirect\?\)/],
+            ["a redirect to the login page, as Node.js's fetch answers it when told not to follow", { status: 302, body: "", headers: { location: "https://app.test/login" } }, /HTTP 302: a redirect to https:\/\/app\.test\/login, not followed; is a user logged in, or does middleware redirect\?\)/],
+            ["a login page a `fetch` option reached by following the redirect anyway", { status: 200, body: "<!doctype html><title>Log in</title>", headers: { "content-type": "text/html; charset=UTF-8" }, redirectedTo: "https://app.test/login" }, /HTTP 200: a redirect to https:\/\/app\.test\/login, not followed; is a user logged in, or does middleware redirect\?\)/],
             ["an HTML page answered directly", { status: 200, body: "<html>oops", headers: { "content-type": "text/html" } }, /HTTP 200: text\/html, not Laravel's JSON/],
             ["an unreadable body without a content type", { status: 200, body: "<html>oops" }, /HTTP 200: no content type, not Laravel's JSON/],
             ["a JSON body that is not an object", { status: 200, body: "[]", headers: { "content-type": "application/json" } }, /HTTP 200: application\/json, not Laravel's JSON/],
@@ -125,8 +126,19 @@ describe("the batch auth request", () => {
             h.connector.channel("news").error((error: MercureError) => errors.push(error));
             await h.flush();
             expect(h.EventSource.live()).toEqual([]);
-            expect(errors.map((error) => [error.code, error.status])).toEqual([["auth_rejected", 200]]);
+            expect(errors.map((error) => [error.code, error.status])).toEqual([["auth_rejected", answer.status]]);
             expect(errors[0]!.message).toMatch(message);
+        });
+
+        it("a redirect a browser was told not to follow (status 0, its target hidden): no status to name", async () => {
+            const h = createHarness();
+            h.auth.handler = () => ({ status: 0, body: "" });
+            const errors: MercureError[] = [];
+            h.connector.channel("news").error((error: MercureError) => errors.push(error));
+            await h.flush();
+            expect(errors.map((error) => [error.code, error.status])).toEqual([["auth_rejected", undefined]]);
+            expect(errors[0]!.message).toMatch(/request was denied \(a redirect, not followed; is a user logged in, or does middleware redirect\?\) after joining \[news\]/);
+            expect(h.auth.requests[0]!.init.redirect).toBe("manual");
         });
     });
 

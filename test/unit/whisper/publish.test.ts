@@ -308,6 +308,14 @@ describe("WhisperPublisher: other failures go to the channel with what to fix", 
         );
     });
 
+    it("a redirect the hub token's fetch did not follow (a 3xx, or a browser's status 0): says so and names `host`", async () => {
+        for (const status of [0, 307]) {
+            const { publisher, errors } = setup({ replies: [status] });
+            await publisher.whisper(CHAT, "typing", {});
+            expect(errors.list[0]!.error.message).toBe(`The whisper on channel "${CHAT}" was answered with a redirect, not followed: set \`host\` to the hub's own URL.`);
+        }
+    });
+
     it("403: insufficient scope, naming client_events and the channel's authorization", async () => {
         const { publisher, errors, reauthorize } = setup({ replies: [403] });
         await publisher.whisper(CHAT, "typing", {});
