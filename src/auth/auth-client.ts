@@ -55,8 +55,11 @@ export function requestAuthorization(request: AuthRequest): Promise<AuthResult> 
 
 /** Send the request and classify the response; throws on a network error. */
 async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResult> {
-    // [spec] laravel-mercure §2.2: JSON body with exactly `channel_names`, credentials included.
-    const response = await request.fetch(request.endpoint, {
+    // [spec] laravel-mercure §2.2: JSON body with exactly `channel_names`, credentials included. A relative endpoint is
+    // resolved against the page's address, not against the document's base URL as fetch would: a <base href> injected
+    // into the page (in <body> too) must not send the request and its headers elsewhere.
+    const page = (globalThis as { location?: { href?: unknown } }).location?.href;
+    const response = await request.fetch(typeof page === "string" && /^https?:/.test(page) ? new URL(request.endpoint, page).href : request.endpoint, {
         method: "POST",
         credentials: "include",
         // The headers (CSRF tokens, `auth.headers`) are the auth endpoint's alone: a redirect is not followed, so that

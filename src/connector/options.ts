@@ -16,7 +16,7 @@ export interface MercureConnectorOptions {
     host?: string | null;
     /**
      * Without `host`: a URL whose `Link: <…>; rel="mercure"` header names the hub, fetched when the page has
-     * no `<link rel="mercure">` (before falling back to `/.well-known/mercure`). Its `last-event-id` is the first cursor.
+     * no `<link rel="mercure">` in its `<head>` (before falling back to `/.well-known/mercure`). Its `last-event-id` is the first cursor.
      */
     discover?: string | null;
     /** Log each protocol step: `true` with `console.debug`, or through your function. Never logs cookies, headers or tokens. */

@@ -1,6 +1,6 @@
 /*
  * Hub discovery (mercure-hub §5): from a resource's `Link: <…>; rel="mercure"` header, from a
- * `<link rel="mercure">` in the page or in a fetched HTML document, and the fallback order the connector
+ * `<link rel="mercure">` in the `<head>` of the page or of a fetched HTML document, and the fallback order the connector
  * uses when its `host` option is absent. Loaded lazily: only a connector without `host` needs it.
  */
 
@@ -103,7 +103,7 @@ export interface LocateHubOptions extends DiscoverHubOptions {
 }
 
 /**
- * Find the hub of a connector without `host`: a `<link rel="mercure">` in the page, else the `Link`
+ * Find the hub of a connector without `host`: a `<link rel="mercure">` in the page's `<head>`, else the `Link`
  * header of the `discover` URL (its failure rejects: the option asked for it), else `/.well-known/mercure`
  * on the page's origin. Rejects like the connector's `host` resolution outside a browser.
  */
@@ -144,9 +144,17 @@ export async function connectorHub(discover: unknown, fetch: FetchLike | undefin
     }
 }
 
-/** The page's document, or null outside a browser. */
+/**
+ * The page's document, or null outside a browser. Its members are read through `Document.prototype` (and `Node`'s):
+ * an element named `querySelectorAll`, `URL` or `baseURI` shadows the document's own (DOM clobbering).
+ */
 export function pageDocument(): DocumentLike | null {
-    return (globalThis as { document?: DocumentLike }).document ?? null;
+    const scope = globalThis as { document?: object; Document?: { prototype: object } };
+    const document = scope.document;
+    if (document === undefined) return null;
+    const read = (name: string): unknown => Reflect.get(scope.Document?.prototype ?? document, name, document);
+    const query = read("querySelectorAll") as (this: object, selectors: string) => ReturnType<DocumentLike["querySelectorAll"]>;
+    return { URL: read("URL") as string, baseURI: read("baseURI") as string, querySelectorAll: (selectors) => query.call(document, selectors) };
 }
 
 function resolveResourceUrl(resourceUrl: string | URL): string {

@@ -8,11 +8,22 @@ export interface HtmlLink {
     readonly attributes: Readonly<Record<string, string>>;
 }
 
+/** The elements HTML's parser keeps in `<head>`: any other start tag ends it (the body begins), as text does. */
+const HEAD_ELEMENTS = new Set(["html", "head", "base", "link", "meta", "title", "style", "script", "noscript", "template", "basefont", "bgsound"]);
+
+/** Head elements whose content is no markup for the page (raw text, or a template's inert content): skipped to their end tag. */
+const OPAQUE_ELEMENTS = new Set(["title", "style", "script", "noscript", "template"]);
+
+/** End tags that end `<head>`: its own, and those HTML's parser treats as the start of the body. */
+const HEAD_ENDS = new Set(["head", "body", "html", "br"]);
+
 /**
- * Find the `<link>` elements of an HTML document given as text (where no DOM is available, as in Node.js
+ * Find the `<link>` elements of an HTML document's `<head>`, given as text (where no DOM is available, as in Node.js
  * or on a fetched response): comments are skipped, attributes may be quoted either way or unquoted (a `>` in a
- * quoted value does not end the tag), and the first `<base href>` changes the base. A scanner, not a full HTML
- * parser: a `<link>` written inside a script's string would be found too.
+ * quoted value does not end the tag), the first `<base href>` of the head changes the base, and the content of
+ * `<script>`, `<style>`, `<title>`, `<noscript>` and `<template>` is skipped. The head ends where HTML's parser ends
+ * it: at `</head>`, at the first start tag that cannot be in a head (`<body>`, `<div>`, ...), or at text. Only the
+ * head is read: the body often holds what users wrote, and a link written there must not name the hub.
  *
  * Linear in the length of `html` whatever it holds: one pass, every character read a bounded number of times (a
  * hostile page of unterminated tags, comments or quotes cannot make it backtrack); a tag or comment left open runs
@@ -22,24 +33,46 @@ export function findHtmlLinks(html: string, documentUrl: string): HtmlLink[] {
     let base: string | undefined;
     const found: Array<Record<string, string>> = [];
     for (let at = 0; at < html.length; at++) {
-        if (html.charCodeAt(at) !== 60 /* < */) continue;
-        const next = html.charCodeAt(at + 1) | 32; // Lower-cased when a letter.
-        if (next === 33 /* ! */ && html.startsWith("<!--", at)) {
-            const end = html.indexOf("-->", at + 4);
+        const code = html.charCodeAt(at);
+        if (code !== 60 /* < */) {
+            if (isSpace(code)) continue;
+            break; // Text: the body has begun.
+        }
+        const next = html.charCodeAt(at + 1);
+        if (next === 33 /* ! */ || next === 63 /* ? */) {
+            // A comment, or a doctype (a bogus comment up to ">").
+            const comment = html.startsWith("<!--", at);
+            const end = html.indexOf(comment ? "-->" : ">", at + 2);
             if (end < 0) break;
-            at = end + 2;
+            at = end + (comment ? 2 : 0);
             continue;
         }
-        // Only the four letters after "<" and the character after them are read: other tags' names are never scanned.
-        if (next !== 108 /* l */ && next !== 98 /* b */) continue;
-        const name = html.slice(at + 1, at + 5).toLowerCase();
-        const after = html.charCodeAt(at + 5);
-        if ((name !== "link" && name !== "base") || !(isSpace(after) || after === SLASH || after === GT || Number.isNaN(after))) continue;
-        const tag = readAttributes(html, at + 5);
+        const closing = next === SLASH;
+        const nameStart = at + (closing ? 2 : 1);
+        let nameEnd = nameStart;
+        while (isNameChar(html.charCodeAt(nameEnd))) nameEnd++;
+        const name = html.slice(nameStart, nameEnd).toLowerCase();
+        // "<" not followed by a letter is text.
+        if (name === "" || !/^[a-z]/.test(name)) break;
+        if (closing) {
+            if (HEAD_ENDS.has(name)) break;
+            const end = html.indexOf(">", nameEnd);
+            if (end < 0) break;
+            at = end;
+            continue;
+        }
+        if (!HEAD_ELEMENTS.has(name)) break;
+        const tag = readAttributes(html, nameEnd);
         if (tag === null) break;
         at = tag.end - 1;
         if (name === "link") found.push(tag.attributes);
-        else if (base === undefined && tag.attributes["href"] !== undefined) base = resolve(tag.attributes["href"], documentUrl);
+        else if (name === "base" && base === undefined && tag.attributes["href"] !== undefined) base = resolve(tag.attributes["href"], documentUrl);
+        if (OPAQUE_ELEMENTS.has(name)) {
+            const close = new RegExp(`</${name}`, "ig");
+            close.lastIndex = tag.end;
+            if (close.exec(html) === null) break;
+            at = close.lastIndex - name.length - 3; // Back to the "<" of the end tag, read next.
+        }
     }
     const links: HtmlLink[] = [];
     for (const attributes of found) {
@@ -101,6 +134,11 @@ function readAttributes(html: string, from: number): { attributes: Record<string
 const SLASH = 47;
 const EQUALS = 61;
 const GT = 62;
+
+/** Whether `code` continues a tag name (ASCII letters and digits, and `-` of custom elements). */
+function isNameChar(code: number): boolean {
+    return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 45;
+}
 
 /** HTML's ASCII whitespace: tab, LF, FF, CR, space. */
 function isSpace(code: number): boolean {

@@ -8,7 +8,7 @@ import { loadDiscovery } from "./load";
 
 /*
  * Where a connector's hub is (mercure-hub §5): the `host` option, else (in the lazily loaded discovery chunk:
- * see `findHub`) a `<link rel="mercure">` in the page, else the `Link` header of the `discover` URL, else
+ * see `findHub`) a `<link rel="mercure">` in the page's `<head>`, else the `Link` header of the `discover` URL, else
  * `/.well-known/mercure` on the page origin. With `host` given, nothing of the discovery code is loaded.
  */
 

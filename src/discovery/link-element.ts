@@ -12,18 +12,28 @@ export interface DiscoveredHub {
 
 /** The part of a DOM `Document` {@link discoverFromDocument} reads. */
 export interface DocumentLike {
-    /** The document's base URL, against which `href`s resolve. */
+    /** The document's base URL, against which `href`s resolve when {@link DocumentLike.URL} is absent. */
     readonly baseURI: string;
+    /**
+     * The document's address (a DOM `Document`'s `URL`): with it, `href`s resolve against the `<base href>` of
+     * `<head>` if there is one, else against it; a `<base>` elsewhere is not honoured.
+     */
+    readonly URL?: string;
     /** Find elements by CSS selector. */
     querySelectorAll(selectors: string): ArrayLike<{ getAttribute(name: string): string | null }>;
 }
 
 /**
- * Find the hub a page announces with `<link rel="mercure" href="…">` (the first such link with a valid
- * http(s) URL), honouring its `last-event-id` attribute; null when there is none.
+ * Find the hub a page announces with `<link rel="mercure" href="…">` in its `<head>` (the first such link with a
+ * valid http(s) URL), honouring its `last-event-id` attribute; null when there is none. Only `<head>` counts: it is
+ * the server's markup, where a `<body>` often holds what users wrote, and a link injected there must not move the
+ * stream to another hub (forged events, the hub token sent there); a `<base href>` injected there must not either.
  */
 export function discoverFromDocument(document: DocumentLike): DiscoveredHub | null {
-    const elements = document.querySelectorAll("link[rel][href]");
+    const base = headBase(document);
+    if (base === null) return null;
+    // [spec] mercure-hub §5, read from the <head> only: its links, and the links the parser moved there.
+    const elements = document.querySelectorAll("head > link[rel][href]");
     for (let i = 0; i < elements.length; i++) {
         const element = elements[i]!;
         // [spec] mercure-hub §5: HTML links MAY announce the hub; rel tokens are case-insensitive.
@@ -31,13 +41,31 @@ export function discoverFromDocument(document: DocumentLike): DiscoveredHub | nu
         if (!rel.includes("mercure")) continue;
         let href: string;
         try {
-            href = new URL((element.getAttribute("href") ?? "").trim(), document.baseURI).href;
+            href = new URL((element.getAttribute("href") ?? "").trim(), base).href;
         } catch {
             continue;
         }
         const hub = discoveredHub(href, element.getAttribute("last-event-id") ?? undefined);
         // [spec] Never downgrades: an https page's link to an http hub is skipped (mixed content, and in the clear).
-        if (hub !== null && !downgrades(hub.hub, document.baseURI)) return hub;
+        if (hub !== null && !downgrades(hub.hub, base)) return hub;
+    }
+    return null;
+}
+
+/**
+ * The URL the `<head>`'s links resolve against: without {@link DocumentLike.URL}, `baseURI` as given; with it, the
+ * first `<base href>` of `<head>` against it (as the browser does when that one comes first), else the address itself.
+ * Null when neither parses (a document member shadowed by an element: DOM clobbering).
+ */
+function headBase(document: DocumentLike): string | null {
+    const address = document.URL ?? document.baseURI;
+    const base = document.URL === undefined ? null : document.querySelectorAll("head > base[href]")[0]?.getAttribute("href");
+    for (const candidate of [base?.trim(), ""]) {
+        try {
+            if (candidate !== undefined) return new URL(candidate, address).href;
+        } catch {
+            // An invalid <base href> falls back to the address, as in HTML.
+        }
     }
     return null;
 }

@@ -31,7 +31,8 @@ describe("the batch auth request", () => {
         await h.flush();
         expect(h.auth.requests).toHaveLength(1);
         const request = h.auth.requests[0]!;
-        expect(request.url).toBe("/broadcasting/auth");
+        // Against the page's address (https://app.test/dashboard), never the document's base URL: see the next test.
+        expect(request.url).toBe("https://app.test/broadcasting/auth");
         expect(request.init.method).toBe("POST");
         expect(request.init.credentials).toBe("include");
         expect(request.init.body).toBe('{"channel_names":["news","private-room.1","sports"]}');
@@ -43,6 +44,20 @@ describe("the batch auth request", () => {
             "X-Custom": "yes",
         });
         expect(h.EventSource.instances).toHaveLength(1);
+    });
+
+    it("resolves a relative endpoint against the page, so that a <base href> injected into the body cannot move it (issue 50)", async () => {
+        const base = document.createElement("base");
+        base.setAttribute("href", "https://evil.example/");
+        document.body.append(base);
+        try {
+            const h = createHarness({ csrfToken: "csrf-1" });
+            h.connector.channel("news");
+            await h.flush();
+            expect(h.auth.requests.map((request) => request.url)).toEqual(["https://app.test/broadcasting/auth"]);
+        } finally {
+            base.remove();
+        }
     });
 
     it("reads the CSRF token from the csrf-token meta tag", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { discoverHub as lazyDiscoverHub } from "../../../src/discovery";
-import { discoverFromDocument, discoverHub, locateHub } from "../../../src/discovery/discover";
+import { connectorHub, discoverFromDocument, discoverHub, locateHub, pageDocument } from "../../../src/discovery/discover";
 import { findHtmlLinks } from "../../../src/discovery/html-links";
 import { MercureError } from "../../../src/errors";
 import { fakeFetch } from "./fake-hub";
@@ -36,6 +36,12 @@ describe("discoverHub()", () => {
         const both = fakeFetch(() => ({ headers: { "Content-Type": "text/html", Link: "</from-header>; rel=mercure" }, body: html }));
         expect((await discoverHub("https://example.com/page", { fetch: both.fetch })).hub.pathname).toBe("/from-header");
         expect(both.responses[0]!.read).toBe(false);
+    });
+
+    it("takes no link from the body of an HTML answer (issue 50 point 4)", async () => {
+        const html = '<!doctype html><head><title>Comments</title></head><body><p>Nice!</p><link rel="mercure" href="https://evil.example/hub"></body>';
+        const page = fakeFetch(() => ({ status: 200, headers: { "Content-Type": "text/html" }, body: html }));
+        await expect(discoverHub("https://example.com/page", { fetch: page.fetch })).rejects.toMatchObject({ code: "discovery_failed", message: expect.stringMatching(/announces no Mercure hub/) });
     });
 
     it("resolves a relative resource URL against the page", async () => {
@@ -111,9 +117,50 @@ describe("discoverFromDocument()", () => {
         document.head.innerHTML = '<link rel="author" href="/humans.txt">';
         expect(discoverFromDocument(document)).toBeNull();
     });
+
+    // Issue 50 point 4: the body often holds what users wrote (a comment, a profile); markup injected there must not
+    // name the hub (forged events, the hub token sent there) nor the base its links resolve against.
+    it("reads the <head> only: a link or a <base href> in the body is ignored, a <base href> in the head is honoured", () => {
+        try {
+            document.head.innerHTML = "";
+            document.body.innerHTML = '<p>a comment</p><link rel="mercure" href="https://evil.example/hub">';
+            expect(discoverFromDocument(document)).toBeNull();
+            document.head.innerHTML = '<link rel="mercure" href="/hub">';
+            document.body.innerHTML = '<base href="https://evil.example/"><link rel="mercure" href="https://evil.example/hub">';
+            expect(discoverFromDocument(document)?.hub.href).toBe("https://app.test/hub");
+            document.head.innerHTML = '<base href="https://cdn.app.test/assets/"><link rel="mercure" href="hub">';
+            expect(discoverFromDocument(document)?.hub.href).toBe("https://cdn.app.test/assets/hub");
+        } finally {
+            document.head.innerHTML = document.body.innerHTML = "";
+        }
+    });
+
+    it("reads the page's document through its prototype: elements that shadow its members (DOM clobbering) change nothing", async () => {
+        document.head.innerHTML = '<link rel="mercure" href="/hub">';
+        const shadows = ["querySelectorAll", "URL", "baseURI"];
+        for (const name of shadows) Object.defineProperty(document, name, { value: document.createElement("img"), configurable: true });
+        try {
+            expect(discoverFromDocument(pageDocument()!)?.hub.href).toBe("https://app.test/hub");
+            expect(await connectorHub(undefined, undefined, new AbortController().signal)).toEqual({ host: "https://app.test/hub", source: "link-element", lastEventId: undefined });
+        } finally {
+            for (const name of shadows) delete (document as unknown as Record<string, unknown>)[name];
+            document.head.innerHTML = "";
+        }
+    });
 });
 
 describe("locateHub()", () => {
+    it("takes no hub from a link in the page's body: the discover URL, then /.well-known/mercure, come first", async () => {
+        const api = fakeFetch(() => ({ headers: { Link: "<https://hub.example.com/.well-known/mercure>; rel=mercure" } }));
+        document.body.innerHTML = '<link rel="mercure" href="https://evil.example/hub">';
+        try {
+            expect(await locateHub({ fetch: api.fetch, discover: "/api" })).toMatchObject({ source: "link-header", hub: new URL("https://hub.example.com/.well-known/mercure") });
+            expect(await locateHub({ fetch: api.fetch })).toMatchObject({ source: "well-known", hub: new URL("https://app.test/.well-known/mercure") });
+        } finally {
+            document.body.innerHTML = "";
+        }
+    });
+
     it("prefers the page's <link>, then the discover URL's Link header, then /.well-known/mercure", async () => {
         const api = fakeFetch(() => ({ headers: { Link: "<https://hub.example.com/.well-known/mercure>; rel=mercure" } }));
         document.head.innerHTML = '<link rel="mercure" href="https://linked.example.com/hub">';

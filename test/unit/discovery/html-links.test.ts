@@ -54,8 +54,9 @@ describe("findHtmlLinks() on hostile HTML", () => {
         }
     }, 120_000); // CPU time is what is asserted; the wall time of 100+ scans on a loaded 2-core machine can pass the default 5 s.
 
-    it("still finds the links of a page full of noise, and honours the first <base href>", () => {
-        const html = fill("<a <b x='1'> <!-- c --> ", 200_000) + '<base target=x><base href="/app/"><base href="/other/"><link rel="preload mercure" href="hub?a=1&amp;b=2"><link href=\'x>y\' rel=icon>';
+    it("still finds the links of a head full of noise, and honours the first <base href>", () => {
+        const noise = "<meta x='1'> <!-- c --> <script>if (a<b) x = '<link rel=mercure href=/evil>'</script> <title><link></title> ";
+        const html = "<!doctype html><html><head>" + noise.repeat(Math.ceil(200_000 / noise.length)) + '<base target=x><base href="/app/"><base href="/other/"><link rel="preload mercure" href="hub?a=1&amp;b=2"><link href=\'x>y\' rel=icon>';
         const links = findHtmlLinks(html, PAGE);
         expect(links.map((link) => [link.rel, link.href])).toEqual([
             [["preload", "mercure"], "https://example.com/app/hub?a=1&b=2"],
@@ -65,6 +66,21 @@ describe("findHtmlLinks() on hostile HTML", () => {
 
     it("ignores a <link> left open at the end, inside a comment, or named otherwise (<linked>, <links>)", () => {
         expect(findHtmlLinks('<linked rel=mercure href=/a><links rel=mercure href=/b><!-- <link rel=mercure href=/c> --><link rel=mercure href="/d', PAGE)).toEqual([]);
+    });
+
+    // Issue 50 point 4: the body often holds what users wrote; a link there must not name the hub.
+    it("reads the <head> only: it ends at </head>, <body>, any tag a head cannot hold, or text, as HTML's parser ends it", () => {
+        const head = '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>a <link rel=mercure href=/in-title></title>';
+        const own = '<link rel="mercure" href="/hub">';
+        const tail = '<link rel="mercure" href="https://evil.test/hub"><base href="https://evil.test/">';
+        for (const end of ["</head>", "<body>", "<div>", "hello", "&nbsp;", "<p class=x>", "</body>", "<custom-element>", "< "]) {
+            expect(findHtmlLinks(head + own + end + tail, PAGE).map((link) => link.href), end).toEqual(["https://example.com/hub"]);
+        }
+        // Skipped content: a script, a style, a template or a noscript holds no element of the page.
+        const opaque = "<script>'<link rel=mercure href=/s>'</script><style>/* <link rel=mercure href=/st> */</style><template><link rel=mercure href=/t></template><noscript><link rel=mercure href=/n></noscript>";
+        expect(findHtmlLinks(opaque + own, PAGE).map((link) => link.href)).toEqual(["https://example.com/hub"]);
+        // An implied head (no <head> tag) holds the links before the first body content.
+        expect(findHtmlLinks(own + "<p>" + tail, PAGE).map((link) => link.href)).toEqual(["https://example.com/hub"]);
     });
 
     it("keeps prototype-looking attribute names as plain data", () => {

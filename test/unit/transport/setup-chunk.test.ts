@@ -87,7 +87,7 @@ const RARE_CASES: Array<{ title: string; arrange: () => MercureConnectorOptions;
 ];
 
 describe("the platform set-up chunk", () => {
-    it("is never imported on the common page: a relative host and the auth endpoint stay relative, the browser's EventSource is used as it is", async () => {
+    it("is never imported on the common page: a relative host and the auth endpoint resolve against the page, the browser's EventSource is used as it is", async () => {
         const made = connector({ host: "/.well-known/mercure" });
         made.privateChannel("orders.1");
         await settle(() => ES.live().length > 0);
@@ -96,7 +96,7 @@ describe("the platform set-up chunk", () => {
         expect(made.connectionStatus()).toBe("connected");
         expect(new URL(ES.live()[0]!.url).origin + new URL(ES.live()[0]!.url).pathname).toBe(HUB);
         expect(inits).toEqual([{ withCredentials: true }]);
-        expect(auth.requests.map((request) => request.url)).toEqual(["/broadcasting/auth"]);
+        expect(auth.requests.map((request) => request.url)).toEqual(["https://app.test/broadcasting/auth"]);
         expect(chunk.loads).toBe(0);
     });
 

@@ -7,6 +7,9 @@ import { BUNDLE_PATH, harnessPage } from "./support/pages";
 import { describeInChromium, DIST_DIR, IIFE_BUNDLE } from "./support/suite";
 import { waitUntil } from "./support/wait";
 
+// Markup an attacker injects into a page (HTML injection: no script of theirs runs) must not choose the code the page
+// loads, the hub it listens to, or where its credentials go.
+//
 // Issue 50 point 1: the script-tag build loads its lazy parts from beside its own URL (dist/iife/). It read that URL
 // from document.currentScript, which an element named "currentScript" above the script shadows (DOM clobbering: the
 // document's named elements win over its own properties), so an injected <img name="currentScript" src="https://evil.example/">
@@ -23,6 +26,9 @@ const INLINE_PAGE = "/inline.html";
 /** A page with an element that shadows the missing `window.Laravel` (its `csrfToken` an input element, not a token). */
 const LARAVEL_PAGE = "/laravel-clobbered.html";
 
+/** The harness page with a hub link and a `<base href>` injected into its body, naming the attacker's origin. */
+const BODY_PAGE = "/injected-body.html";
+
 /** The origin the injection names; every request to it is recorded and aborted. */
 const EVIL = "https://evil.example";
 
@@ -30,7 +36,7 @@ const EVIL = "https://evil.example";
 const ROOM = "presence-room.1";
 
 describeInChromium(
-    "the IIFE's parts under DOM clobbering in Chromium",
+    "markup injected into the page, in Chromium",
     {
         hubs: DEV_HUB_ONLY,
         server: (hub) =>
@@ -41,6 +47,7 @@ describeInChromium(
                 distDir: DIST_DIR,
                 pages: {
                     [CLOBBERED_PAGE]: harnessPage().replace(`<script src="${BUNDLE_PATH}">`, (tag) => `<img name="currentScript" src="${EVIL}/">\n${tag}`),
+                    [BODY_PAGE]: harnessPage().replace("<body>", () => `<body><p>A comment:</p><link rel="mercure" href="${EVIL}/.well-known/mercure"><base href="${EVIL}/">`),
                     [LARAVEL_PAGE]: harnessPage().replace("<body>", () => `<body><form id="Laravel"><input name="csrfToken" value="attacker"></form>`),
                     [INLINE_PAGE]: harnessPage().replace(`<script src="${BUNDLE_PATH}"></script>`, () => `<script>${readFileSync(IIFE_BUNDLE, "utf8")}</script>`),
                 },
@@ -48,13 +55,13 @@ describeInChromium(
     },
     ({ browser, dev, track }) => {
         /** Open `path` logged in as Ann, every request of its context recorded (URL and resource type) from before it loads. */
-        async function openRecorded(path: string): Promise<{ page: PageHarness; requests: Array<{ url: string; type: string }> }> {
+        async function openRecorded(path: string, user: number | null = 1): Promise<{ page: PageHarness; requests: Array<{ url: string; type: string }> }> {
             const requests: Array<{ url: string; type: string }> = [];
             const prepare = async (context: BrowserContext): Promise<void> => {
                 context.on("request", (request) => requests.push({ url: request.url(), type: request.resourceType() }));
                 await context.route(`${EVIL}/**`, (route) => route.abort());
             };
-            return { page: track(await PageHarness.open(browser(), dev().url, 1, path, prepare)), requests };
+            return { page: track(await PageHarness.open(browser(), dev().url, user, path, prepare)), requests };
         }
 
         it("loads every part from beside the real script, none from the origin the injected element names, and works", async () => {
@@ -87,6 +94,28 @@ describeInChromium(
             expect(dev().app.stats.authRequests.map((request) => request.status).slice(-2)).toEqual([419, 200]);
             expect((await page.snapshot()).errors).toEqual([]);
             expect(requests.filter((request) => new URL(request.url).origin !== dev().url)).toEqual([]);
+        });
+
+        // Issue 50 point 4, and its sibling: with no `host`, the hub is the one the page's <head> announces (none here),
+        // else /.well-known/mercure; a link in the body used to win. A <base href> in the body changed where fetch sent
+        // the relative auth endpoint, headers and all; the endpoint now resolves against the page's address.
+        it.each([
+            ["no host (discovery)", { host: null }],
+            ["a relative host", {}],
+        ])("takes neither the hub nor the auth endpoint from a link and a <base href> injected into the body: %s", async (_what, options) => {
+            const { page, requests } = await openRecorded(BODY_PAGE, null);
+            expect(await page.page.evaluate(() => document.baseURI)).toBe(`${EVIL}/`);
+            // The session's CSRF token, as the XSRF-TOKEN cookie (the harness's own login would go through the base).
+            await page.page.evaluate(() => fetch(location.origin + "/dev/csrf").then(() => undefined));
+            await page.create(options);
+            await page.join({ kind: "public", name: "news", events: [".headline"] });
+            await page.waitForSubscribed(["news"]);
+            await dev().broadcast({ channels: ["news"], event: "headline", payload: { n: 1 } });
+            await page.waitFor("the headline", (snapshot) => snapshot.events.length === 1);
+            expect(requests.filter((request) => new URL(request.url).origin !== dev().url)).toEqual([]);
+            const to = (path: string): string[] => requests.filter((request) => request.url.startsWith(dev().url + path)).map((request) => request.type);
+            expect(to("/broadcasting/auth")).toEqual(["fetch"]);
+            expect(to("/.well-known/mercure")).toContain("eventsource");
         });
 
         it("loads no part without a <script src> of its own (the bundle inlined), and the channel that needed one says why", async () => {
