@@ -31,14 +31,25 @@ function pageHref(): string | undefined {
 }
 
 /**
- * Whether a request to `url` (absolute, or relative to the page) may carry the header: same origin as the page,
- * or one of `origins`. Without a page, only absolute URLs on one of `origins` qualify.
+ * What a relative request URL resolves against, as `fetch` and `XMLHttpRequest` (axios) resolve it: the document's base
+ * URL, which a `<base href>` anywhere in the page sets (read through `Document.prototype`: an element named `baseURI`
+ * shadows the document's own), else the page's location.
+ */
+function requestBase(): string | undefined {
+    const scope = globalThis as { document?: object; Document?: { prototype: object } };
+    const base = scope.document === undefined ? undefined : Reflect.get(scope.Document?.prototype ?? scope.document, "baseURI", scope.document);
+    return typeof base === "string" ? base : pageHref();
+}
+
+/**
+ * Whether a request to `url` (absolute, or relative to the document's base URL, as `fetch` resolves it) may carry the
+ * header: same origin as the page, or one of `origins`. Without a page, only absolute URLs on one of `origins` qualify.
  */
 export function sendsSocketId(url: string | URL, options: SocketIdOptions = {}): boolean {
     const page = pageHref();
     let target: URL;
     try {
-        target = new URL(url, page);
+        target = new URL(url, requestBase());
     } catch {
         return false;
     }

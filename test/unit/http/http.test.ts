@@ -137,6 +137,23 @@ describe("the fetch and Inertia paths, beside axios's (issue 50 point 6)", () =>
     });
 });
 
+describe("a <base href> in the page (issue 50 point 6's sibling)", () => {
+    it("judges a relative URL by the origin the base gives it, where fetch and axios send it, not by the page's", async () => {
+        const base = document.createElement("base");
+        base.setAttribute("href", "https://other.example/");
+        document.body.append(base);
+        try {
+            const { calls, fetch } = recordingFetch();
+            await withSocketId(echo(), fetch)("/posts");
+            expect(calls.map((call) => call.socketId)).toEqual([null]);
+            expect(socketIdInterceptor(echo())({ url: "/posts" }).headers).toBeUndefined();
+            expect(sendsSocketId("https://app.test/posts")).toBe(true);
+        } finally {
+            base.remove();
+        }
+    });
+});
+
 describe("inertiaSocketId", () => {
     /** Inertia's `before` event for a visit to `url`. */
     const before = (url: string, headers: Record<string, string> = {}) => ({ detail: { visit: { url: new URL(url, "https://app.test/dashboard"), headers } } });
