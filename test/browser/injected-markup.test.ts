@@ -88,10 +88,12 @@ describeInChromium(
         it("recovers from a clobbered window.Laravel.csrfToken with the XSRF-TOKEN cookie after the 419", async () => {
             const { page, requests } = await openRecorded(LARAVEL_PAGE);
             expect(await page.page.evaluate(() => String((window as unknown as { Laravel: { csrfToken: unknown } }).Laravel.csrfToken))).toBe("[object HTMLInputElement]");
+            const before = dev().app.stats.authRequests.length;
             await page.create({});
             await page.join({ kind: "public", name: "news" });
             await page.waitForSubscribed(["news"]);
-            expect(dev().app.stats.authRequests.map((request) => request.status).slice(-2)).toEqual([419, 200]);
+            // The first answer refused the element, the retry with the cookie was granted (the tabs' engine may ask again later).
+            expect(dev().app.stats.authRequests.slice(before, before + 2).map((request) => request.status)).toEqual([419, 200]);
             expect((await page.snapshot()).errors).toEqual([]);
             expect(requests.filter((request) => new URL(request.url).origin !== dev().url)).toEqual([]);
         });
@@ -114,7 +116,8 @@ describeInChromium(
             await page.waitFor("the headline", (snapshot) => snapshot.events.length === 1);
             expect(requests.filter((request) => new URL(request.url).origin !== dev().url)).toEqual([]);
             const to = (path: string): string[] => requests.filter((request) => request.url.startsWith(dev().url + path)).map((request) => request.type);
-            expect(to("/broadcasting/auth")).toEqual(["fetch"]);
+            // The auth request went to the page's origin (the tabs' engine may send another once it takes over).
+            expect(to("/broadcasting/auth")).toContain("fetch");
             expect(to("/.well-known/mercure")).toContain("eventsource");
         });
 
