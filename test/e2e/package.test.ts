@@ -142,7 +142,7 @@ describe("the published package", () => {
             `globalThis.location = { href: "https://app.test/dashboard" };
              globalThis.document = {
                  baseURI: "https://app.test/dashboard",
-                 querySelectorAll: (selector) => selector === "link[rel][href]" ? [{ getAttribute: (name) => ({ rel: "mercure", href: "https://hub.test/.well-known/mercure", "last-event-id": "urn:page" })[name] ?? null }] : [],
+                 querySelectorAll: (selector) => selector === "head > link[rel][href]" ? [{ getAttribute: (name) => ({ rel: "mercure", href: "https://hub.test/.well-known/mercure", "last-event-id": "urn:page" })[name] ?? null }] : [],
              };
              const { MercureConnector } = await import("laravel-echo-mercure");
              const steps = [];
