@@ -18,12 +18,15 @@
 //   dist/vite/index.js + .d.ts            the Vite plugin that points pusher-js at no-pusher when the app lacks it
 //   dist/http/index.js + .d.ts            the X-Socket-ID helpers for fetch, axios instances and Inertia (ESM only,
 //                                         nothing of the core inside)
-//   dist/testing/index.js + .d.ts         createTestEcho, the in-memory hub for an app's unit tests (ESM only), built
-//                                         with the core so it shares the core and its lazy chunks; dist/testing/e2e.js
+//   dist/testing/index.js + .d.ts         createTestEcho, the in-memory hub for an app's unit tests, built with the core
+//                                         so it shares the core and its lazy chunks; dist/testing/index.cjs + .d.cts
+//                                         the same for CommonJS (Jest's default), with the CJS core; dist/testing/e2e.js
 //                                         + .d.ts: startTestStack over the dev stack (Node.js only)
 //   dist/discovery/index.js + .d.ts       parseLinkHeader and discoverFromDocument (ESM only): outside the core
 //                                         entry, which reaches the same code through its lazy discovery chunk
-// Every .js has a .map that names the src/ files without embedding them.
+// The minified files (the IIFE and its parts in dist/iife/) have a .map with the sources inside (sourcesContent):
+// src/ is not published, and a map that names missing files makes Vite and Vitest warn once per file. The other
+// builds are not minified (readable as they are) and ship no map.
 import nodeResolve from "@rollup/plugin-node-resolve";
 import terser from "@rollup/plugin-terser";
 import typescript from "@rollup/plugin-typescript";
@@ -44,10 +47,10 @@ const chunkFileNames = (extension) => (chunk) => `chunks/${chunk.name === "index
 const ts = () => typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: true });
 const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "laravel-echo";
 
-// Source maps map to the files in src/ by name and line, without embedding those files (sourcesContent),
-// which would more than double the unpacked package.
-const sourcemap = true;
-const sourcemapExcludeSources = true;
+// Only the minified builds ship source maps, with their sources inside: see the top of this file.
+const sourcemap = false;
+const sourcemapExcludeSources = false;
+const minifiedSourcemap = true;
 
 // urlpattern-polyfill (a devDependency) is bundled into the dev build, the only code that uses it (the dev
 // hub's match_urlpattern on Node.js < 23.8), so that installing the package for a browser app carries no
@@ -146,10 +149,21 @@ export default [
         // The lazy JWE code is a separate chunk here too, with jose inside it (jose 6 ships ESM only, and
         // this build already carries its dependencies): Node.js loads it only when an encrypted channel
         // needs it. A bundler that follows `require` inlines that chunk; bundlers use the ESM build.
-        input: "src/index.ts",
+        // The testing kit's CommonJS entry (dist/testing/index.cjs, for Jest's default CommonJS mode) is built with it, for
+        // the reason the ESM kit is built with the ESM core.
+        input: { index: "src/index.ts", "testing/index": "src/testing/commonjs.ts" },
         preserveEntrySignatures,
         plugins: [nodeResolve(), ts()],
-        output: { dir: "dist", format: "cjs", sourcemap, sourcemapExcludeSources, exports: "named", entryFileNames: "index.cjs", chunkFileNames: chunkFileNames("cjs") },
+        output: {
+            dir: "dist",
+            format: "cjs",
+            sourcemap,
+            sourcemapExcludeSources,
+            exports: "named",
+            entryFileNames: "[name].cjs",
+            chunkFileNames: chunkFileNames("cjs"),
+            manualChunks: (id, { getModuleInfo }) => (coreModules(getModuleInfo).has(id) ? "core" : undefined),
+        },
     },
     {
         // The IIFE's lazily loaded parts, as ES modules beside it (dist/iife/): see rollup.iife.mjs. jose is inside the
@@ -159,8 +173,7 @@ export default [
         output: {
             dir: "dist/iife",
             format: "es",
-            sourcemap,
-            sourcemapExcludeSources,
+            sourcemap: minifiedSourcemap,
             entryFileNames: "[name].js",
             // What the siblings read from the IIFE, in one chunk, named without a hash like the siblings: the IIFE asks for it
             // beside the first sibling it loads (see rollup.iife.mjs), so that the sibling's import of it is no second round trip.
@@ -180,8 +193,7 @@ export default [
             file: "dist/laravel-echo-mercure.iife.js",
             format: "iife",
             name: "EchoMercure",
-            sourcemap,
-            sourcemapExcludeSources,
+            sourcemap: minifiedSourcemap,
             plugins: [terser({ compress: { passes: 2 }, mangle: true })],
         },
     },
@@ -232,6 +244,13 @@ export default [
         external: (id) => id === "laravel-echo",
         plugins: [coreAsSibling(), dts()],
         output: { file: "dist/testing/index.d.ts", format: "es" },
+    },
+    {
+        // The same types for the CommonJS kit, naming the CommonJS core's (../index.cjs, typed by ../index.d.cts).
+        input: "src/testing/commonjs.ts",
+        external: (id) => id === "laravel-echo",
+        plugins: [asSibling("core-as-cjs-sibling", resolve("src/index"), "../index.cjs"), dts()],
+        output: { file: "dist/testing/index.d.cts", format: "es" },
     },
     {
         input: "src/dev/index.ts",

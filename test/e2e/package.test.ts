@@ -286,16 +286,38 @@ describe("the published package", () => {
         }
     });
 
-    it("ships source maps that name the sources without embedding them", () => {
-        const maps = readdirSync("dist", { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".map"));
+    it("ships source maps only for the minified browser build, with their sources inside: no map names a file the package lacks (issue 51: Vite warned once per file)", () => {
+        const files = readdirSync("dist", { recursive: true, encoding: "utf8" });
+        const maps = files.filter((file) => file.endsWith(".map"));
         expect(maps.length).toBeGreaterThanOrEqual(5);
-        const sources = new Set<string>();
         for (const file of maps) {
-            const map = JSON.parse(readFileSync(`dist/${file}`, "utf8")) as { sources: string[]; sourcesContent?: unknown };
-            for (const source of map.sources) sources.add(source);
-            expect(map.sourcesContent, file).toBeUndefined();
+            expect(file === "laravel-echo-mercure.iife.js.map" || file.startsWith("iife/"), file).toBe(true);
+            const map = JSON.parse(readFileSync(`dist/${file}`, "utf8")) as { sources: string[]; sourcesContent?: Array<string | null> };
+            expect(map.sourcesContent?.length, file).toBe(map.sources.length);
+            expect(map.sourcesContent!.every((content) => typeof content === "string" && content.length > 0), file).toBe(true);
         }
-        expect([...sources]).toContain("../src/connector/mercure-connector.ts");
+        // The other builds are not minified, and point at no map.
+        for (const file of files.filter((name) => /\.c?js$/.test(name) && !maps.includes(`${name}.map`))) {
+            expect(readFileSync(`dist/${file}`, "utf8"), file).not.toContain("sourceMappingURL");
+        }
+    });
+
+    it("requires the testing kit from CommonJS (Jest's default mode): its CommonJS build, on the CommonJS core, with its lazy chunks loaded", () => {
+        const out = node(
+            [],
+            `const { MercureConnector } = require("laravel-echo-mercure");
+             const { createTestEcho } = require("laravel-echo-mercure/testing");
+             const { echo, hub } = createTestEcho({ user: { id: 1, name: "Ada" } });
+             const seen = [];
+             echo.join("room.1").here((members) => seen.push(members.map((m) => m.name)));
+             echo.private("chat.1").listenForWhisper("typing", (e) => seen.push(e));
+             hub.flush().then(() => {
+                 hub.whisper("private-chat.1", "typing", { n: 1 });
+                 console.log(JSON.stringify({ same: echo.connector instanceof MercureConnector, seen, file: require.resolve("laravel-echo-mercure/testing").endsWith("dist/testing/index.cjs") }));
+                 echo.disconnect();
+             });`,
+        );
+        expect(JSON.parse(out)).toEqual({ same: true, seen: [["Ada"], { n: 1 }], file: true });
     });
 
     it("packs dist, the README with every file it links (docs/, BENCHMARKS.md, SECURITY.md), the licence and package.json", () => {
@@ -309,7 +331,7 @@ describe("the published package", () => {
         const allowed = (path: string) => path.startsWith("dist/") || path.startsWith("docs/") || ["LICENSE", "README.md", "package.json", "BENCHMARKS.md", "SECURITY.md"].includes(path);
         expect(paths.filter((path) => !allowed(path))).toEqual([]);
         expect(paths).toEqual(expect.arrayContaining(["LICENSE", "README.md", "package.json"]));
-        for (const file of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/index.d.cts", "dist/laravel-echo-mercure.iife.js", "dist/dev/index.js", "dist/dev/cli.js"]) {
+        for (const file of ["dist/index.js", "dist/index.cjs", "dist/index.d.ts", "dist/index.d.cts", "dist/testing/index.cjs", "dist/testing/index.d.cts", "dist/laravel-echo-mercure.iife.js", "dist/dev/index.js", "dist/dev/cli.js"]) {
             expect(paths).toContain(file);
         }
     });
