@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { UserConfig } from "vite";
 import { afterAll, describe, expect, it } from "vitest";
-import echoMercure, { NO_PUSHER, resolvesPusher } from "../../dist/vite/index.js";
+import echoMercure, { NO_PUSHER, resolvesPusher, VITEST_INLINE } from "../../dist/vite/index.js";
 
 // laravel-echo-mercure/vite, as published: it points pusher-js at no-pusher in an app that does not install
 // pusher-js, and leaves an installed one alone. (test/browser/frameworks.test.ts builds and runs apps with it.)
@@ -55,8 +55,17 @@ describe("laravel-echo-mercure/vite", () => {
         expect(configFor(withPusher)).toBeUndefined();
     });
 
+    it("has Vitest run this package and the framework packages through Vite where the alias is added (issue 51: Vitest loads node_modules in Node.js as they are, where no alias applies)", () => {
+        const added = configFor(bare) as { test: { server: { deps: { inline: string[] } } } };
+        expect(added.test.server.deps.inline).toEqual(["laravel-echo-mercure", "@laravel/echo-react", "@laravel/echo-vue"]);
+        expect(VITEST_INLINE).toEqual(added.test.server.deps.inline);
+    });
+
     it("follows an explicit choice over what is installed", () => {
-        expect(configFor(withPusher, { pusher: "alias" })).toEqual({ resolve: { alias: [{ find: /^pusher-js$/, replacement: NO_PUSHER }] } });
+        expect(configFor(withPusher, { pusher: "alias" })).toEqual({
+            resolve: { alias: [{ find: /^pusher-js$/, replacement: NO_PUSHER }] },
+            test: { server: { deps: { inline: [...VITEST_INLINE] } } },
+        });
         expect(configFor(bare, { pusher: "keep" })).toBeUndefined();
     });
 
