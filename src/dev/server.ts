@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, extname, join, normalize, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,8 +45,13 @@ export interface DevServerOptions {
     channels?: Record<string, ChannelCallback>;
     /** Extra HTML pages by path (for example `{ "/": "<!doctype html>…" }`). */
     pages?: Record<string, string>;
-    /** Directory served at `/dist/` (the package build). Default: the package's own `dist/`. */
+    /**
+     * Folder served at `/dist/`: your page's scripts (a relative path is resolved against the working directory; a
+     * folder that does not exist is refused). Default: the package's own `dist/`.
+     */
     distDir?: string;
+    /** Where the server says what it serves (one line at start, for a `distDir` given). Default: `console.log`. */
+    log?: (line: string) => void;
     /**
      * A Mercure hub that runs elsewhere, used instead of the embedded one: the app publishes to its URL (Laravel's
      * `url`) and browsers reach it through this server's origin (`public_url`, a same-origin reverse proxy), so its
@@ -121,7 +126,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     const host = options.host ?? "127.0.0.1";
     const jwtKey = options.jwtKey ?? randomBytes(32).toString("hex");
     const cookieName = options.app?.cookieName ?? options.hub?.cookieName ?? "mercure_access_token";
-    const distDir = options.distDir ?? findDistDir();
+    const distDir = options.distDir === undefined ? findDistDir() : servedFolder(options.distDir);
     const pages = options.pages ?? {};
     const allowedOrigins = (options.allowedOrigins ?? []).map(allowedOrigin); // Throws before anything listens.
 
@@ -185,6 +190,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         throw error;
     }
     for (const [pattern, callback] of Object.entries(options.channels ?? {})) app.channel(pattern, callback);
+    if (options.distDir !== undefined) (options.log ?? console.log)(`laravel-echo-mercure dev server: serves ${distDir} at ${origin}/dist/`);
 
     const guard = { allowedHosts: [host, ...(options.allowedHosts ?? [])], allowedOrigins, hubPath: hub.path };
     serve = async (req, res) => {
@@ -199,11 +205,17 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         const path = new URL(req.url ?? "/", "http://localhost").pathname;
         const page = pages[path];
         if (page !== undefined && (req.method === "GET" || req.method === "HEAD")) {
-            res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
+            res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Set-Cookie": app.pageCookies(req) });
             res.end(req.method === "HEAD" ? undefined : page);
             return;
         }
         if (path.startsWith("/dist/") && distDir !== null && serveFile(distDir, path.slice("/dist/".length), res)) return;
+        if (path === "/favicon.ico" && (req.method === "GET" || req.method === "HEAD")) {
+            // Browsers ask for it on every page: no icon, and no 404 in the console either.
+            res.writeHead(204, { "Cache-Control": "max-age=86400" });
+            res.end();
+            return;
+        }
         res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" });
         res.end("Not found\n");
     };
@@ -217,6 +229,24 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         broadcast: (input) => app.broadcast(input),
         ...hubLifecycle(hub, listener, () => external?.close?.()),
     };
+}
+
+/**
+ * The `distDir` option as an absolute path (relative to the working directory, as a path on the command line is), or an
+ * error naming the folder when there is none: a wrong path would otherwise serve nothing, silently.
+ */
+function servedFolder(distDir: string): string {
+    const folder = resolve(distDir);
+    let isFolder = false;
+    try {
+        isFolder = statSync(folder).isDirectory();
+    } catch {
+        // Missing: refused below.
+    }
+    if (!isFolder) {
+        throw new Error(`startDevServer: distDir "${distDir}" is not a folder (resolved against the working directory ${process.cwd()} to ${folder}); build your page's scripts first, or pass an absolute path.`);
+    }
+    return folder;
 }
 
 /** Serve one file below `root`; false when it does not exist or escapes `root`. */

@@ -72,6 +72,15 @@ export class BroadcastingApp {
         this.checkCsrf = options.csrf === true;
     }
 
+    /**
+     * The `Set-Cookie` values a page of the app sends with the `csrf` option: the session and its `XSRF-TOKEN`, as every
+     * response of Laravel's web middleware carries them (so that a page's first auth request, before any login, has a
+     * token to send); none without it.
+     */
+    pageCookies(req: IncomingMessage): string[] {
+        return this.checkCsrf ? this.csrf.current(req).cookies : [];
+    }
+
     /** Register a channel authorization callback, as `Broadcast::channel('orders.{id}', fn)`. */
     channel(pattern: string, callback: ChannelCallback): this {
         this.registry.add(pattern, callback);
@@ -134,7 +143,8 @@ export class BroadcastingApp {
                     break;
                 case "/dev/user":
                     // Who this browser's session belongs to now: a login in another window of it replaces the user.
-                    sendJson(res, 200, { user: this.resolveUser(req) });
+                    // With the csrf option, it starts the session as any page of the app does (a page Vite serves has none).
+                    sendJson(res, 200, { user: this.resolveUser(req) }, { "Set-Cookie": this.pageCookies(req) });
                     break;
                 case "/dev/hub-token":
                     await handleHubToken({ options: this.options, registry: this.registry, encrypter: this.encrypter, resolveUser: this.resolveUser }, req, res, url);
