@@ -6,9 +6,21 @@ import type { ConnectorHost } from "./connector-host";
 import { CRYPTO } from "./capability-slots";
 import { planStreamFailure } from "./stream-failure";
 import { lazyChunk } from "../lazy-chunk";
+import type { MercureError } from "../errors";
+import { setClampedTimeout } from "../timers";
 
 /** The probe that names a terminal stream failure: a lazy chunk, loaded at the first failure that needs it. */
 const loadDiagnosis = /* @__PURE__ */ lazyChunk(() => import("./stream-diagnosis"));
+
+/**
+ * How long the `stream_error`s of a failure streak wait for the probe to name their cause (issue 51): a hub that is
+ * down or is no hub is named within milliseconds, and then the precise error is all a channel gets; a probe that has
+ * not answered by then (a hub that keeps the request open) releases them, and its cause follows when it comes.
+ */
+export const STREAM_ERROR_HOLD_MS = 5_000;
+
+/** `stream_error` reports held while the probe runs: each report's channels and error, in order. */
+type HeldReports = Array<{ readonly names: readonly string[]; readonly error: (name: string) => MercureError }>;
 
 /**
  * What the connector does when one of its streams reports: an open serves the channels (or renews an expired
@@ -27,6 +39,15 @@ export class StreamEvents implements HubStreamHandlers {
      */
     #diagnosed = false;
 
+    /**
+     * The `stream_error`s held while the streak's probe runs (null when none runs or its deadline passed): dropped when
+     * the probe names the cause, which replaces them; reported when it names none, or at the deadline.
+     */
+    #held: HeldReports | null = null;
+
+    /** The deadline of {@link #held}. */
+    #holdTimer: ReturnType<typeof setTimeout> | null = null;
+
     /** The encrypted channels' decryption queue, in the crypto capability (loaded from the first encrypted channel's join). */
     readonly #decrypter: RouteDecrypter = {
         enqueue: (channel, jwe, deliver, fail) => this.#host.capabilities.get(CRYPTO)?.channels.enqueue(channel, jwe, deliver, fail),
@@ -40,10 +61,11 @@ export class StreamEvents implements HubStreamHandlers {
         this.#host = host;
     }
 
-    /** Forget the streams' history (no channel left, or `disconnect()`): never connected, no failure streak. */
+    /** Forget the streams' history (no channel left, or `disconnect()`): never connected, no failure streak, nothing held. */
     reset(): void {
         this.everConnected = false;
         this.#diagnosed = false;
+        this.#release(false);
     }
 
     /** A stream opened, for the first time or after a native reconnect. */
@@ -55,6 +77,7 @@ export class StreamEvents implements HubStreamHandlers {
             if (!host.streams.opened(stream)) return;
             host.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
             this.#diagnosed = false;
+            this.#release(true); // The streak ended before its probe named a cause: what it held was real, and transient.
             // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
             // anonymous at best; renew instead of reporting `connected`.
             if (host.cookieRefresh.isExpired()) return host.renew(true);
@@ -90,8 +113,12 @@ export class StreamEvents implements HubStreamHandlers {
             host.log?.("stream error", { stream: stream.id, failure });
             if (failure === "ignored") return;
             if (failure !== "replacement_refused") host.lose(stream.channels);
-            host.reportEach(stream.channels, (name) => failures.streamError(name, failure, event));
             const plan = planStreamFailure(failure, event, stream.hasOpened(), stream.failedToConnect(), host.streams.candidate !== null);
+            const probes = plan.diagnose && !this.#diagnosed;
+            if (probes) this.#hold();
+            const error = (name: string) => failures.streamError(name, failure, event);
+            if (this.#held === null) host.reportEach(stream.channels, error);
+            else this.#held.push({ names: [...stream.channels], error });
             if (plan.retry) {
                 // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel.
                 if (host.auth.refusedAfterGrant()) {
@@ -102,14 +129,39 @@ export class StreamEvents implements HubStreamHandlers {
                     host.scheduleRetry();
                 }
             }
-            if (plan.diagnose && !this.#diagnosed) {
+            if (probes) {
                 this.#diagnosed = true;
                 const generation = host.generation();
-                // Without the chunk nothing names the failure: a fatal one stops the connector all the same.
+                const current = () => generation === host.generation();
+                // Without the chunk nothing names the failure: the held errors are reported, and a fatal one stops the
+                // connector all the same.
                 void loadDiagnosis().then(
-                    ({ diagnoseStream }) => diagnoseStream(host, stream, plan.fatal, generation, failures.errorStatus(event)),
-                    () => plan.fatal && generation === host.generation() && host.settle(() => host.stop("failed")),
+                    ({ diagnoseStream }) => diagnoseStream(host, stream, plan.fatal, generation, failures.errorStatus(event)).then((named) => current() && this.#release(!named)),
+                    () => {
+                        if (!current()) return;
+                        this.#release(true);
+                        if (plan.fatal) host.settle(() => host.stop("failed"));
+                    },
                 );
             }
         });
+
+    /** Hold the `stream_error`s of the streak from now on, until the probe answers or {@link STREAM_ERROR_HOLD_MS} passes. */
+    #hold(): void {
+        this.#held = [];
+        this.#holdTimer = setClampedTimeout(() => this.#release(true), STREAM_ERROR_HOLD_MS);
+    }
+
+    /** Stop holding: `report` the held errors, in order (no cause was named, or the deadline passed), or drop them. */
+    #release(report: boolean): void {
+        const held = this.#held;
+        if (this.#holdTimer !== null) clearTimeout(this.#holdTimer);
+        this.#holdTimer = null;
+        this.#held = null;
+        if (!report || held === null || held.length === 0) return;
+        const host = this.#host;
+        host.settle(() => {
+            for (const { names, error } of held) host.reportEach(names, error);
+        });
+    }
 }

@@ -110,7 +110,7 @@ describeInChromium(
                             const snapshot = await tab.snapshot();
                             expect(snapshot.status).toBe("failed");
                             for (const name of TAB_CHANNELS[index]!.map(fullName)) {
-                                expect(snapshot.errors.filter((error) => error.channel === name).map((error) => error.code), name).toEqual(["stream_error", "hub_outdated"]);
+                                expect(snapshot.errors.filter((error) => error.channel === name).map((error) => error.code), name).toEqual(["hub_outdated"]);
                             }
                         }
                     });

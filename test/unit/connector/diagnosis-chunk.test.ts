@@ -62,8 +62,8 @@ describe("the stream diagnosis chunk", () => {
     it("is imported at the first terminal failure and names its cause", async () => {
         const { connector, codes } = await joined();
         ES.live()[0]!.emitError(true);
-        await settleLoadsUntil(() => codes().length > 1);
-        expect(codes()).toEqual(["stream_error", "hub_refused"]);
+        await settleLoadsUntil(() => codes().length > 0);
+        expect(codes()).toEqual(["hub_refused"]); // the stream_error, held meanwhile, gives way to its cause (issue 51)
         expect(connector.connectionStatus()).toBe("reconnecting");
         expect(chunk.loads).toBe(1);
     });
@@ -87,7 +87,7 @@ describe("the stream diagnosis chunk", () => {
         expect(chunk.loads).toBe(1);
         ES.live()[0]!.emitError(true);
         await settleLoadsUntil(() => codes().includes("hub_refused"));
-        expect(codes()).toEqual(["stream_error", "stream_error", "stream_error", "hub_refused"]);
+        expect(codes()).toEqual(["stream_error", "stream_error", "hub_refused"]);
         expect(chunk.loads).toBe(2);
     });
 

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vite
 import { loadDiagnostics } from "../../../src/discovery/load";
 import type { MercureError } from "../../../src/errors";
 import { grant } from "../../fakes/fake-auth-server";
+import { STREAM_ERROR_HOLD_MS } from "../../../src/connector/stream-events";
 import { createHarness, HUB, useScopedFakeTimers } from "../../fakes/connector-harness";
 import { fakeFetch, metadataDocument, type FakeAnswer } from "../discovery/fake-hub";
 
@@ -32,20 +33,20 @@ async function failingHub(answer: (url: string) => FakeAnswer, options: Record<s
 }
 
 describe("a stream that fails for good is diagnosed", () => {
-    it("reports the cause after the stream_error, probing once per failure streak", async () => {
+    it("reports the cause instead of the stream_error it held meanwhile (issue 51), probing once per failure streak", async () => {
         const { h, hub, codes } = await failingHub(() => ({ status: 503, body: "maintenance" }));
         h.stream().emitError(true);
         await settle();
-        expect(codes()).toEqual(["stream_error", "hub_refused"]);
-        expect(h.errors[1]!.error.channel).toBe("private-orders.1");
-        expect(h.errors[1]!.error.message).toContain('refused the request with HTTP 503 ("maintenance")');
+        expect(codes()).toEqual(["hub_refused"]);
+        expect(h.errors[0]!.error.channel).toBe("private-orders.1");
+        expect(h.errors[0]!.error.message).toContain('refused the request with HTTP 503 ("maintenance")');
         expect(hub.calls).toHaveLength(1);
         // A 503 may pass: retries go on, and the same streak is not probed again.
         await vi.advanceTimersByTimeAsync(1_500);
         await settle();
         h.stream().emitError(true);
         await settle();
-        expect(codes()).toEqual(["stream_error", "hub_refused", "stream_error"]);
+        expect(codes()).toEqual(["hub_refused", "stream_error"]);
         expect(hub.calls).toHaveLength(1);
         // A stream that opens ends the streak. Its own reconnect refused is not probed (its cookie may just have
         // expired, issue 27); the retry, with a new cookie, refused too is.
@@ -55,13 +56,13 @@ describe("a stream that fails for good is diagnosed", () => {
         h.stream().emitError(true);
         await settle();
         expect(hub.calls).toHaveLength(1);
-        expect(codes()).toEqual(["stream_error", "hub_refused", "stream_error", "stream_error"]);
+        expect(codes()).toEqual(["hub_refused", "stream_error", "stream_error"]);
         await vi.advanceTimersByTimeAsync(5_000); // the third retry of the streak: 4 s ± 20 %
         await settle();
         h.stream().emitError(true);
         await settle();
         expect(hub.calls).toHaveLength(2);
-        expect(codes()).toEqual(["stream_error", "hub_refused", "stream_error", "stream_error", "stream_error", "hub_refused"]);
+        expect(codes()).toEqual(["hub_refused", "stream_error", "stream_error", "hub_refused"]);
     });
 
     it("does not probe a reconnect refused after the stream was open (a stale cookie), and re-authorizes with backoff", async () => {
@@ -94,9 +95,9 @@ describe("a stream that fails for good is diagnosed", () => {
         h.stream().emitError(true, 401);
         await settle();
         expect(hub.calls).toHaveLength(1);
-        expect(codes()).toEqual(["stream_error", "cookie_missing"]);
-        expect(h.errors[1]!.error.status).toBe(401);
-        expect(h.errors[1]!.error.message).toContain("but accepts the same request through the connector's `fetch`");
+        expect(codes()).toEqual(["cookie_missing"]);
+        expect(h.errors[0]!.error.status).toBe(401);
+        expect(h.errors[0]!.error.message).toContain("but accepts the same request through the connector's `fetch`");
         expect(h.connector.connectionStatus()).toBe("reconnecting");
     });
 
@@ -121,7 +122,7 @@ describe("a stream that fails for good is diagnosed", () => {
         h.stream().emitError(false);
         await settle();
         expect(hub.calls).toHaveLength(1);
-        expect(codes()).toEqual(["stream_error", "stream_error", "hub_unreachable"]);
+        expect(codes()).toEqual(["stream_error", "hub_unreachable"]);
         expect(h.connector.connectionStatus()).toBe("reconnecting");
     });
 
@@ -132,8 +133,8 @@ describe("a stream that fails for good is diagnosed", () => {
         h.stream().emitError(false);
         await settle();
         expect(hub.calls).toHaveLength(1);
-        expect(codes()).toEqual(["stream_error", "hub_unreachable"]);
-        expect(h.errors[1]!.error.message).toContain(`The hub at ${HUB} could not be reached (fetch failed)`);
+        expect(codes()).toEqual(["hub_unreachable"]);
+        expect(h.errors[0]!.error.message).toContain(`The hub at ${HUB} could not be reached (fetch failed)`);
         expect(h.connector.connectionStatus()).toBe("reconnecting");
     });
 
@@ -147,9 +148,9 @@ describe("a stream that fails for good is diagnosed", () => {
         h.connector.onConnectionChange((status) => statuses.push(status));
         h.stream().emitError(true);
         await settle();
-        expect(codes()).toEqual(["stream_error", "invalid_token"]);
-        expect(h.errors[1]!.error).toMatchObject({ channel: "private-orders.1", status: 401 });
-        expect(h.errors[1]!.error.message).toContain('the hub expects the audience "https://hub.internal/.well-known/mercure" but is reached at "https://app.test/.well-known/mercure"');
+        expect(codes()).toEqual(["invalid_token"]);
+        expect(h.errors[0]!.error).toMatchObject({ channel: "private-orders.1", status: 401 });
+        expect(h.errors[0]!.error.message).toContain('the hub expects the audience "https://hub.internal/.well-known/mercure" but is reached at "https://app.test/.well-known/mercure"');
         expect(h.connector.connectionStatus()).toBe("failed");
         expect(statuses).toEqual(["reconnecting", "failed"]);
         const requests = h.auth.requests.length;
@@ -168,8 +169,8 @@ describe("a stream that fails for good is diagnosed", () => {
         );
         h.stream().emitError(true);
         await settle();
-        expect(codes()).toEqual(["stream_error", "cookie_missing"]);
-        expect(h.errors[1]!.error.message).toContain('"hub_cookie"');
+        expect(codes()).toEqual(["cookie_missing"]);
+        expect(h.errors[0]!.error.message).toContain('"hub_cookie"');
         expect(h.connector.connectionStatus()).toBe("failed");
     });
 
@@ -178,8 +179,8 @@ describe("a stream that fails for good is diagnosed", () => {
         const { h, codes } = await failingHub(() => ({ status: 200, headers: { "Content-Type": "text/event-stream" } }), { host: hubUrl });
         h.stream().emitError(true);
         await settle();
-        expect(codes()).toEqual(["stream_error", "cors_refused"]);
-        expect(h.errors[1]!.error.message).toContain("add https://app.test to the hub's cors_origins");
+        expect(codes()).toEqual(["cors_refused"]);
+        expect(h.errors[0]!.error.message).toContain("add https://app.test to the hub's cors_origins");
         expect(h.connector.connectionStatus()).toBe("failed");
     });
 
@@ -204,8 +205,8 @@ describe("a stream that fails for good is diagnosed", () => {
         const { h, hub, codes } = await failingHub(() => ({ status: 400, body: 'Missing "topic" parameter.' }));
         h.stream().emitError(true);
         await settle();
-        expect(codes()).toEqual(["stream_error", "hub_outdated"]);
-        expect(h.errors[1]!.error.message).toContain("upgrade the hub to Mercure 1.0");
+        expect(codes()).toEqual(["hub_outdated"]);
+        expect(h.errors[0]!.error.message).toContain("upgrade the hub to Mercure 1.0");
         expect(h.connector.connectionStatus()).toBe("failed");
         await vi.advanceTimersByTimeAsync(300_000);
         expect(h.auth.requests).toHaveLength(1);
@@ -213,7 +214,7 @@ describe("a stream that fails for good is diagnosed", () => {
         expect(hub.calls).toHaveLength(1);
     });
 
-    it("reports nothing when disconnect() comes during the probe", async () => {
+    it("reports nothing when disconnect() comes during the probe, not even the stream_error it held", async () => {
         let answer: (value: FakeAnswer) => void = () => undefined;
         const h = createHarness();
         const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
@@ -226,11 +227,11 @@ describe("a stream that fails for good is diagnosed", () => {
         h.connector.disconnect();
         answer({ status: 400, body: 'Missing "topic" parameter.' });
         await settle();
-        expect(h.errors.map((entry) => entry.error.code)).toEqual(["stream_error"]);
+        expect(h.errors.map((entry) => entry.error.code)).toEqual([]);
         expect(h.connector.connectionStatus()).toBe("disconnected");
     });
 
-    it("reports nothing when a stream opened during the probe", async () => {
+    it("reports only the stream_error it held when a stream opened during the probe: the failure was transient", async () => {
         let answer: (value: FakeAnswer) => void = () => undefined;
         const h = createHarness();
         const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
@@ -245,6 +246,50 @@ describe("a stream that fails for good is diagnosed", () => {
         await settle();
         expect(h.errors.map((entry) => entry.error.code)).toEqual(["stream_error"]);
         expect(h.connector.connectionStatus()).toBe("connected");
+    });
+});
+
+describe("the stream_error held while the probe runs (issue 51)", () => {
+    it("is reported when the probe has not answered within STREAM_ERROR_HOLD_MS, and the cause follows when it comes", async () => {
+        let answer: (value: FakeAnswer) => void = () => undefined;
+        const h = createHarness();
+        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
+        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+        h.track(h.connector.privateChannel("orders.1"));
+        await settle();
+        h.stream().emitError(true);
+        await settle();
+        expect(hub.calls).toHaveLength(1);
+        await vi.advanceTimersByTimeAsync(STREAM_ERROR_HOLD_MS - 1);
+        expect(h.errors.map((entry) => entry.error.code)).toEqual([]);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(h.errors.map((entry) => entry.error.code)).toEqual(["stream_error"]);
+        answer({ status: 400, body: 'Missing "topic" parameter.' });
+        await settle();
+        expect(h.errors.map((entry) => entry.error.code)).toEqual(["stream_error", "hub_outdated"]);
+        expect(h.connector.connectionStatus()).toBe("failed");
+    });
+
+    it("is reported, in order, with the streak's later ones, when the probe names no cause", async () => {
+        let answer: (value: FakeAnswer) => void = () => undefined;
+        const h = createHarness();
+        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
+        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+        h.track(h.connector.privateChannel("orders.1"));
+        await settle();
+        h.stream().emitError(true);
+        await vi.advanceTimersByTimeAsync(1_500); // the retry, refused too, while the probe runs
+        await settle();
+        h.stream().emitError(true);
+        await settle();
+        expect(h.errors).toEqual([]);
+        answer({ status: 200, headers: { "Content-Type": "text/event-stream" } });
+        await settle();
+        expect(h.errors.map((entry) => [entry.error.code, entry.error.channel])).toEqual([
+            ["stream_error", "private-orders.1"],
+            ["stream_error", "private-orders.1"],
+        ]);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
     });
 });
 
@@ -265,17 +310,16 @@ describe("a stream refused with 401 while many guarded channels are joined", () 
 
     it("adds the hub's 100-grant token cap to the named cause past 50 private channels", async () => {
         const messages = await refused(51);
-        expect(messages).toHaveLength(2);
-        expect(messages[0]).not.toContain("topic grants");
-        expect(messages[1]).toMatch(/^cookie_missing: /);
-        expect(messages[1]).toContain("With 102 topic grants in the cookie");
+        expect(messages).toHaveLength(1);
+        expect(messages[0]).toMatch(/^cookie_missing: /);
+        expect(messages[0]).toContain("With 102 topic grants in the cookie");
         expect(await refused(50)).not.toContain("topic grants");
     });
 
     it("adds that the browser may have dropped a cookie past about 19 private channels", async () => {
         const messages = await refused(20);
-        expect(messages[1]).toContain("outgrows the 4,096 bytes a browser keeps");
-        expect(messages[1]).not.toContain("topic grants");
+        expect(messages[0]).toContain("outgrows the 4,096 bytes a browser keeps");
+        expect(messages[0]).not.toContain("topic grants");
         expect((await refused(19)).join(" ")).not.toContain("4,096 bytes");
     });
 
@@ -289,7 +333,7 @@ describe("a stream refused with 401 while many guarded channels are joined", () 
         await settle();
         h.stream().emitError(true);
         await settle();
-        expect(messages[1]).toMatch(/^hub_refused: /);
+        expect(messages[0]).toMatch(/^hub_refused: /);
         expect(messages.join(" ")).not.toContain("topic grants");
         expect(messages.join(" ")).not.toContain("4,096 bytes");
     });
@@ -300,7 +344,7 @@ describe("a diagnosis error", () => {
         const { h } = await failingHub(() => ({ status: 403 }));
         h.stream().emitError(true);
         await settle();
-        const error: MercureError = h.errors[1]!.error;
+        const error: MercureError = h.errors[0]!.error;
         expect(error).toMatchObject({ name: "MercureError", code: "insufficient_scope", channel: "private-orders.1", status: 403 });
     });
 });

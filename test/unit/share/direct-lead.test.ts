@@ -6,6 +6,7 @@ import type { FakeAuthServer } from "../../fakes/fake-auth-server";
 import type { FakeEventSource, FakeEventSourceClass } from "../../fakes/fake-event-source";
 import type { FakeBrowser, FakeTab } from "../../fakes/fake-tabs";
 import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
+import { STREAM_ERROR_HOLD_MS } from "../../../src/connector/stream-events";
 
 /*
  * Issue 31: a page's first join with tab sharing. A connector whose tabs share claims the link's Web Lock as soon as it
@@ -358,6 +359,8 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         made.privateChannel("orders.1").error((error: { code: string }) => errors.push(error.code));
         await settle(() => ES.live().length > 0);
         only().emitError(true, 400);
+        // The stream_error waits for the probe's cause, at most STREAM_ERROR_HOLD_MS (issue 51).
+        await vi.advanceTimersByTimeAsync(STREAM_ERROR_HOLD_MS);
         await settle(() => errors.length > 0);
         arrive();
         await settle(() => browser.channels.length > 0);
