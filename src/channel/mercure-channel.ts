@@ -165,7 +165,7 @@ export class MercureChannel extends Channel {
         if (!heard && this.#listeners.size > 0 && !(this.#unheard ??= new Set()).has(event)) {
             this.#unheard.add(event);
             // The text is a lazy chunk; a failed load defers the warning to the event's next delivery.
-            loadUnheardEvent().then((module) => module.warnUnheard(this.name, event), () => this.#unheard?.delete(event));
+            loadUnheardEvent().then((module) => module.warnUnheard(this.name, event, this.#rawNamespace), () => this.#unheard?.delete(event));
         }
         for (const callback of this.#listeners.get(event) ?? []) {
             // The hot path of every broadcast: no closure and no label unless the callback throws.

@@ -43,6 +43,27 @@ describe("an event no listener matches", () => {
         expect(warnings().join()).not.toContain("s3cr3t");
     });
 
+    it("names the namespace-relative listen() for a class under the namespace, its backslashes as dots (issue 51: not a leading dot and the whole class name)", async () => {
+        const orders = new MercureChannel("orders", { namespace: "App.Events" } as never);
+        orders.listen("OrderShipped", () => undefined);
+        expect(orders.deliver("App\\Events\\Orders\\OrderShipped", {})).toBe(false);
+        expect(orders.deliver("App\\Models\\Order", {})).toBe(false);
+        const bare = new MercureChannel("bare", { namespace: false } as never).listen("x", () => undefined);
+        expect(bare.deliver("App\\Events\\Orders\\OrderShipped", {})).toBe(false);
+        await settleLoads();
+        expect(warnings()).toEqual([
+            'laravel-echo-mercure: no listener on "orders" for "App\\Events\\Orders\\OrderShipped"; listen("Orders.OrderShipped") hears it (the namespace option puts App\\Events\\ in front of a name without a leading dot)',
+            'laravel-echo-mercure: no listener on "orders" for "App\\Models\\Order"; a broadcastAs() name needs a dot: listen(".App\\Models\\Order"), or see the namespace option',
+            'laravel-echo-mercure: no listener on "bare" for "App\\Events\\Orders\\OrderShipped"; a broadcastAs() name needs a dot: listen(".App\\Events\\Orders\\OrderShipped"), or see the namespace option',
+        ]);
+        // What the hint says to write is heard.
+        const fixed = new MercureChannel("fixed", { namespace: "App.Events" } as never);
+        const got: unknown[] = [];
+        fixed.listen("Orders.OrderShipped", (payload) => got.push(payload));
+        expect(fixed.deliver("App\\Events\\Orders\\OrderShipped", { id: 1 })).toBe(true);
+        expect(got).toEqual([{ id: 1 }]);
+    });
+
     it("is not warned about on a channel without listeners, with a listenToAll() callback, or when a listener matches", async () => {
         const bare = new MercureChannel("bare", { namespace: "App.Events" } as never);
         const all = new MercureChannel("all", { namespace: "App.Events" } as never).listen(".a", () => undefined).listenToAll(() => undefined);
