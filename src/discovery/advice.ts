@@ -6,9 +6,37 @@ import type { CookieProblem } from "./cookie-reach";
  * (no trailing period), naming Laravel's setting and the hub's.
  */
 
-/** The hub's CORS allowlist lacks the page origin. */
-export function corsFix(pageOrigin: string): string {
+/**
+ * The hub's CORS allowlist lacks the page origin. When the page and the hub are on two loopback names of one machine
+ * (`localhost` and `127.0.0.1`), CORS is the smaller problem: the cookie Laravel sets for the page's host never reaches
+ * the other name, so the fix is one host name on both sides.
+ */
+export function corsFix(pageOrigin: string, hubHost?: string): string {
+    const pageHost = hostOf(pageOrigin);
+    if (hubHost !== undefined && pageHost !== null && twoLoopbackNames(pageHost, hubHost)) return oneHostNameFix(pageHost, hubHost);
     return `add ${pageOrigin} to the hub's cors_origins, so that it answers with Access-Control-Allow-Origin: ${pageOrigin} and Access-Control-Allow-Credentials: true`;
+}
+
+/** The page and the hub use two names of this machine: the cookie of one never reaches the other. */
+export function oneHostNameFix(pageHost: string, hubHost: string): string {
+    return (
+        `use one host name on both sides: the page is on ${pageHost} and the hub on ${hubHost}, and the cookie Laravel sets for ${pageHost} never reaches ${hubHost} ` +
+        `(listing the origin in the hub's cors_origins does not change that); open the app with the host name of Laravel's APP_URL and MERCURE_PUBLIC_URL and the connector's host`
+    );
+}
+
+/** Whether `a` and `b` are two different loopback names of this machine (`localhost`, `*.localhost`, 127.0.0.0/8, `[::1]`). */
+export function twoLoopbackNames(a: string, b: string): boolean {
+    const loopback = (host: string) => host === "localhost" || host.endsWith(".localhost") || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === "[::1]" || host === "::1";
+    return a.toLowerCase() !== b.toLowerCase() && loopback(a.toLowerCase()) && loopback(b.toLowerCase());
+}
+
+function hostOf(origin: string): string | null {
+    try {
+        return new URL(origin).hostname;
+    } catch {
+        return null;
+    }
 }
 
 /** The hub refuses cookie-authenticated publishes (whispers) from the page origin. */
@@ -86,6 +114,7 @@ export function cookieFix(problem: CookieProblem): string {
         case "secure_prefix_on_http":
             return `browsers refuse the "${problem.name}" cookie over plain HTTP: serve the app and the hub over HTTPS, or use a name without the __Secure- prefix on both sides`;
         case "cross_site":
+            if (twoLoopbackNames(problem.pageHost, problem.hubHost)) return oneHostNameFix(problem.pageHost, problem.hubHost);
             return `the cookie set for ${problem.pageHost} cannot reach a hub on ${problem.hubHost}: serve the hub on the app's host or a subdomain of the same site (a reverse proxy at /.well-known/mercure is simplest)`;
     }
 }

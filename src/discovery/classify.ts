@@ -143,7 +143,7 @@ function cors(facts: DiagnosisFacts, status: number | undefined): Diagnosis {
     const page = facts.pageOrigin ?? "this page's origin";
     return diagnosis(
         "cors_refused",
-        `The hub at ${facts.hub.origin} does not allow credentialed requests from ${page}: ${advice.corsFix(page)}.`,
+        `The hub at ${facts.hub.origin} does not allow credentialed requests from ${page}: ${advice.corsFix(page, facts.hub.hostname)}.`,
         status,
         false,
     );

@@ -117,7 +117,7 @@ function cors(o: Observations): CheckResult {
         name,
         verdict: "fail",
         detail: `the hub does not allow credentialed requests from ${o.origin} (no Access-Control-Allow-Origin: ${o.origin} with Access-Control-Allow-Credentials: true)`,
-        fix: advice.corsFix(o.origin),
+        fix: advice.corsFix(o.origin, o.hub.hostname),
     };
 }
 

@@ -79,6 +79,21 @@ describe("classify()", () => {
         expect(classify(facts({ pageOrigin: page, probe: answered(401, { cors: "refused" }) }))).toMatchObject({ ...expected, status: 401 });
     });
 
+    it("names one host name for both sides, not CORS, when the page and the hub are on localhost and 127.0.0.1 (the cookie never crosses; issue 51)", () => {
+        const oneName = (page: string, hub: string) => classify(facts({ pageOrigin: page, hub: new URL(`${hub}/.well-known/mercure`), probe: { kind: "cors_blocked" } }))?.message;
+        expect(oneName("http://localhost:8000", "http://127.0.0.1:3000")).toBe(
+            "The hub at http://127.0.0.1:3000 does not allow credentialed requests from http://localhost:8000: use one host name on both sides: the page is on localhost and the hub on 127.0.0.1, " +
+                "and the cookie Laravel sets for localhost never reaches 127.0.0.1 (listing the origin in the hub's cors_origins does not change that); open the app with the host name of Laravel's APP_URL and MERCURE_PUBLIC_URL and the connector's host.",
+        );
+        expect(oneName("http://127.0.0.1:8000", "http://localhost:3000")).toContain("use one host name on both sides: the page is on 127.0.0.1 and the hub on localhost");
+        expect(oneName("http://app.localhost:8000", "http://[::1]:3000")).toContain("use one host name on both sides");
+        // One name, two ports: CORS is the whole story.
+        expect(oneName("http://localhost:8000", "http://localhost:3000")).toContain("add http://localhost:8000 to the hub's cors_origins");
+        // A cookie that does not reach the hub (cookie_missing) says the same for two loopback names.
+        const missing = classify(facts({ pageOrigin: "http://localhost:8000", hub: new URL("http://127.0.0.1:3000/.well-known/mercure"), probe: answered(401, { cors: "allowed", challenge: challenge(null) }) }));
+        expect(missing?.message).toContain("use one host name on both sides");
+    });
+
     it("names a pre-1.0 hub that asks for the topic parameter: upgrade, no retry", () => {
         expect(classify(facts({ probe: answered(400, { body: 'Missing "topic" parameter.\n' }) }))).toEqual({
             code: "hub_outdated",
