@@ -17,13 +17,18 @@ export function authDenied(name: string): MercureError {
     );
 }
 
+/** What the server said in its JSON error body (`message`, one line, bounded: see auth-client.ts), quoted as data. */
+function serverSaid(message: string | undefined): string {
+    return message === undefined ? "" : `, the server said ${JSON.stringify(message)}`;
+}
+
 /**
  * What a refused batch answer was and its usual cause: `detail` (an answer that was not Laravel's JSON, see
- * auth-client.ts), a 419 (CSRF), a 401 (no user), or nothing to add.
+ * auth-client.ts), a 419 (CSRF), a 401 (no user), or nothing to add; with the server's `message`, when it sent one.
  */
-function rejection(status: number, detail: string | undefined): string {
+function rejection(status: number, detail: string | undefined, message?: string): string {
     // A browser shows a redirect it was told not to follow as status 0: no status to name.
-    return ` (${status ? `HTTP ${status}` : ""}${
+    return ` (${status ? `HTTP ${status}` : ""}${serverSaid(message)}${
         detail !== undefined
             ? `${status ? ": " : ""}${detail}; is a user logged in, or does middleware redirect?`
             : status === 419
@@ -35,26 +40,26 @@ function rejection(status: number, detail: string | undefined): string {
 }
 
 /** An all-or-nothing server rejected a batch with newly joined channels; `name` was one of them (§2.8). */
-export function authRejectedNewcomer(name: string, status: number, newcomers: readonly string[], detail?: string): MercureError {
+export function authRejectedNewcomer(name: string, status: number, newcomers: readonly string[], detail?: string, message?: string): MercureError {
     return new MercureError(
         "auth_rejected",
-        `The broadcasting auth request was denied${rejection(status, detail)} after joining [${newcomers.join(", ")}]; channel "${name}" was left.`,
+        `The broadcasting auth request was denied${rejection(status, detail, message)} after joining [${newcomers.join(", ")}]; channel "${name}" was left.`,
         { channel: name, status: status || undefined },
     );
 }
 
 /** The server rejected the batch of channels it had granted before (a logout, an expired session). */
-export function authRejected(name: string, status: number, endpoint: string, detail?: string): MercureError {
+export function authRejected(name: string, status: number, endpoint: string, detail?: string, message?: string): MercureError {
     return new MercureError(
         "auth_rejected",
-        `The broadcasting auth request to "${endpoint}" was rejected${rejection(status, detail)} for channel "${name}"; retrying with backoff.`,
+        `The broadcasting auth request to "${endpoint}" was rejected${rejection(status, detail, message)} for channel "${name}"; retrying with backoff.`,
         { channel: name, status: status || undefined },
     );
 }
 
-/** The auth request failed transiently: 5xx, network error or timeout. */
-export function authFailed(name: string, endpoint: string, status: number | null, cause: unknown): MercureError {
-    const reason = status === null ? describe(cause) : `HTTP ${status}`;
+/** The auth request failed transiently: 5xx (with the server's `message`, when its JSON body had one), network error or timeout. */
+export function authFailed(name: string, endpoint: string, status: number | null, cause: unknown, message?: string): MercureError {
+    const reason = status === null ? describe(cause) : `HTTP ${status}${serverSaid(message)}`;
     return new MercureError("auth_failed", `The broadcasting auth request to "${endpoint}" failed (${reason}); retrying with backoff.`, {
         channel: name,
         status: status ?? undefined,

@@ -1,6 +1,6 @@
 import type { FetchLike } from "../fetch";
 import { parseAuthResponse, type AuthResponse } from "./auth-response";
-import { parseJson } from "../json";
+import { isRecord, parseJson } from "../json";
 import { raceDeadline } from "../timers";
 
 /**
@@ -15,9 +15,24 @@ import { raceDeadline } from "../timers";
  */
 export type AuthResult =
     | { kind: "ok"; response: AuthResponse }
-    | { kind: "rejected"; status: number; detail?: string }
-    | { kind: "error"; status: number | null; cause: unknown }
+    | { kind: "rejected"; status: number; detail?: string; message?: string }
+    | { kind: "error"; status: number | null; cause: unknown; message?: string }
     | { kind: "aborted" };
+
+/** The longest server message an error quotes (a stack trace in the message is cut). */
+export const SERVER_MESSAGE_MAX = 200;
+
+/**
+ * The `message` of a JSON error body (Laravel's `{"message": "…"}`), as one line of plain text: control characters
+ * and runs of whitespace become one space, trimmed, at most {@link SERVER_MESSAGE_MAX} characters; `undefined` when
+ * there is none. Only a parsed JSON string is read: an HTML error page says nothing here.
+ */
+export function serverMessage(body: unknown): string | undefined {
+    if (!isRecord(body) || typeof body["message"] !== "string") return undefined;
+    const line = body["message"].replace(/[\s\u0000-\u001f\u007f]+/g, " ").trim();
+    if (line === "") return undefined;
+    return line.length > SERVER_MESSAGE_MAX ? line.slice(0, SERVER_MESSAGE_MAX - 1) + "…" : line;
+}
 
 /**
  * Everything a batch auth request needs.
@@ -90,8 +105,10 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
         return { kind: "rejected", status, detail: `${type ?? "no content type"}, not Laravel's JSON` };
     }
     if (status >= 200 && status < 300) return { kind: "ok", response: parseAuthResponse(body) };
-    // [spec] §2.8: < 500 is a rejection, everything else is transient.
-    if (status >= 400 && status < 500) return { kind: "rejected", status };
-    return { kind: "error", status, cause: null };
+    // [spec] §2.8: < 500 is a rejection, everything else is transient. Laravel's JSON error body says why (issue 51).
+    const message = serverMessage(body);
+    const said = message === undefined ? {} : { message };
+    if (status >= 400 && status < 500) return { kind: "rejected", status, ...said };
+    return { kind: "error", status, cause: null, ...said };
 }
 

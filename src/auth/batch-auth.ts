@@ -137,11 +137,11 @@ export class BatchAuth {
                     evict: outcome.denied.map((name) => [name, outcome.response.channels.get(name)?.limit === true ? channelLimit(name, MAX_CHANNELS) : authDenied(name)] as const),
                 };
             case "newcomers_rejected":
-                return { ...outcome, evict: outcome.newcomers.map((name) => [name, authRejectedNewcomer(name, outcome.status, outcome.newcomers, outcome.detail)] as const) };
+                return { ...outcome, evict: outcome.newcomers.map((name) => [name, authRejectedNewcomer(name, outcome.status, outcome.newcomers, outcome.detail, outcome.message)] as const) };
             case "rejected":
-                return { ...outcome, failure: (name) => authRejected(name, outcome.status, endpoint, outcome.detail) };
+                return { ...outcome, failure: (name) => authRejected(name, outcome.status, endpoint, outcome.detail, outcome.message) };
             case "failed":
-                return { ...outcome, failure: (name) => authFailed(name, endpoint, outcome.status, outcome.cause) };
+                return { ...outcome, failure: (name) => authFailed(name, endpoint, outcome.status, outcome.cause, outcome.message) };
             case "aborted":
                 return outcome;
         }

@@ -13,9 +13,9 @@ import type { AuthResponse } from "./auth-response";
  */
 export type BatchOutcome =
     | { kind: "granted"; response: AuthResponse; denied: string[]; granted: string[] }
-    | { kind: "newcomers_rejected"; status: number; newcomers: string[]; detail?: string }
-    | { kind: "rejected"; status: number; detail?: string }
-    | { kind: "failed"; status: number | null; cause: unknown }
+    | { kind: "newcomers_rejected"; status: number; newcomers: string[]; detail?: string; message?: string }
+    | { kind: "rejected"; status: number; detail?: string; message?: string }
+    | { kind: "failed"; status: number | null; cause: unknown; message?: string }
     | { kind: "aborted" };
 
 /**
@@ -39,12 +39,12 @@ export function interpretBatch(
             // [spec] laravel-mercure §2.8: older servers deny all-or-nothing; the newly joined are the suspects.
             // A 419 (CSRF token mismatch, retried once already) is the session's, never a newcomer's: no channel is left for it.
             const newcomers = result.status === 419 ? [] : names.filter((name) => previous?.has(name) !== true);
-            const { status, detail } = result;
-            const rest = detail === undefined ? {} : { detail };
+            const { status, detail, message } = result;
+            const rest = { ...(detail === undefined ? {} : { detail }), ...(message === undefined ? {} : { message }) };
             return newcomers.length > 0 ? { kind: "newcomers_rejected", status, newcomers, ...rest } : { kind: "rejected", status, ...rest };
         }
         case "error":
-            return { kind: "failed", status: result.status, cause: result.cause };
+            return { kind: "failed", status: result.status, cause: result.cause, ...(result.message === undefined ? {} : { message: result.message }) };
         case "aborted":
             return result;
     }

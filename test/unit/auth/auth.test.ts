@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { requestAuthorization } from "../../../src/auth/auth-client";
+import { requestAuthorization, SERVER_MESSAGE_MAX } from "../../../src/auth/auth-client";
 import { parseAuthResponse } from "../../../src/auth/auth-response";
 import { interpretBatch } from "../../../src/auth/batch-outcome";
 import type { FetchLike } from "../../../src/transport/platform";
@@ -71,6 +71,23 @@ describe("requestAuthorization", () => {
         });
         expect(await requestAuthorization(base(answer(0)))).toEqual({ kind: "rejected", status: 0, detail: "a redirect, not followed" });
         expect(inits.map((init) => init.redirect)).toEqual(["manual", "manual"]);
+    });
+
+    it("keeps the message of a JSON error body, as one bounded line of text, and nothing of an HTML one (issue 51)", async () => {
+        const answer = (status: number, body: string) => async () => ({ status, text: async () => body });
+        const secure = "The cookie name __Secure-mercure_access_token needs HTTPS, but public_url is http://127.0.0.1:3000.";
+        expect(await requestAuthorization(base(answer(500, JSON.stringify({ message: `  ${secure}\n`, exception: "RuntimeException" }))))).toEqual({
+            kind: "error",
+            status: 500,
+            cause: null,
+            message: secure,
+        });
+        expect(await requestAuthorization(base(answer(403, '{"message":"This action\\r\\n\\tis unauthorized."}')))).toEqual({ kind: "rejected", status: 403, message: "This action is unauthorized." });
+        const long = await requestAuthorization(base(answer(500, JSON.stringify({ message: "x".repeat(5_000) }))));
+        expect(long.kind === "error" ? long.message : null).toBe("x".repeat(SERVER_MESSAGE_MAX - 1) + "…");
+        for (const body of ["<html><title>Server Error</title></html>", '{"message": 42}', '{"message": "   "}', "[]", '"message"']) {
+            expect(await requestAuthorization(base(answer(500, body))), body).toEqual({ kind: "error", status: 500, cause: null });
+        }
     });
 
     it("reports an abort by disconnect() as aborted, not as an error", async () => {

@@ -159,8 +159,8 @@ describe("the batch auth request", () => {
 
     it("names the CSRF token and the session on a 419, and the missing login on a 401", async () => {
         for (const [status, message] of [
-            [419, /HTTP 419: the CSRF token did not match the session, even after reading it again: reload the page, or pass `csrfToken` as a function/],
-            [401, /HTTP 401: no user is logged in\)/],
+            [419, /HTTP 419, the server said "nope": the CSRF token did not match the session, even after reading it again: reload the page, or pass `csrfToken` as a function/],
+            [401, /HTTP 401, the server said "nope": no user is logged in\)/],
         ] as const) {
             const h = createHarness();
             h.auth.handler = () => ({ status, body: { message: "nope" }, headers: { "content-type": "application/json" } });
@@ -419,6 +419,26 @@ describe("a channel whose auth fails on its own (issue 30)", () => {
         await vi.advanceTimersByTimeAsync(1_000 + 2_000);
         await settleLoads();
         expect(h.auth.requests.map((request) => request.channelNames)).toEqual([["private-reports"], ["private-reports"], ["private-reports"]]);
+    });
+});
+
+describe("the server's reason in auth errors (issue 51)", () => {
+    it("quotes the message of Laravel's JSON error body in auth_failed and auth_rejected, as text", async () => {
+        const h = createHarness();
+        const reason = "The cookie name __Secure-mercure_access_token needs HTTPS.";
+        h.auth.handler = () => ({ status: 500, body: { message: reason } });
+        h.track(h.connector.privateChannel("a"));
+        await h.flush();
+        expect(h.errors.map((entry) => entry.error.message)).toEqual([
+            `The broadcasting auth request to "/broadcasting/auth" failed (HTTP 500, the server said "${reason}"); retrying with backoff.`,
+        ]);
+        h.connector.disconnect();
+        const denied = createHarness();
+        denied.auth.handler = () => ({ status: 403, body: { message: "<b>Forbidden</b>" } });
+        denied.track(denied.connector.privateChannel("b"));
+        await denied.flush();
+        expect(denied.errors[0]!.error.message).toContain('(HTTP 403, the server said "<b>Forbidden</b>")');
+        denied.connector.disconnect();
     });
 });
 
