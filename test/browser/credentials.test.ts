@@ -123,7 +123,7 @@ describeInChromium(
             const refused = await tab.waitFor("the 419 errors", (s) => s.errors.length > 0);
             expect(suite.dev().app.stats.authRequests.map((request) => request.status)).toEqual([200, 419, 200, 419, 419]);
             expect(refused.errors[0]).toMatchObject({ code: "auth_rejected" });
-            expect(refused.errors[0]!.message).toMatch(/HTTP 419: the CSRF token did not match the session/);
+            expect(refused.errors[0]!.message).toMatch(/HTTP 419, the server said "CSRF token mismatch\.": the CSRF token did not match the session/);
             // No credential in the message: neither the page's token nor the session's.
             expect(refused.errors[0]!.message).not.toContain(meta!);
         });
