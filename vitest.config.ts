@@ -59,6 +59,18 @@ export default defineConfig({
                 },
             },
             {
+                // Apps built from the packed package in a folder outside the repository (issue 51): one npm install, one
+                // Chromium, files after one another. `npm test` runs this project in the lane that finishes first.
+                test: {
+                    name: "consumer",
+                    include: ["test/consumer/**/*.test.ts"],
+                    environment: "node",
+                    testTimeout: 240_000,
+                    hookTimeout: 600_000,
+                    fileParallelism: false,
+                },
+            },
+            {
                 test: {
                     name: "browser",
                     include: ["test/browser/**/*.test.ts"],

@@ -64,3 +64,22 @@ describe("docs/troubleshooting.md", () => {
         expect(missing).toEqual([]);
     });
 });
+
+describe("docs/troubleshooting.md beyond MercureError codes (issue 51)", () => {
+    const markdown = readFileSync(join(ROOT, "docs/troubleshooting.md"), "utf8");
+
+    it("has an entry for laravel-echo's own error when stock Echo is given broadcaster: \"mercure\", under its exact message", () => {
+        // What laravel-echo 2.5.0 throws (dist/echo.js): `Broadcaster ${typeof broadcaster} ${String(broadcaster)} is not supported.`
+        const source = readFileSync(join(ROOT, "node_modules/laravel-echo/dist/echo.js"), "utf8");
+        expect(source).toContain("Broadcaster ${typeof this.options.broadcaster} ${String(this.options.broadcaster)} is not supported.");
+        const message = `Broadcaster ${typeof "mercure"} ${String("mercure")} is not supported.`;
+        expect(markdown).toContain(`### \`${message}\``);
+        const entry = markdown.slice(markdown.indexOf(`### \`${message}\``)).split(/^#{2,3} /m)[1]!;
+        for (const label of ["**You see:**", "**Usual cause:**", "**Fix:**", "**`doctor`:**"]) expect(entry).toContain(label);
+        expect(entry).toContain("MercureConnector");
+    });
+
+    it("tells localhost from 127.0.0.1 apart: one host name on both sides", () => {
+        expect(markdown).toMatch(/^### One host name on both sides$/m);
+    });
+});

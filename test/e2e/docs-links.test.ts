@@ -22,6 +22,31 @@ describe("links of README.md and docs/*.md", () => {
     });
 });
 
+/** The pages for the package's contributors, which may name the repository's scripts and files. */
+const CONTRIBUTOR_PAGES = new Set(["docs/architecture.md", "docs/benchmarks.md"]);
+/** The README's section for contributors (from its heading to the next one). */
+const CONTRIBUTOR_SECTION = /^## Working on this package\n[\s\S]*?(?=^## )/m;
+
+/** What only a clone of the repository has: its scripts (`npm run demo`, `npm test`, `npm ci`) and its `src/` and `test/` files. */
+export function repositoryMentions(markdown: string): string[] {
+    return [...markdown.matchAll(/npm run demo|npm test\b|npm ci\b|(?<![\w./-])(?:src|test)\/[\w./-]+/g)].map((match) => match[0]);
+}
+
+describe("what README.md and docs/*.md tell someone who installed the package (issue 51)", () => {
+    it.each(docFiles().filter((file) => !CONTRIBUTOR_PAGES.has(file)))("%s names none of the repository's scripts or source and test files", (file) => {
+        const text = readFileSync(join(ROOT, file), "utf8").replace(CONTRIBUTOR_SECTION, "");
+        expect(repositoryMentions(text)).toEqual([]);
+    });
+
+    it("finds the mentions it looks for", () => {
+        expect(repositoryMentions("run `npm run demo`, then see test/e2e/x.test.ts and src/dev/server.ts; `npm run dev` and `npm install` are the app's")).toEqual([
+            "npm run demo",
+            "test/e2e/x.test.ts",
+            "src/dev/server.ts",
+        ]);
+    });
+});
+
 describe("the link check itself", () => {
     it("slugs headings as GitHub does", () => {
         expect(githubSlug("Tabs share one connection")).toBe("tabs-share-one-connection");

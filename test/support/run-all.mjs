@@ -1,11 +1,13 @@
 // `npm test`'s runner. Vitest runs a project whose files must run one at a time (the browser suite: each file drives
 // Chromium and its own servers) after every other project, not beside them, so in one process the run lasts as long as
 // both parts together. Here the browser suite runs in one vitest process and, beside it, the type check then every
-// other project in a second one (one file at a time as well: two processes for the machine's two cores), which ends
-// the run about when the browser suite ends. The browser process's output streams as it comes; the other's is printed whole when it
-// ends, so that the two never interleave. The last line sums both: `N passed, N failed, N skipped` (see
-// summary-reporter.ts), and a failed type check counts as one failure. With arguments (`npm test -- test/unit/x.test.ts`),
-// one vitest process runs them as given, without the type check.
+// other project but the consumer apps in a second one (one file at a time as well: two processes for the machine's two
+// cores), which ends the run about when the browser suite ends. The consumer apps (test/consumer/: apps built from the
+// packed package, about two minutes) run in a third process once the first of those two has ended, in the core it
+// leaves free. The browser process's output streams as it comes; the others' is printed whole when each ends, so that
+// they never interleave. The last line sums them all: `N passed, N failed, N skipped` (see summary-reporter.ts), and a
+// failed type check counts as one failure. With arguments (`npm test -- test/unit/x.test.ts`), one vitest process runs
+// them as given, without the type check.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,23 +50,31 @@ try {
     if (!/ENOENT|spawnSync go/.test(String(error))) throw error;
 }
 
-const [browser, others] = await Promise.all([
-    vitest(["--project", "browser"], true),
+/** The projects of the second lane: every project of vitest.config.ts but `browser` and `consumer` (unit/lanes.test.ts checks). */
+const OTHER_PROJECTS = ["unit", "kit-*", "dev", "e2e"];
+
+const browserLane = vitest(["--project", "browser"], true);
+const otherLane = node(TSC, ["--noEmit", "-p", "tsconfig.json"], false).then(async (typecheck) => {
     // The type check (tsc over src/ and test/) comes first in this lane: the browser suite is the longer one.
-    node(TSC, ["--noEmit", "-p", "tsconfig.json"], false).then(async (typecheck) => {
-        const result = typecheck.code !== 0 ? { code: typecheck.code, output: "" } : await vitest(["--project", "!browser", "--maxWorkers", "1"], false);
-        process.stdout.write(`\n== the type check, then the suites beside the browser suite ==\n${typecheck.output}${typecheck.code !== 0 ? "The type check failed: those suites did not run.\n" : ""}${result.output}\n`);
-        return result;
-    }),
-]);
+    const result = typecheck.code !== 0 ? { code: typecheck.code, output: "" } : await vitest([...OTHER_PROJECTS.flatMap((name) => ["--project", name]), "--maxWorkers", "1"], false);
+    process.stdout.write(`\n== the type check, then the suites beside the browser suite ==\n${typecheck.output}${typecheck.code !== 0 ? "The type check failed: those suites did not run.\n" : ""}${result.output}\n`);
+    return result;
+});
+const consumerLane = Promise.race([browserLane, otherLane]).then(async () => {
+    const started = Date.now();
+    const result = await vitest(["--project", "consumer"], false);
+    process.stdout.write(`\n== the consumer apps (after the first lane ended; ${((Date.now() - started) / 1000).toFixed(0)} s) ==\n${result.output}\n`);
+    return result;
+});
+const [browser, others, consumer] = await Promise.all([browserLane, otherLane, consumerLane]);
 const totals = [0, 0, 0];
-for (const { output } of [browser, others]) {
+for (const { output } of [browser, others, consumer]) {
     const counts = [...output.matchAll(new RegExp(SUMMARY, "gm"))].at(-1);
     if (counts === undefined) continue;
     for (let i = 0; i < 3; i++) totals[i] += Number(counts[i + 1]);
 }
-const failed = browser.code !== 0 || others.code !== 0;
+const failed = browser.code !== 0 || others.code !== 0 || consumer.code !== 0;
 // A process that failed without a summary (a config error) counts as one failure.
-for (const { code, output } of [browser, others]) if (code !== 0 && !SUMMARY.test(output)) totals[1]++;
+for (const { code, output } of [browser, others, consumer]) if (code !== 0 && !SUMMARY.test(output)) totals[1]++;
 process.stdout.write(`\n${totals[0]} passed, ${totals[1]} failed, ${totals[2]} skipped\n`);
 process.exit(failed ? 1 : 0);

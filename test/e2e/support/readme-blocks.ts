@@ -15,6 +15,8 @@
  * - `vue`: a single-file component; its `<script setup lang="ts">` (or `<script lang="ts">`) is compiled as a `ts`
  *   block, with Vue's compiler macros (`defineProps`, …) declared as the SFC compiler provides them; the
  *   template is not checked. `tsx` blocks compile with React's automatic JSX runtime (`react-jsx`).
+ * - `svelte`: a Svelte 5 component; its `<script lang="ts">` is compiled as a `ts` block, with Svelte's runes;
+ *   the markup is not checked.
  * - `php`: the keys of the `mercure` connection must be keys of Laravel's mercure driver.
  * - `text`, `dotenv`, `caddyfile`, `nginx`: deliberately not checked (output, a file listing, an `.env`, another
  *   server's configuration): skipped. Give a block that is not code one of these tags; a block without a
@@ -30,6 +32,10 @@
  *   URL the server prints gives the port that replaces `127.0.0.1:<n>` in the blocks after it.
  * - `<!-- readme-check: output -->`: a `text` block holding what the nearest run block above it without an
  *   output yet prints; its non-empty lines must appear as consecutive output lines, `…` matching anything.
+ * - `<!-- readme-check: file <app>/<path> -->`: the block is the file `<path>` of the consumer app `<app>`, which
+ *   test/consumer/ builds and runs from the packed package (see test/consumer/support/doc-files.ts); a script block
+ *   whose first line is a comment naming its file (`// react/OrderStatus.tsx`) is that file too. The README check
+ *   compiles such a block under that name, so that the files of one app import each other.
  * Shell blocks run with `MERCURE_JWT_SECRET` and `APP_URL` set (the README says they come from the `.env`),
  * and `npx laravel-echo-mercure` runs this build's CLI (dist/dev/cli.js), never a download.
  * The run steps of one file share one demo and one set of announced ports; each file starts afresh.
@@ -68,11 +74,15 @@ const SHELL_LANGUAGES = new Set(["sh", "bash", "shell"]);
 /** Languages that are deliberately not checked: not code, or another program's configuration. */
 const SKIPPED_LANGUAGES = new Set(["text", "dotenv", "caddyfile", "nginx"]);
 /** Other languages with a check of their own. */
-const OTHER_LANGUAGES = new Set(["html", "php", "vue"]);
+const OTHER_LANGUAGES = new Set(["html", "php", "vue", "svelte"]);
 
 /** What a `<!-- readme-check: … -->` comment asks for. */
-export type Directive = "run" | "run with the demo" | "run in the background" | "output";
+export type Directive = "run" | "run with the demo" | "run in the background" | "output" | `file ${string}`;
 const DIRECTIVES: readonly string[] = ["run", "run with the demo", "run in the background", "output"];
+/** The file directive: `file <app>/<path>`, a relative path of letters, digits, `.`, `-` and `_` (no `..`). */
+const FILE_DIRECTIVE = /^file ((?:[\w-]+\/)+[\w-]+(?:\.[\w-]+)+)$/;
+/** The first line of a script block that names its file: `// react/OrderStatus.tsx`. */
+const NAMED_FIRST_LINE = /^\/\/ ([\w-]+(?:\/[\w.-]+)*\.(?:tsx?|jsx?|c?js|mjs))\n/;
 
 /** One fenced code block of a markdown file. */
 export interface ReadmeBlock {
@@ -126,20 +136,35 @@ export function extractBlocks(markdown: string, file = "README.md", firstIndex =
 }
 
 /** How a block is checked, by its language; `null` (with a reason) when the check does not know it. */
-export function blockKind(block: ReadmeBlock): "script" | "shell" | "skipped" | "html" | "php" | "vue" | null {
+export function blockKind(block: ReadmeBlock): "script" | "shell" | "skipped" | "html" | "php" | "vue" | "svelte" | null {
     const { language } = block;
     if (language in SCRIPT_LANGUAGES) return "script";
     if (SHELL_LANGUAGES.has(language)) return "shell";
     if (SKIPPED_LANGUAGES.has(language)) return "skipped";
-    if (OTHER_LANGUAGES.has(language)) return language as "html" | "php" | "vue";
+    if (OTHER_LANGUAGES.has(language)) return language as "html" | "php" | "vue" | "svelte";
     return null;
+}
+
+/**
+ * The file a block is, when it says so: the path of its `file` directive (`react/vite.config.ts`), else the name on the
+ * first line of a script block (`// react/OrderStatus.tsx`); `null` otherwise.
+ */
+export function blockFile(block: ReadmeBlock): string | null {
+    const directed = FILE_DIRECTIVE.exec(block.directive ?? "")?.[1];
+    if (directed !== undefined) return directed;
+    return blockKind(block) === "script" ? (NAMED_FIRST_LINE.exec(block.code)?.[1] ?? null) : null;
 }
 
 /** Problems with a block's `readme-check` directive (unknown, or on a block it cannot apply to). */
 export function directiveProblems(block: ReadmeBlock): string[] {
     const { directive } = block;
     if (directive === null) return [];
-    if (!DIRECTIVES.includes(directive)) return [`unknown directive "readme-check: ${directive}" (known: ${DIRECTIVES.join(", ")})`];
+    if (directive.startsWith("file ")) {
+        if (!FILE_DIRECTIVE.test(directive)) return [`"readme-check: ${directive}": name the file as <app>/<path>, without ..`];
+        const kind = blockKind(block);
+        return kind === "script" || kind === "vue" || kind === "svelte" || kind === "html" ? [] : ["only script, vue, svelte and html blocks are app files"];
+    }
+    if (!DIRECTIVES.includes(directive)) return [`unknown directive "readme-check: ${directive}" (known: ${DIRECTIVES.join(", ")}, file <app>/<path>)`];
     if (directive === "output" && block.language !== "text") return ["an output block must be tagged text"];
     if (directive === "run in the background" && blockKind(block) !== "shell") return ["only sh blocks run in the background"];
     if (directive.startsWith("run") && !(blockKind(block) === "shell" || (blockKind(block) === "script" && block.language !== "ts" && block.language !== "tsx"))) {
@@ -158,7 +183,7 @@ export function createAppDir(): { dir: string; dispose(): void } {
     symlinkSync(ROOT, join(dir, "node_modules", "laravel-echo-mercure"), "dir");
     // The framework examples (README "React", "Vue") import these too; scoped folders are linked whole.
     // README "Testing your app" imports the test runners and libraries an app's tests use.
-    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "react", "vue", "vite", "@laravel", "@types", "@vitejs", "svelte", "axios", "@inertiajs", "vitest", "@testing-library", "@playwright", "playwright", "playwright-core", "@jest"]) {
+    for (const name of ["laravel-echo", "eventsource", "event-source-polyfill", "react", "vue", "vite", "@laravel", "@types", "@vitejs", "@sveltejs", "svelte", "axios", "@inertiajs", "vitest", "@testing-library", "@playwright", "playwright", "playwright-core", "@jest"]) {
         symlinkSync(join(ROOT, "node_modules", name), join(dir, "node_modules", name), "dir");
     }
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-check-app", private: true, type: "module" }));
@@ -175,23 +200,48 @@ interface ScriptUnit {
     readonly firstLine: number;
 }
 
+/** Where {@link typeCheck} compiles: the repository's own packages by default, or an app's (test/consumer/). */
+export interface TypeCheckSetting {
+    /** The declaration files of what the examples assume (default: readme-globals.d.ts). */
+    readonly globals: readonly string[];
+    /** Where `@types` packages are found (default: the repository's). */
+    readonly typeRoots: readonly string[];
+    /** TypeScript's `skipLibCheck` (default: true). */
+    readonly skipLibCheck: boolean;
+    /** Declare Vue's compiler macros (default: true); Vue's own declarations have them once a file imports `vue`. */
+    readonly vueMacros?: boolean;
+}
+
+/** The README check's setting: this repository's packages, with the globals of readme-globals.d.ts. */
+const REPOSITORY_SETTING: TypeCheckSetting = {
+    globals: [join(ROOT, "test/e2e/support/readme-globals.d.ts"), join(ROOT, "test/e2e/support/readme-shims.d.ts")],
+    typeRoots: [join(ROOT, "node_modules/@types")],
+    skipLibCheck: true,
+};
+
 /**
  * Compile every script block (and every inline script of html blocks) as its own module in `appDir`, with
- * `strict`; returns the diagnostics of each block, as `<file>:<line>: <message>`, by block index.
+ * `strict`; returns the diagnostics of each block, as `<file>:<line>: <message>`, by block index. Diagnostics outside
+ * the blocks go to every block, except those `ignore` accepts (in files of libraries, where `skipLibCheck` is off).
  */
-export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<number, string[]> {
+export function typeCheck(
+    blocks: readonly ReadmeBlock[],
+    appDir: string,
+    setting: TypeCheckSetting = REPOSITORY_SETTING,
+    ignore: (diagnostic: ts.Diagnostic) => boolean = () => false,
+): Map<number, string[]> {
     const units: ScriptUnit[] = [];
     for (const block of blocks) {
         const kind = blockKind(block);
         if (kind === "script") {
-            // A block whose first line names its file (`// react/OrderStatus.tsx`) is written there, so that the
-            // blocks of one example import each other as the app's files do.
-            const named = /^\/\/ ([\w-]+(?:\/[\w.-]+)*\.(?:tsx?|jsx?))\n/.exec(block.code)?.[1];
-            const file = named === undefined ? join(appDir, `block-${block.index}-${block.line}${SCRIPT_LANGUAGES[block.language]!}`) : join(appDir, named);
+            // A block that names its file (its file directive, or its first line: `// react/OrderStatus.tsx`) is
+            // written there, so that the blocks of one example import each other as the app's files do.
+            const named = blockFile(block);
+            const file = named === null ? join(appDir, `block-${block.index}-${block.line}${SCRIPT_LANGUAGES[block.language]!}`) : join(appDir, named);
             mkdirSync(dirname(file), { recursive: true });
             writeFileSync(file, block.code);
             units.push({ block, file, firstLine: block.line + 1 });
-        } else if (kind === "vue") {
+        } else if (kind === "vue" || kind === "svelte") {
             for (const script of sfcScripts(block.code)) {
                 const file = join(appDir, `block-${block.index}-${block.line}-${script.offset}.ts`);
                 writeFileSync(file, script.code);
@@ -206,9 +256,9 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
         }
     }
     const macros = join(appDir, "vue-macros.d.ts");
-    writeFileSync(macros, VUE_MACROS);
+    writeFileSync(macros, setting.vueMacros === false ? "export {};\n" : VUE_MACROS);
     const program = ts.createProgram({
-        rootNames: [...units.map((unit) => unit.file), join(ROOT, "test/e2e/support/readme-globals.d.ts"), macros],
+        rootNames: [...units.map((unit) => unit.file), ...setting.globals, macros],
         options: {
             strict: true,
             noEmit: true,
@@ -218,17 +268,18 @@ export function typeCheck(blocks: readonly ReadmeBlock[], appDir: string): Map<n
             moduleDetection: ts.ModuleDetectionKind.Force,
             lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
             types: ["node"],
-            typeRoots: [join(ROOT, "node_modules/@types")],
+            typeRoots: [...setting.typeRoots],
             allowJs: true,
             checkJs: true,
             jsx: ts.JsxEmit.ReactJSX,
-            skipLibCheck: true,
+            skipLibCheck: setting.skipLibCheck,
             esModuleInterop: true,
         },
     });
     const byFile = new Map(units.map((unit) => [unit.file, unit]));
     const result = new Map<number, string[]>();
     for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
+        if (ignore(diagnostic)) continue;
         const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
         const unit = diagnostic.file === undefined ? undefined : byFile.get(resolve(diagnostic.file.fileName));
         if (unit === undefined || diagnostic.file === undefined || diagnostic.start === undefined) {
@@ -453,7 +504,9 @@ export function commandProblems(command: ShellCommand, manifest: PackageManifest
         }
         case "npx": {
             const [tool, ...rest] = args;
-            if (tool !== manifest.name) return [`${at}: the README check only knows "npx ${manifest.name}"`];
+            // Vite, a peer dependency the docs' own-page walkthrough installs: its build, or its dev server.
+            if (tool === "vite" && manifest.peerDependencies?.["vite"] !== undefined) return rest.length === 0 || (rest[0] === "build" && rest.length === 1) ? [] : [`${at}: the docs check knows "npx vite" and "npx vite build"`];
+            if (tool !== manifest.name) return [`${at}: the README check only knows "npx ${manifest.name}" and "npx vite"`];
             try {
                 // `doctor` parses its own arguments, as the CLI does (src/dev/cli.ts).
                 if (rest[0] === "doctor") parseDoctorArgs(rest.slice(1));
@@ -468,6 +521,9 @@ export function commandProblems(command: ShellCommand, manifest: PackageManifest
             return args.some((arg) => arg.startsWith("http://") || arg.startsWith("https://") || arg.startsWith("value-of-")) ? [] : [`${at}: curl without a URL`];
         case "cd":
             return [];
+        case "node":
+            // A script of the example beside the block (`node server.mjs`).
+            return args.length === 1 && /^[\w-]+\.(?:mjs|cjs|js)$/.test(args[0]!) ? [] : [`${at}: the docs check knows "node <script>.mjs"`];
         case "laravel":
             return args[0] === "new" && args[1] !== undefined ? [] : [`${at}: the docs check only knows "laravel new <name>"`];
         case "php":
