@@ -25,24 +25,22 @@ interface NamedCause {
  * whatever the probe finds, stops the connector with `failed`. `status` is the refusal's HTTP status, which only an
  * `EventSource` outside a browser reports: a 401 the probe (made with the connector's `fetch`) does not reproduce
  * means that the `EventSource` does not send the cookie that `fetch` keeps. Nothing happens when `disconnect()` ran since
- * `generation` or a stream opened meanwhile: the failure is history then. Resolves with whether it reported a cause
- * (the `stream_error`s held meanwhile are then dropped: see `StreamEvents`); never rejects.
+ * `generation` or a stream opened meanwhile: the failure is history then (`"stale"`). Resolves with `"named"` when it
+ * reported a cause (the `stream_error`s held meanwhile are then dropped), `"unnamed"` when it found none (the caller
+ * reports what it held, then stops a `fatal` failure: see `StreamEvents`); never rejects.
  */
-export async function diagnoseStream(host: ConnectorHost, stream: HubStream, fatal: boolean, generation: number, status: number | undefined): Promise<boolean> {
+export async function diagnoseStream(host: ConnectorHost, stream: HubStream, fatal: boolean, generation: number, status: number | undefined): Promise<"named" | "unnamed" | "stale"> {
     const platform = host.hub.platform;
-    if (platform === null) return false;
+    if (platform === null) return "stale";
     const named = await probe(platform, stream, status, host.cookieRefresh.expiresAt(), host.signal());
-    if (generation !== host.generation() || host.streams.current?.isOpen() === true) return false;
-    if (named === null) {
-        if (fatal) host.settle(() => host.stop("failed"));
-        return false;
-    }
+    if (generation !== host.generation() || host.streams.current?.isOpen() === true) return "stale";
+    if (named === null) return "unnamed";
     host.log?.("diagnosis", { code: named.diagnosis.code, retry: named.diagnosis.retry });
     host.settle(() => {
         host.reportEach(stream.channels, named.error);
         if (fatal || !named.diagnosis.retry) host.stop("failed");
     });
-    return true;
+    return "named";
 }
 
 /**

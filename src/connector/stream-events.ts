@@ -135,13 +135,19 @@ export class StreamEvents implements HubStreamHandlers {
                 const current = () => generation === host.generation();
                 // Without the chunk nothing names the failure: the held errors are reported, and a fatal one stops the
                 // connector all the same.
+                // What was held is reported before a fatal failure stops the connector (a stop forgets what is held).
+                const unnamed = () => {
+                    this.#release(true);
+                    if (plan.fatal) host.settle(() => host.stop("failed"));
+                };
                 void loadDiagnosis().then(
-                    ({ diagnoseStream }) => diagnoseStream(host, stream, plan.fatal, generation, failures.errorStatus(event)).then((named) => current() && this.#release(!named)),
-                    () => {
-                        if (!current()) return;
-                        this.#release(true);
-                        if (plan.fatal) host.settle(() => host.stop("failed"));
-                    },
+                    ({ diagnoseStream }) =>
+                        diagnoseStream(host, stream, plan.fatal, generation, failures.errorStatus(event)).then((outcome) => {
+                            if (!current()) return;
+                            if (outcome === "unnamed") unnamed();
+                            else this.#release(outcome === "stale");
+                        }),
+                    () => current() && unnamed(),
                 );
             }
         });

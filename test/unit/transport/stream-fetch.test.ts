@@ -6,6 +6,7 @@ import type { EventSourceInitLike, FetchLike } from "../../../src/transport/plat
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
 import { createFakeEventSource } from "../../fakes/fake-event-source";
 import { HUB, useScopedFakeTimers } from "../../fakes/connector-harness";
+import { STREAM_ERROR_HOLD_MS } from "../../../src/connector/stream-events";
 
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -123,6 +124,8 @@ describe("a refused stream's error", () => {
         const source = Fake.last() as unknown as { readyState: number; onerror: ((event: Event) => unknown) | null };
         source.readyState = 2; // the eventsource package closes the stream on any non-200 answer
         source.onerror?.(httpError(401));
+        // Held while the probe names the cause (issue 51), at most STREAM_ERROR_HOLD_MS.
+        await vi.advanceTimersByTimeAsync(STREAM_ERROR_HOLD_MS);
         expect(errors.map((error) => [error.code, error.status])).toEqual([["stream_error", 401]]);
         connector.disconnect();
     });
