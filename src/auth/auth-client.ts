@@ -15,8 +15,8 @@ import { raceDeadline } from "../timers";
  */
 export type AuthResult =
     | { kind: "ok"; response: AuthResponse }
-    | { kind: "rejected"; status: number; detail?: string; message?: string }
-    | { kind: "error"; status: number | null; cause: unknown; message?: string }
+    | { kind: "rejected"; status: number; detail?: string; message?: string | undefined }
+    | { kind: "error"; status: number | null; cause: unknown; message?: string | undefined }
     | { kind: "aborted" };
 
 /** The longest server message an error quotes (a stack trace in the message is cut). */
@@ -107,8 +107,7 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
     if (status >= 200 && status < 300) return { kind: "ok", response: parseAuthResponse(body) };
     // [spec] §2.8: < 500 is a rejection, everything else is transient. Laravel's JSON error body says why (issue 51).
     const message = serverMessage(body);
-    const said = message === undefined ? {} : { message };
-    if (status >= 400 && status < 500) return { kind: "rejected", status, ...said };
-    return { kind: "error", status, cause: null, ...said };
+    if (status >= 400 && status < 500) return { kind: "rejected", status, message };
+    return { kind: "error", status, cause: null, message };
 }
 

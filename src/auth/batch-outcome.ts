@@ -13,9 +13,9 @@ import type { AuthResponse } from "./auth-response";
  */
 export type BatchOutcome =
     | { kind: "granted"; response: AuthResponse; denied: string[]; granted: string[] }
-    | { kind: "newcomers_rejected"; status: number; newcomers: string[]; detail?: string; message?: string }
-    | { kind: "rejected"; status: number; detail?: string; message?: string }
-    | { kind: "failed"; status: number | null; cause: unknown; message?: string }
+    | { kind: "newcomers_rejected"; status: number; newcomers: string[]; detail?: string; message?: string | undefined }
+    | { kind: "rejected"; status: number; detail?: string; message?: string | undefined }
+    | { kind: "failed"; status: number | null; cause: unknown; message?: string | undefined }
     | { kind: "aborted" };
 
 /**
@@ -40,11 +40,11 @@ export function interpretBatch(
             // A 419 (CSRF token mismatch, retried once already) is the session's, never a newcomer's: no channel is left for it.
             const newcomers = result.status === 419 ? [] : names.filter((name) => previous?.has(name) !== true);
             const { status, detail, message } = result;
-            const rest = { ...(detail === undefined ? {} : { detail }), ...(message === undefined ? {} : { message }) };
+            const rest = { ...(detail === undefined ? {} : { detail }), message };
             return newcomers.length > 0 ? { kind: "newcomers_rejected", status, newcomers, ...rest } : { kind: "rejected", status, ...rest };
         }
         case "error":
-            return { kind: "failed", status: result.status, cause: result.cause, ...(result.message === undefined ? {} : { message: result.message }) };
+            return { kind: "failed", status: result.status, cause: result.cause, message: result.message };
         case "aborted":
             return result;
     }
