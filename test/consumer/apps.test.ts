@@ -260,6 +260,8 @@ describe.skipIf(!inChromium)("your own page on the dev stack, without PHP (docs/
     let server: ReturnType<typeof spawn> | null = null;
     let url = "";
     let output = "";
+    /** The port Vite's dev server will listen on, told to server.mjs as the origin it trusts (`VITE_ORIGIN`). */
+    let vitePort = 0;
     afterAll(() => server?.kill("SIGTERM"));
 
     /** A browser of its own (a context), logged in as `name` through the page's own button. */
@@ -280,7 +282,9 @@ describe.skipIf(!inChromium)("your own page on the dev stack, without PHP (docs/
     it("builds with `npx vite build` and starts with `node server.mjs`, logging the folder it serves", async () => {
         const build = await run("vite build (vanilla)", bin("vite"), ["build"], app("vanilla"), { FORCE_COLOR: "0" });
         expect({ code: build.code, stderr: build.stderr }).toEqual({ code: 0, stderr: "" });
-        server = spawn(process.execPath, ["server.mjs"], { cwd: app("vanilla"), env: { ...npmEnvironment(), PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+        vitePort = await closedPort();
+        const env = { ...npmEnvironment(), PORT: "0", VITE_ORIGIN: `http://127.0.0.1:${vitePort}` };
+        server = spawn(process.execPath, ["server.mjs"], { cwd: app("vanilla"), env, stdio: ["ignore", "pipe", "pipe"] });
         server.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
         server.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
         const deadline = Date.now() + 20_000;
@@ -321,7 +325,7 @@ describe.skipIf(!inChromium)("your own page on the dev stack, without PHP (docs/
         expect(url).not.toBe("");
         const config = app("vanilla/vite.config.js");
         writeFileSync(config, readFileSync(config, "utf8").split("http://127.0.0.1:8000").join(url));
-        const port = await closedPort();
+        const port = vitePort;
         const vite = spawn(bin("vite"), ["--port", String(port), "--strictPort", "--host", "127.0.0.1"], { cwd: app("vanilla"), env: { ...npmEnvironment(), NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
         let printed = "";
         vite.stdout.setEncoding("utf8").on("data", (chunk: string) => (printed += chunk.replace(/\x1b\[[0-9;]*m/g, "")));
