@@ -48,6 +48,13 @@ export class StreamEvents implements HubStreamHandlers {
     /** The deadline of {@link #held}. */
     #holdTimer: ReturnType<typeof setTimeout> | null = null;
 
+    /**
+     * The channels told of the current failure streak: an `EventSource` reconnecting by itself to a hub that stays down
+     * fails every few seconds (Chromium: every 3 s), and each channel hears of the interruption once, not once per try.
+     * The streak ends when a stream opens.
+     */
+    readonly #told = new Set<string>();
+
     /** The encrypted channels' decryption queue, in the crypto capability (loaded from the first encrypted channel's join). */
     readonly #decrypter: RouteDecrypter = {
         enqueue: (channel, jwe, deliver, fail) => this.#host.capabilities.get(CRYPTO)?.channels.enqueue(channel, jwe, deliver, fail),
@@ -66,6 +73,7 @@ export class StreamEvents implements HubStreamHandlers {
         this.everConnected = false;
         this.#diagnosed = false;
         this.#release(false);
+        this.#told.clear();
     }
 
     /** A stream opened, for the first time or after a native reconnect. */
@@ -77,6 +85,7 @@ export class StreamEvents implements HubStreamHandlers {
             if (!host.streams.opened(stream)) return;
             host.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
             this.#diagnosed = false;
+            this.#told.clear();
             this.#release(true); // The streak ended before its probe named a cause: what it held was real, and transient.
             // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
             // anonymous at best; renew instead of reporting `connected`.
@@ -113,12 +122,16 @@ export class StreamEvents implements HubStreamHandlers {
             host.log?.("stream error", { stream: stream.id, failure });
             if (failure === "ignored") return;
             if (failure !== "replacement_refused") host.lose(stream.channels);
+            // A native reconnect that fails again is the same failure: told once per channel and streak (the connector's own
+            // retries, after a stream gave up, are told each time: they come with backoff).
+            const news = failure === "interrupted" ? [...stream.channels].filter((name) => !this.#told.has(name)) : [...stream.channels];
+            for (const name of news) this.#told.add(name);
             const plan = planStreamFailure(failure, event, stream.hasOpened(), stream.failedToConnect(), host.streams.candidate !== null);
             const probes = plan.diagnose && !this.#diagnosed;
             if (probes) this.#hold();
             const error = (name: string) => failures.streamError(name, failure, event);
-            if (this.#held === null) host.reportEach(stream.channels, error);
-            else this.#held.push({ names: [...stream.channels], error });
+            if (this.#held === null) host.reportEach(news, error);
+            else this.#held.push({ names: news, error });
             if (plan.retry) {
                 // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel.
                 if (host.auth.refusedAfterGrant()) {

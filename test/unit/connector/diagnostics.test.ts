@@ -122,6 +122,7 @@ describe("a stream that fails for good is diagnosed", () => {
         h.stream().emitError(false);
         await settle();
         expect(hub.calls).toHaveLength(1);
+        // The failed native reconnect is the same failure: its stream_error is not repeated (issue 49).
         expect(codes()).toEqual(["stream_error", "hub_unreachable"]);
         expect(h.connector.connectionStatus()).toBe("reconnecting");
     });

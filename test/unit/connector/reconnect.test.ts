@@ -101,4 +101,25 @@ describe("a transient stream error", () => {
         expect(h.connector.connectionStatus()).toBe("connected");
         expect(subscribed).toBe(2);
     });
+
+    it("is reported once per channel while the EventSource's own reconnects keep failing, and again after a stream opened (issue 49, simulation)", async () => {
+        // The simulation's finding: a hub that stays down made Chromium's EventSource reconnect every 3 s, and each failed
+        // try reported stream_error on every channel again, 20 a minute for as long as the hub was down.
+        const h = createHarness();
+        const codes: string[] = [];
+        h.connector.channel("a").error((error: { code: string }) => codes.push(error.code));
+        await h.flush();
+        const stream = h.stream();
+        stream.emitOpen();
+        for (let retry = 0; retry < 20; retry++) {
+            stream.emitError(false);
+            await vi.advanceTimersByTimeAsync(3_000);
+        }
+        expect(codes.filter((code) => code === "stream_error")).toEqual(["stream_error"]);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        h.connector.channel("b").error((error: { code: string }) => codes.push("b:" + error.code));
+        stream.emitOpen();
+        stream.emitError(false);
+        expect(codes.filter((code) => code.endsWith("stream_error"))).toEqual(["stream_error", "stream_error"]);
+    });
 });
