@@ -25,6 +25,19 @@ export default defineConfig({
                     environmentOptions: { happyDOM: { url: "https://app.test/dashboard" } },
                 },
             },
+            {
+                // The seeded simulation (test/sim/, issue 49): tabs of several users on one in-memory hub, random actions,
+                // invariants after each step. Its own project: it loads the lazy chunks through its own loader
+                // (test/sim/chunks.ts), which a page's loads fail or delay on purpose, instead of the unit project's preloaded ones.
+                resolve: { conditions: ["browser"] },
+                test: {
+                    name: "sim",
+                    include: ["test/sim/**/*.test.ts"],
+                    environment: "happy-dom",
+                    environmentOptions: { happyDOM: { url: "https://app.test/dashboard" } },
+                    testTimeout: 600_000,
+                },
+            },
             // The testing kit (laravel-echo-mercure/testing) and the README's component tests written with it, once
             // under happy-dom and once under jsdom: the kit must behave the same in both.
             ...(["happy-dom", "jsdom"] as const).map((environment) => ({

@@ -1,0 +1,231 @@
+import { vi } from "vitest";
+import type { MercurePresenceChannel } from "../../src/presence/mercure-presence-channel";
+import { rawUrlEncode } from "../../src/topic/encode";
+import { DRAIN_MS, OPEN_DEADLINE_MS } from "../../src/transport/stream-switch";
+import { channelTopic } from "../../src/testing/laravel-side";
+import { authorizes } from "./network";
+import { CHANNELS, guarded, type Membership, type World } from "./world";
+
+/*
+ * The invariants the simulation checks after every step, once the world has had a bounded quiescence (see
+ * `QUIESCENCE_MS` in simulation.ts): each a function that adds what it finds to a list of violations.
+ */
+
+/** How old an expected delivery may be before its absence counts (the probe's own settling time covers it). */
+const DELIVERY_BOUND_MS = 2_000;
+
+/** At most this many auth requests of one profile in any minute. */
+export const AUTH_PER_MINUTE = 40;
+
+/** At most this many `error()` reports on one join in any minute: more is a loop. */
+export const ERRORS_PER_MINUTE = Number(process.env["SIM_ERRORS_PER_MINUTE"] ?? 15);
+
+/** How long a stream that replaced another may overlap with it: the drain and the open deadline (transport/stream-switch.ts). */
+const REPLACEMENT_MS = DRAIN_MS + OPEN_DEADLINE_MS;
+
+/** At most this many fake timers per open tab (the connectors', the tab links', the presence rooms'), besides the network's. */
+export const TIMERS_PER_TAB = 25;
+
+/** When `membership` last showed it worked at or before `at`: its last `subscribed()` or delivered broadcast; -Infinity. */
+function lastWorked(membership: Membership, at: number): number {
+    let last = -Infinity;
+    for (const time of [...membership.subscribed, ...membership.delivered]) if (time <= at && time > last) last = time;
+    return last;
+}
+
+/** Whether `membership` reported an error since it last showed it worked before `at` (a loss it explained). */
+function explained(membership: Membership, at: number): boolean {
+    const since = lastWorked(membership, at);
+    return membership.errors.some((error) => error.at >= since);
+}
+
+/** A membership's state in one line, for violation messages. */
+export function describe(membership: Membership): string {
+    const codes = membership.errors.map((error) => `${error.code}@${seconds(error.at)}`);
+    const errors = codes.length > 8 ? [...codes.slice(0, 3), `…${codes.length - 6} more…`, ...codes.slice(-3)] : codes;
+    const subscribed = membership.subscribed.map(seconds).join(",");
+    return `[joined ${seconds(membership.joinedAt)} s, subscribed at ${subscribed || "never"}, errors ${errors.join(",") || "none"}, status ${membership.tab.connector.connectionStatus()}]`;
+}
+
+/** A time of the fake clock as seconds since the run began. */
+export function seconds(at: number): string {
+    return ((at - Date.UTC(2026, 0, 1)) / 1000).toFixed(1);
+}
+
+/**
+ * Every broadcast and whisper reaches every tab that expected it exactly once, or the join reported why not: an
+ * `error()` since it was last subscribed before the publish (the second delivery is caught as it happens).
+ */
+export function checkDeliveries(world: World): void {
+    const now = Date.now();
+    const pending = [];
+    for (const expectation of world.expectations) {
+        const { membership, kind, id, at } = expectation;
+        if (membership.tab.dead) continue;
+        const count = (kind === "broadcast" ? membership.events : membership.whispers).get(id) ?? 0;
+        if (count > 0 || explained(membership, at)) continue;
+        if (now - at < DELIVERY_BOUND_MS) {
+            pending.push(expectation);
+            continue;
+        }
+        world.violate(`${membership.tab.id} never got ${kind} #${id} on ${membership.name} (published at ${seconds(at)} s), and no error() said why ${describe(membership)}`);
+    }
+    world.expectations = pending;
+}
+
+/**
+ * No join is silent: after the quiescence every channel a page holds was subscribed or reported an error, and every
+ * channel the connector dropped (evicted) reported why.
+ */
+export function checkNoSilentJoin(world: World, quietSince: number): void {
+    for (const tab of world.alive()) {
+        for (const membership of tab.memberships.values()) {
+            if (membership.joinedAt > quietSince) continue;
+            if (!world.joined(membership)) {
+                if (membership.errors.length === 0) world.violate(`${tab.id}'s ${membership.name} was dropped by the connector without an error() ${describe(membership)}`);
+                continue;
+            }
+            if (membership.subscribed.length === 0 && membership.errors.length === 0) world.violate(`${tab.id}'s ${membership.name} is neither subscribed nor reported an error ${describe(membership)}`);
+            if (!authorizes(tab.profile.user, membership.name) && membership.subscribed.length > 0) world.violate(`${tab.id}'s ${membership.name} is subscribed, but user ${tab.profile.user} may not join it`);
+        }
+    }
+}
+
+/** Whether `membership` is healthy: joined, it got this step's probe broadcast, and reported no error since it was sent. */
+function healthy(world: World, membership: Membership): boolean {
+    if (world.probe === null || !world.joined(membership) || !membership.events.has(world.probe)) return false;
+    const sent = world.network.broadcasts.find((published) => published.id === world.probe)!.at;
+    return !membership.errors.some((error) => error.at >= sent);
+}
+
+/**
+ * Presence, after the quiescence: the hub counts no user without an open tab that holds the channel (no ghost); every
+ * user with a healthy join (it got the step's probe) is counted; and, once the hub's members have been still for longer
+ * than `leaveDelay`, every healthy join shows them, by its callbacks and by `members()`.
+ */
+export function checkPresence(world: World): void {
+    if (world.probe === null || !world.network.up) return;
+    const text = (users: Iterable<number>) => JSON.stringify([...users].sort());
+    const now = Date.now();
+    for (const name of CHANNELS.filter((channel) => channel.startsWith("presence-"))) {
+        const hub = world.network.presentUsers(name);
+        const quiet = now - (world.network.presenceChanged.get(channelTopic(name)) ?? -Infinity) > world.config.leaveDelay + 1_000;
+        const holders = new Set<number>();
+        const healthyUsers = new Set<number>();
+        for (const tab of world.alive()) {
+            const membership = tab.memberships.get(name);
+            if (membership === undefined || !world.joined(membership)) continue;
+            holders.add(tab.profile.user);
+            if (healthy(world, membership)) healthyUsers.add(tab.profile.user);
+        }
+        const ghosts = [...hub].filter((user) => !holders.has(user));
+        if (quiet && ghosts.length > 0) world.violate(`the hub counts users ${text(ghosts)} on ${name}, and no open tab of theirs holds it`);
+        const missing = [...healthyUsers].filter((user) => !hub.has(user));
+        if (missing.length > 0) world.violate(`users ${text(missing)} have a healthy join of ${name}, and the hub does not count them (it counts ${text(hub)})`);
+        for (const tab of world.alive()) {
+            const membership = tab.memberships.get(name);
+            if (membership === undefined || !healthy(world, membership)) continue;
+            const roster = (membership.channel as MercurePresenceChannel<{ id: number }>).roster?.members();
+            const view = membership.view;
+            if (view === null) {
+                world.violate(`${tab.id} is subscribed to ${name} but here() never ran ${describe(membership)}`);
+                continue;
+            }
+            if (quiet && text(view.keys()) !== text(hub)) world.violate(`${tab.id}'s callbacks show users ${text(view.keys())} on ${name}, the hub counts ${text(hub)} ${describe(membership)}`);
+            if (roster == null || text(roster.map((member) => member.id)) !== text(view.keys())) {
+                world.violate(`${tab.id}'s members() on ${name} is ${JSON.stringify(roster?.map((member) => member.id))}, its callbacks showed ${text(view.keys())}`);
+            }
+        }
+    }
+}
+
+/**
+ * No tab hears, on the buses between tabs, a message naming a guarded channel it never joined (its events, keys,
+ * members). The leading tab's engine hears every tab's channel set on its own inbox: that is its job. (A public
+ * broadcast's envelope names every public channel it went to: Laravel publishes them in one update.)
+ */
+export function checkIsolation(world: World): void {
+    const forms = CHANNELS.filter(guarded).map((name) => ({ name, texts: [JSON.stringify(name), channelTopic(name), rawUrlEncode(channelTopic(name))] }));
+    for (const profile of world.profiles) {
+        for (const heard of profile.browser.heard.splice(0)) {
+            const tab = world.tabs.find((candidate) => candidate.fake === heard.tab);
+            if (tab === undefined || heard.name.includes(" inbox engine ")) continue;
+            const text = JSON.stringify(heard.message);
+            for (const { name, texts } of forms) {
+                if (tab.ever.has(name)) continue;
+                if (texts.some((form) => text.includes(form) || text.includes(JSON.stringify(form).slice(1, -1)))) {
+                    world.violate(`${tab.id} heard a message about ${name}, which it never joined, on ${heard.name}: ${text.slice(0, 300)}`);
+                }
+            }
+        }
+        profile.browser.log.length = 0;
+        profile.browser.posted.length = 0;
+    }
+}
+
+/**
+ * Requests and resources stay bounded: auth requests per minute, errors per minute per join, open streams (one main
+ * stream per tab group, one whisper stream per channel listened to), tab links, page listeners and timers.
+ */
+export function checkResources(world: World): void {
+    const now = Date.now();
+    for (const profile of world.profiles) {
+        const lastMinute = world.network.authRequests.filter((request) => request.profile === profile && request.at > now - 60_000).length;
+        if (lastMinute > AUTH_PER_MINUTE) world.violate(`profile ${profile.id} sent ${lastMinute} auth requests in the last minute (bound ${AUTH_PER_MINUTE})`);
+        const tabs = world.alive().filter((tab) => tab.profile === profile);
+        const alone = profile.user === 2 && world.config.bearerFunction;
+        const groups = alone ? tabs.length : Math.min(tabs.length, 1);
+        const connections = world.network.connections().filter((connection) => connection.tab.profile === profile && !connection.tab.dead);
+        // A replacement opened in the last few seconds may still have its predecessor draining (make-before-break).
+        const replacing = (kind: "main" | "whisper") => connections.filter((connection) => connection[kind] && connection.since > now - REPLACEMENT_MS).length;
+        // A catch-up stream (share/catch-up.ts) carries a subset of its tab's shared stream's topics; see "catch-up-race".
+        const catchUp = (connection: (typeof connections)[number]) =>
+            world.known.has("catch-up-race") &&
+            connections.some((other) => other !== connection && other.main && other.tab === connection.tab && other.since > connection.since && connection.topics.every((topic) => other.topics.includes(topic)));
+        const main = connections.filter((connection) => connection.main && !catchUp(connection)).length;
+        if (world.network.up && main - replacing("main") > groups) {
+            const held = connections.filter((connection) => connection.main).map((connection) => `${connection.tab.id}: ${connection.topics.map((topic) => topic.replace(/^.*\/channel\//, "")).join(" ")}`);
+            world.violate(`profile ${profile.id} holds ${main} main streams for ${tabs.length} open tabs in ${groups} group(s): ${held.join("; ")}`);
+        }
+        const listened = new Set<string>();
+        for (const tab of tabs) {
+            for (const membership of tab.memberships.values()) if (membership.listeningSince !== null && guarded(membership.name)) listened.add((alone ? tab.id : "") + " " + membership.name);
+        }
+        // See "direct-whisper": a connector that led on its own keeps its own whisper streams beside the engine's.
+        const whispering = connections.filter((connection) => connection.whisper);
+        const whisper = world.known.has("direct-whisper") && !alone ? new Set(whispering.map((connection) => connection.topics.join(" "))).size : whispering.length;
+        if (whisper - replacing("whisper") > listened.size) world.violate(`profile ${profile.id} holds ${whisper} whisper streams for ${listened.size} channel(s) listened to`);
+        // A tab link is a bus and an inbox, a leading link's engine adds its inbox and one per other tab; one link per tab
+        // (a link a tab moved away from, its credentials changed, is released: 49.1).
+        const links = 1;
+        for (const tab of tabs) {
+            const channels = profile.browser.channels.filter((entry) => entry.tab === tab.fake).length;
+            const bound = 3 * links + tabs.length - 1;
+            if (channels > bound) world.violate(`${tab.id} holds ${channels} BroadcastChannels (bound ${bound}): ${profile.browser.channels.filter((entry) => entry.tab === tab.fake).map((entry) => entry.name.slice(-50)).join(" | ")}`);
+            const listeners = (tab.fake as unknown as { pageListeners: { pagehide: unknown[] } }).pageListeners.pagehide.length;
+            if (listeners > links) world.violate(`${tab.id} has ${listeners} pagehide listeners (one per tab link, bound ${links}): a link is never released`);
+        }
+    }
+    for (const tab of world.alive()) {
+        for (const membership of tab.memberships.values()) {
+            const recent = membership.errors.filter((error) => error.at > now - 60_000).length;
+            if (recent > ERRORS_PER_MINUTE) world.violate(`${tab.id}'s ${membership.name} reported ${recent} errors in the last minute: ${membership.errors.slice(-5).map((error) => error.code).join(", ")}`);
+        }
+    }
+    const timers = vi.getTimerCount() - world.network.timers();
+    const bound = TIMERS_PER_TAB * world.alive().length + 4 * world.network.connections().length + 10;
+    if (timers > bound) world.violate(`${timers} timers are pending for ${world.alive().length} open tabs (bound ${bound})`);
+}
+
+/** Run every check; throw with every violation found (and those recorded as they happened). */
+export function checkInvariants(world: World, quietSince: number): void {
+    checkDeliveries(world);
+    checkNoSilentJoin(world, quietSince);
+    checkPresence(world);
+    checkIsolation(world);
+    checkResources(world);
+    if (world.violations.length > 0) {
+        const found = world.violations.splice(0);
+        throw new Error(`${found.length} invariant violation(s):\n  ${found.slice(0, 12).join("\n  ")}`);
+    }
+}

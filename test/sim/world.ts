@@ -1,0 +1,361 @@
+import { vi } from "vitest";
+import { MercureConnector } from "../../src/connector/mercure-connector";
+import type { MercureConnectorOptions } from "../../src/connector/options";
+import type { MercureChannel } from "../../src/channel/mercure-channel";
+import type { MercurePresenceChannel } from "../../src/presence/mercure-presence-channel";
+import type { MercureError } from "../../src/errors";
+import type { ShareEnvironment } from "../../src/share/tab-link";
+import { FakeBrowser, type FakeTab } from "../fakes/fake-tabs";
+import { log, openForChannel } from "./determinism";
+import { authorizes, HUB_URL, Network, type NetworkTab, type Profile, type Published, type Whispered } from "./network";
+
+/*
+ * The world one run drives: browser profiles (one per user: each its own Web Locks, BroadcastChannels and hub cookie),
+ * their tabs (a `MercureConnector` each, on the project's fake browser), the network (network.ts), and what every tab
+ * observed (events, whispers, errors, `subscribed()`, presence callbacks), which the invariants (invariants.ts) read.
+ */
+
+/** The channels a page may join: two public, private ones (`private-orders.N` is user N's alone), two presence, one encrypted. */
+export const CHANNELS = ["news", "sport", "private-team", "private-orders.1", "private-orders.2", "presence-room.1", "presence-room.2", "private-encrypted-chat"] as const;
+
+/** Whether a channel is guarded (private, encrypted, presence): it can whisper. */
+export const guarded = (name: string): boolean => /^(private|presence)-/.test(name);
+
+/** How one run's world is set up (drawn by the command generator: see commands.ts). */
+export interface WorldConfig {
+    /** The hub keeps history across restarts and replays after `Last-Event-ID` (the reference hub's bolt transport); else none (local). */
+    readonly history: boolean;
+    /** User 2's pages give `bearerToken` as a function (such a connector runs alone: `hasFunction`), else as a string. */
+    readonly bearerFunction: boolean;
+    /**
+     * User 1's pages give Echo no CSRF token and the connector reads Laravel's `XSRF-TOKEN` cookie (a Sanctum SPA); else
+     * they give their page's token (`<meta name="csrf-token">`, the `csrfToken` option) and there is no such cookie.
+     * The realm has one `document.cookie`: user 2's pages always give a page token (see KNOWN_BUGS 49.1).
+     */
+    readonly xsrfCookie: boolean;
+    /** With `xsrfCookie`: Laravel sends a new `XSRF-TOKEN` value with every auth answer (it does; see KNOWN_BUGS 49.1). */
+    readonly rotateXsrf: boolean;
+    /** The connectors' `leaveDelay` (ms). */
+    readonly leaveDelay: number;
+}
+
+/** One join of a channel in a tab, and everything the tab observed on it. */
+export interface Membership {
+    readonly tab: SimTab;
+    readonly name: string;
+    readonly channel: MercureChannel;
+    readonly joinedAt: number;
+    /** When the page left it, or null. */
+    left: number | null;
+    /** Deliveries of each broadcast id, and of each whisper id. */
+    readonly events: Map<number, number>;
+    readonly whispers: Map<number, number>;
+    /** When broadcasts arrived (it worked then). */
+    readonly delivered: number[];
+    /** Its `error()` reports and its `subscribed()` calls. */
+    readonly errors: Array<{ at: number; code: string; message: string }>;
+    readonly subscribed: number[];
+    /** Since when a whisper listener is registered, or null. */
+    listeningSince: number | null;
+    /** Presence: the members as the callbacks told them (`here()`, then `joining` / `leaving`), by user id; null before `here()`. */
+    view: Map<number, unknown> | null;
+}
+
+/** What the world expects a membership to receive: a broadcast or a whisper, published at `at`. */
+export interface Expectation {
+    readonly kind: "broadcast" | "whisper";
+    readonly id: number;
+    readonly membership: Membership;
+    readonly at: number;
+}
+
+/** A simulated tab: its fake browser tab, its connector, its joins; {@link NetworkTab} for the network. */
+export class SimTab implements NetworkTab {
+    dead = false;
+    /** Its channels by name (the current join of each). */
+    readonly memberships = new Map<string, Membership>();
+    /** Every channel it ever joined (a message about any other one must never reach it). */
+    readonly ever = new Set<string>();
+    /** Its page's connector (made once the tab exists: its `fetch` and `EventSource` are the tab's). */
+    connector!: MercureConnector;
+
+    constructor(
+        readonly id: string,
+        readonly profile: Profile & { readonly browser: FakeBrowser },
+        readonly fake: FakeTab,
+    ) {}
+}
+
+/** `SIM_TRACE=<file>`: every connector logs its protocol steps (its `debug` option), with the fake clock and its tab. */
+const trace = process.env["SIM_TRACE"] !== undefined && process.env["SIM_TRACE"] !== "";
+
+/** Counts the runs of this process: each run's auth endpoint differs by it (see {@link World.authEndpoint}). */
+let runs = 0;
+
+/** The world of one run. */
+export class World {
+    /**
+     * The connectors' `authEndpoint`, with the run's number in its query: the tabs of one profile share a tab link named
+     * after it, and the simulation's tabs share one realm, whose page-wide state (the lead claims of share/load.ts) a
+     * run must not inherit from the one before.
+     */
+    readonly authEndpoint = `/broadcasting/auth?run=${++runs}`;
+    readonly network: Network;
+    readonly profiles: Array<Profile & { readonly browser: FakeBrowser; bearer: string; hang: number }>;
+    readonly tabs: SimTab[] = [];
+    /** Violations seen as they happened (a second delivery, a callback out of order), thrown by the next check. */
+    readonly violations: string[] = [];
+    /** What the tabs must receive (see invariants.ts), until resolved. */
+    expectations: Expectation[] = [];
+    /** The step being run (1-based), for messages. */
+    step = 0;
+    /** The id of the current step's probe broadcast, or null (the hub was down). */
+    probe: number | null = null;
+    /** Whisper payload ids sent, by id: the tab and channel. */
+    readonly sent = new Map<number, { tab: SimTab; channel: string }>();
+    #whisperIds = 0;
+
+    constructor(
+        readonly config: WorldConfig,
+        readonly random: () => number,
+        /** The issue 49 points left out (known-bugs.ts): some bounds allow for them. */
+        readonly known: ReadonlySet<string>,
+    ) {
+        this.network = new Network(
+            { history: config.history },
+            (kind) => (kind === "auth" ? 5 + Math.floor(random() * 200) : kind === "stream" ? 2 + Math.floor(random() * 60) : 2 + Math.floor(random() * 40)),
+            random,
+        );
+        this.profiles = [1, 2].map((user) => ({ id: user, user, cookie: null, rotatesXsrf: user === 1 && config.xsrfCookie && config.rotateXsrf, browser: new FakeBrowser(), bearer: "token-2a", hang: 0 }));
+        document.cookie = config.xsrfCookie ? `XSRF-TOKEN=${this.network.xsrf}; path=/` : "XSRF-TOKEN=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/";
+        this.network.onBroadcast = (published) => this.#expectBroadcast(published);
+        this.network.onWhisper = (whispered) => this.#expectWhisper(whispered);
+    }
+
+    /** The tabs still open (neither closed nor discarded). */
+    alive(): SimTab[] {
+        return this.tabs.filter((tab) => !tab.dead);
+    }
+
+    /** Open a tab of `profile` (0: user 1, 1: user 2) whose page joins `channels` (`listen`: with a whisper listener on the guarded ones). */
+    openTab(profileIndex: number, channels: readonly string[], listen: boolean): SimTab {
+        const profile = this.profiles[profileIndex]!;
+        const fake = profile.browser.tab();
+        const id = "t" + (this.tabs.length + 1);
+        const tab = new SimTab(id, profile, fake);
+        // A dead tab's lock requests are never answered (its page is gone); the fake browser already drops its messages.
+        const env: ShareEnvironment = {
+            ...fake.env,
+            locks: { request: (name, options, callback) => (tab.dead ? new Promise(() => undefined) : fake.env.locks.request(name, options, callback)) },
+        };
+        const credentials: MercureConnectorOptions =
+            profile.user === 1
+                ? this.config.xsrfCookie
+                    ? {}
+                    : { csrfToken: "csrf-1" }
+                : {
+                      csrfToken: "csrf-2",
+                      bearerToken: this.config.bearerFunction
+                          ? () => (profile.hang > 0 && profile.hang-- > 0 ? new Promise<string>(() => undefined) : profile.bearer)
+                          : profile.bearer,
+                  };
+        tab.connector = new MercureConnector({
+            host: HUB_URL,
+            authEndpoint: this.authEndpoint,
+            eventSource: this.network.eventSourceFor(tab),
+            fetch: this.network.fetchFor(tab),
+            shareEnvironment: env,
+            leaveDelay: this.config.leaveDelay,
+            ...(trace ? { debug: (what: string, detail?: object) => log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} ${id} ${what} ${JSON.stringify(detail)}`) } : {}),
+            ...credentials,
+        });
+        this.tabs.push(tab);
+        for (const name of channels) this.join(tab, name, listen);
+        return tab;
+    }
+
+    /** The page of `tab` joins `name` and listens to it (`listen`: for whispers too, on a guarded channel). */
+    join(tab: SimTab, name: string, listen: boolean): void {
+        const existing = tab.memberships.get(name);
+        if (existing !== undefined && existing.left === null && this.#registered(existing)) return;
+        const connector = tab.connector;
+        const channel = name.startsWith("presence-")
+            ? connector.presenceChannel(name.slice("presence-".length))
+            : name.startsWith("private-encrypted-")
+              ? connector.encryptedPrivateChannel(name.slice("private-encrypted-".length))
+              : connector.channel(name);
+        const membership: Membership = { tab, name, channel, joinedAt: Date.now(), left: null, events: new Map(), whispers: new Map(), delivered: [], errors: [], subscribed: [], listeningSince: null, view: null };
+        tab.memberships.set(name, membership);
+        tab.ever.add(name);
+        const live = () => tab.memberships.get(name) === membership && membership.left === null;
+        channel.listen(".sim", (payload: { b?: number }) => {
+            const id = payload?.b;
+            if (typeof id !== "number") return this.violate(`${tab.id} got a malformed event on ${name}: ${JSON.stringify(payload)}`);
+            if (!live()) this.violate(`${tab.id} got broadcast #${id} on ${name} after leaving it`);
+            const channels = this.network.broadcasts.find((published) => published.id === id)?.channels;
+            if (!channels?.includes(name)) this.violate(`${tab.id} got broadcast #${id} of ${JSON.stringify(channels)} on ${name}`);
+            if (!authorizes(tab.profile.user, name)) this.violate(`${tab.id} (user ${tab.profile.user}) got broadcast #${id} on ${name}, which user ${tab.profile.user} may not join`);
+            const count = (membership.events.get(id) ?? 0) + 1;
+            membership.events.set(id, count);
+            membership.delivered.push(Date.now());
+            if (count > 1) this.violate(`${tab.id} got broadcast #${id} on ${name} ${count} times`);
+        });
+        channel.error((error: MercureError) => membership.errors.push({ at: Date.now(), code: error.code, message: error.message }));
+        channel.subscribed(() => membership.subscribed.push(Date.now()));
+        if (name.startsWith("presence-")) this.#watchPresence(membership, channel as MercurePresenceChannel<{ id: number }>);
+        if (listen && guarded(name)) {
+            membership.listeningSince = Date.now();
+            channel.listenForWhisper("typing", (data: { w?: number }) => {
+                const id = data?.w;
+                if (typeof id !== "number") return this.violate(`${tab.id} got a malformed whisper on ${name}: ${JSON.stringify(data)}`);
+                const sent = this.sent.get(id);
+                if (!live()) this.violate(`${tab.id} got whisper #${id} on ${name} after leaving it`);
+                if (sent === undefined || sent.channel !== name) this.violate(`${tab.id} got whisper #${id} on ${name}, sent on ${sent?.channel}`);
+                if (sent?.tab === tab) this.violate(`${tab.id} got its own whisper #${id} on ${name}`);
+                const count = (membership.whispers.get(id) ?? 0) + 1;
+                membership.whispers.set(id, count);
+                if (count > 1) this.violate(`${tab.id} got whisper #${id} on ${name} ${count} times`);
+            });
+        }
+    }
+
+    /** Record the presence callbacks of `membership`: `joining` of a member shown, `leaving` of one not shown are violations. */
+    #watchPresence(membership: Membership, channel: MercurePresenceChannel<{ id: number }>): void {
+        const where = () => `${membership.tab.id} on ${membership.name}`;
+        channel.here((members) => {
+            if (membership.view !== null) this.violate(`here() ran twice ${where()}`);
+            membership.view = new Map(members.map((member) => [member.id, member]));
+            if (membership.view.size !== members.length) this.violate(`here() listed a user twice ${where()}: ${JSON.stringify(members)}`);
+        });
+        channel.joining((member) => {
+            if (membership.view === null) return this.violate(`joining(${member.id}) before here() ${where()}`);
+            if (membership.view.has(member.id)) this.violate(`joining(${member.id}) for a member already shown ${where()}`);
+            membership.view.set(member.id, member);
+        });
+        channel.leaving((member) => {
+            if (membership.view === null) return this.violate(`leaving(${member.id}) before here() ${where()}`);
+            if (!membership.view.has(member.id)) this.violate(`leaving(${member.id}) for a user not shown (a second leaving?) ${where()}`);
+            membership.view.delete(member.id);
+        });
+    }
+
+    /** Whether `membership`'s channel is still the connector's (not evicted: denied, or its chunk did not load). */
+    #registered(membership: Membership): boolean {
+        return membership.tab.connector.channels[membership.name] === membership.channel;
+    }
+
+    /** Whether the page still holds `membership` (not left) and the connector too (not evicted). */
+    joined(membership: Membership): boolean {
+        return membership.left === null && membership.tab.memberships.get(membership.name) === membership && this.#registered(membership);
+    }
+
+    /** The page leaves `name`. */
+    leave(tab: SimTab, name: string): void {
+        const membership = tab.memberships.get(name);
+        if (membership === undefined) return;
+        membership.left = Date.now();
+        tab.memberships.delete(name);
+        tab.connector.leaveChannel(name);
+    }
+
+    /** The page whispers on `name` (a `client-typing` event). */
+    whisper(tab: SimTab, name: string): void {
+        const membership = tab.memberships.get(name);
+        if (membership === undefined || !this.joined(membership)) return;
+        const id = ++this.#whisperIds;
+        this.sent.set(id, { tab, channel: name });
+        (membership.channel as MercureChannel & { whisper(event: string, data: unknown): void }).whisper("typing", { w: id });
+    }
+
+    /** Close `tab` (`pagehide`, then the page is gone) or discard it (gone without `pagehide`, as a browser discards a background tab). */
+    close(tab: SimTab, pagehide: boolean): void {
+        if (tab.dead) return;
+        tab.fake.close(pagehide);
+        tab.dead = true;
+        this.network.dropTab(tab);
+        // The page's code no longer runs: what it still had scheduled is stopped. Its network access and its locks are
+        // dead already (see openTab), so nothing of this reaches the other tabs or the hub.
+        tab.connector.disconnect();
+    }
+
+    /**
+     * Freeze `tab` (the `freeze` event), let `ms` pass, and resume it (`resume`). Only the events: the one fake clock
+     * runs every tab's timers, so a frozen page's code is not paused (see docs/architecture.md#the-simulation); its
+     * streams keep delivering, as its bus does in Chromium (see test/fakes/fake-tabs.ts).
+     */
+    async freeze(tab: SimTab, ms: number): Promise<void> {
+        if (tab.dead) return;
+        tab.fake.freeze();
+        await this.settle(ms);
+        if (!tab.dead) tab.fake.resume();
+    }
+
+    /** Reload `tab`: close it (`pagehide`) and open a new page of the same profile that joins the same channels. */
+    reload(tab: SimTab): SimTab {
+        const channels = [...tab.memberships.values()].filter((membership) => this.joined(membership));
+        const listen = channels.some((membership) => membership.listeningSince !== null);
+        this.close(tab, true);
+        return this.openTab(this.profiles.indexOf(tab.profile as World["profiles"][number]), channels.map((membership) => membership.name), listen);
+    }
+
+    /** Let `ms` of fake time pass: every timer, message between tabs, request and stream event due meanwhile runs. */
+    async settle(ms: number): Promise<void> {
+        await vi.advanceTimersByTimeAsync(ms);
+    }
+
+    /** Record a violation (thrown by the next check). */
+    violate(message: string): void {
+        this.violations.push(`step ${this.step}, ${new Date(Date.now()).toISOString().slice(11, 23)}: ${message}`);
+    }
+
+    /** A broadcast was published: every tab subscribed to one of its channels must get it once (or report why not). */
+    #expectBroadcast(published: Published): void {
+        for (const tab of this.alive()) {
+            for (const name of published.channels) {
+                const membership = tab.memberships.get(name);
+                if (membership === undefined || !this.joined(membership) || membership.subscribed.length === 0 || !authorizes(tab.profile.user, name)) continue;
+                this.expectations.push({ kind: "broadcast", id: published.id, membership, at: published.at });
+            }
+        }
+    }
+
+    /**
+     * The hub accepted a whisper: every other tab listening on its channel for a while (its whisper stream had time to
+     * open) and subscribed to it must get it once (or report why not).
+     */
+    #expectWhisper(whispered: Whispered): void {
+        const id = this.#whisperId(whispered);
+        if (id === null) return this.violate(`the hub got a whisper on ${whispered.channel} the simulation did not send: ${whispered.data}`);
+        const sender = this.sent.get(id)!.tab;
+        for (const tab of this.alive()) {
+            const membership = tab.memberships.get(whispered.channel);
+            if (tab === sender || membership === undefined || !this.joined(membership) || membership.subscribed.length === 0) continue;
+            if (membership.listeningSince === null || membership.listeningSince > whispered.at - 5_000) continue;
+            this.expectations.push({ kind: "whisper", id, membership, at: whispered.at });
+        }
+    }
+
+    /** The simulation's id of a published whisper (its payload's `w`; sealed on an encrypted channel), or null. */
+    #whisperId(whispered: Whispered): number | null {
+        try {
+            const envelope = JSON.parse(whispered.data) as { data?: string; payload?: { w?: unknown } };
+            const inner = typeof envelope.data === "string" ? (openForChannel(whispered.channel, envelope.data) as { payload?: { w?: unknown } }) : envelope;
+            return typeof inner.payload?.w === "number" && this.sent.has(inner.payload.w) ? inner.payload.w : null;
+        } catch {
+            return null;
+        }
+    }
+
+    /** End the run: every connector disconnected, nothing left scheduled. */
+    dispose(): void {
+        for (const tab of this.tabs) {
+            tab.dead = true;
+            try {
+                tab.connector.disconnect();
+            } catch {
+                // A connector that throws on disconnect is reported by the run that made it so.
+            }
+        }
+        vi.clearAllTimers();
+    }
+}
