@@ -134,6 +134,18 @@ export class RefreshCycle {
         return { names, platform };
     }
 
+    /**
+     * Nothing granted is left to carry, but channels whose auth fails alone wait for their retry (issue 30): close the
+     * streams and report `reconnecting`, and leave the retries running. (Winding down would stop them, and leave those
+     * channels joined and unconnected for good: issue 49, found by the simulation.)
+     */
+    #carryNothing(): void {
+        const host = this.#host;
+        const carried = host.streams.latest()?.channels ?? [];
+        host.streams.closeAll();
+        host.lose(carried);
+    }
+
     /** Act on what the auth answer means for the batch (see `BatchAuth.answer`): evictions first. */
     #applyAuthResult(names: string[], result: AuthResult, platform: Platform, requestedAt: number): void {
         const host = this.#host;
@@ -146,8 +158,9 @@ export class RefreshCycle {
             // [spec] laravel-mercure §6.4, §7.3: keys and whisper streams follow every auth, before the stream opens and counts them.
             const report = (name: string, error: MercureError) => host.reportEach([name], () => error);
             host.capabilities.tell("authorized", { granted: outcome.granted, response: outcome.response, platform, report });
-            if (outcome.granted.length === 0) host.windDown();
-            else host.openStream(outcome.granted, outcome.response.topicPrefix, platform);
+            if (outcome.granted.length > 0) host.openStream(outcome.granted, outcome.response.topicPrefix, platform);
+            else if (host.auth.isolated.size === 0) host.windDown();
+            else this.#carryNothing();
             return;
         }
         if (outcome.kind === "newcomers_rejected") return this.#scheduler.request(); // A trailing run authorizes the others again.

@@ -300,6 +300,28 @@ describe("a channel whose auth fails on its own (issue 30)", () => {
         expect(h.EventSource.live().at(-1)!.matches()).toEqual(["news", "private-reports"].map(topic));
     });
 
+    it("goes on being retried alone when every other channel of its batch was denied (issue 49, simulation)", async () => {
+        // The simulation's finding: the others' denial left nothing granted, the connector wound down, which stopped the
+        // lone retry, and the channel stayed joined, unconnected and `disconnected`, without a retry, for good.
+        vi.spyOn(Math, "random").mockReturnValue(0.5);
+        const h = createHarness();
+        const state = { broken: true };
+        h.auth.handler = (names) => (state.broken && names.includes("private-reports") ? { status: 500 } : grant(names, {}, ["private-secret"]));
+        for (const channel of [h.connector.privateChannel("reports"), h.connector.privateChannel("secret")]) h.track(channel);
+        await h.flush();
+        await vi.advanceTimersByTimeAsync(1_000);
+        await settleLoads();
+        expect(h.errors.filter((entry) => entry.channel === "private-secret").map((entry) => entry.error.code)).toContain("auth_denied");
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        state.broken = false;
+        await vi.advanceTimersByTimeAsync(30_000);
+        await h.flush();
+        expect(h.auth.requests.at(-1)!.channelNames).toEqual(["private-reports"]);
+        expect(h.stream().matches()).toEqual([topic("private-reports")]);
+        h.stream().emitOpen();
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+
     /** A harness whose `private-reports` was isolated (`state.broken`: the server 500s on every batch holding it). */
     async function isolatedReports(state: { broken: boolean }, others = ["news"]) {
         vi.spyOn(Math, "random").mockReturnValue(0.5);
