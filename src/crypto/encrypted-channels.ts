@@ -33,11 +33,16 @@ export interface EncryptedChannelsOptions {
 interface ChannelKey {
     /** The JWK members the key was imported from (`kty`, `k`, `alg`): an unchanged JWK keeps the key. */
     readonly fingerprint: string;
+    /** The JWK of the auth response, to import again after a failed import. */
+    readonly jwk: unknown;
     /** The imported key; rejects (handled) for a missing or malformed JWK or without WebCrypto. */
-    readonly key: Promise<CryptoKey>;
+    key: Promise<CryptoKey>;
     /** Stays the same across key rotations and is replaced by a leave: jobs queued before a leave deliver nothing. */
     readonly membership: object;
-    /** Set when the import failed although WebCrypto exists (say, the chunk did not download): the next auth response retries. */
+    /**
+     * Set when the import failed although WebCrypto exists (say, the chunk did not download): the next event or auth
+     * response imports it again.
+     */
     failed: boolean;
     /** The imported key once `key` has resolved: later events decrypt without waiting on its promise. */
     ready: CryptoKey | undefined;
@@ -108,7 +113,8 @@ export class EncryptedChannels {
      * Take the JWKs of an auth response (channel → `jwk`, `null` when none); other channels are ignored.
      *
      * A channel whose JWK is unchanged keeps its key; a new or changed one (or one whose import failed) is
-     * imported in the background (events that arrive meanwhile wait for it, in order). Where WebCrypto is
+     * imported in the background (events that arrive meanwhile wait for it, in order); a failed import is also tried
+     * again by the next event. Where WebCrypto is
      * missing, each newly keyed channel gets a `crypto_unavailable` error through `fail` once, and the JWE
      * chunk is not loaded.
      */
@@ -119,15 +125,27 @@ export class EncryptedChannels {
             const current = this.keys.get(channel);
             // [spec] laravel-mercure §6.4: keys are reused while the JWK is unchanged.
             if (current?.fingerprint === fingerprint && !current.failed) continue;
-            const key = this.importKey(channel, jwk, fail);
-            const entry: ChannelKey = { fingerprint, key, membership: current?.membership ?? {}, failed: false, ready: undefined };
-            // Failures are reported per event, when one needs it. Without WebCrypto there is nothing to retry.
-            entry.key.then(
-                (ready) => (entry.ready = ready),
-                () => (entry.failed = hasWebCrypto()),
-            );
+            const entry: ChannelKey = { fingerprint, jwk, key: this.importKey(channel, jwk, fail), membership: current?.membership ?? {}, failed: false, ready: undefined };
+            this.watch(entry);
             this.keys.set(channel, entry);
         }
+    }
+
+    /** Note when `entry`'s import settles: the key, or a failure (reported per event, when one needs the key) to retry. */
+    private watch(entry: ChannelKey): void {
+        const key = entry.key;
+        key.then(
+            (ready) => entry.key === key && (entry.ready = ready),
+            // Without WebCrypto there is nothing to retry.
+            () => entry.key === key && (entry.failed = hasWebCrypto()),
+        );
+    }
+
+    /** Import the JWK of `entry` again: its last import failed (see {@link ChannelKey.failed}). */
+    private reimport(channel: string, entry: ChannelKey): void {
+        entry.failed = false;
+        entry.key = this.importKey(channel, entry.jwk, () => undefined);
+        this.watch(entry);
     }
 
     /**
@@ -190,6 +208,7 @@ export class EncryptedChannels {
         if (!hasWebCrypto()) throw cryptoError("crypto_unavailable", channel);
         const entry = this.keys.get(channel);
         if (entry === undefined) throw new Error(NO_KEY);
+        if (entry.failed) this.reimport(channel, entry);
         const [key, module] = await Promise.all([entry.key, this.load()]);
         return module.sealEnvelope(plaintext, key);
     }
@@ -234,6 +253,9 @@ export class EncryptedChannels {
         try {
             // [spec] §6.4: no JWK known for the channel fails like any other decryption failure.
             if (entry === undefined) throw new Error(NO_KEY);
+            // An import that failed (the chunk did not download) is tried again now, not at the next auth response, which
+            // may be minutes away (issue 49: every event until then failed).
+            if (entry.failed) this.reimport(channel, entry);
             // Once the key and the chunk are there (every event but the first few), nothing is awaited before jose.
             const key = entry.ready ?? (await entry.key);
             const module = this.module ?? (this.module = await this.load());

@@ -291,6 +291,22 @@ describe("EncryptedChannels", () => {
         expect(r.log).toEqual(["1:decrypt_failed", '2:online:{"n":"online"}:null']);
     });
 
+    it("retries an import that failed (the chunk did not download) at the next event, not only at the next auth response (issue 49, simulation)", async () => {
+        // The simulation's finding: after one failed download of the JWE chunk, every event of the channel failed with
+        // decrypt_failed until the next auth response, up to 211 s later, although the chunk downloaded by then.
+        let attempts = 0;
+        const load = () => (++attempts === 1 ? Promise.reject(new Error("chunk failed to load")) : loadCrypto());
+        const channels = new EncryptedChannels({ load });
+        const r = recorder();
+        channels.setKeys([[ROOM, JWKS[ROOM]]], noFailures);
+        channels.enqueue(ROOM, event(ROOM_K, "offline"), r.deliver("1"), r.fail("1"));
+        await channels.settled();
+        channels.enqueue(ROOM, event(ROOM_K, "online"), r.deliver("2"), r.fail("2"));
+        channels.enqueue(ROOM, event(ROOM_K, "again"), r.deliver("3"), r.fail("3"));
+        await channels.settled();
+        expect(r.log).toEqual(["1:decrypt_failed", '2:online:{"n":"online"}:null', '3:again:{"n":"again"}:null']);
+    });
+
     it("replaces a rotated key: new events need the new key, events queued before still use the old one", async () => {
         const crypto = instrumented();
         const channels = new EncryptedChannels({ load: crypto.load });
