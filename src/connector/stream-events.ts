@@ -49,11 +49,11 @@ export class StreamEvents implements HubStreamHandlers {
     #holdTimer: ReturnType<typeof setTimeout> | null = null;
 
     /**
-     * The channels told of the current failure streak: an `EventSource` reconnecting by itself to a hub that stays down
-     * fails every few seconds (Chromium: every 3 s), and each channel hears of the interruption once, not once per try.
-     * The streak ends when a stream opens.
+     * The joined channels told of the current failure streak: an `EventSource` reconnecting by itself to a hub that stays
+     * down fails every few seconds (Chromium: every 3 s), and each channel hears of the interruption once, not once per
+     * try; a channel left and joined again meanwhile is another channel. The streak ends when a stream opens.
      */
-    readonly #told = new Set<string>();
+    #told = new WeakSet<object>();
 
     /** The encrypted channels' decryption queue, in the crypto capability (loaded from the first encrypted channel's join). */
     readonly #decrypter: RouteDecrypter = {
@@ -73,7 +73,7 @@ export class StreamEvents implements HubStreamHandlers {
         this.everConnected = false;
         this.#diagnosed = false;
         this.#release(false);
-        this.#told.clear();
+        this.#told = new WeakSet();
     }
 
     /** A stream opened, for the first time or after a native reconnect. */
@@ -85,7 +85,7 @@ export class StreamEvents implements HubStreamHandlers {
             if (!host.streams.opened(stream)) return;
             host.log?.("open", { stream: stream.id, ...(replaced !== null && replaced !== stream ? { draining: replaced.id } : {}) });
             this.#diagnosed = false;
-            this.#told.clear();
+            this.#told = new WeakSet();
             this.#release(true); // The streak ended before its probe named a cause: what it held was real, and transient.
             // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
             // anonymous at best; renew instead of reporting `connected`.
@@ -124,8 +124,12 @@ export class StreamEvents implements HubStreamHandlers {
             if (failure !== "replacement_refused") host.lose(stream.channels);
             // A native reconnect that fails again is the same failure: told once per channel and streak (the connector's own
             // retries, after a stream gave up, are told each time: they come with backoff).
-            const news = failure === "interrupted" ? [...stream.channels].filter((name) => !this.#told.has(name)) : [...stream.channels];
-            for (const name of news) this.#told.add(name);
+            const news = [...stream.channels].filter((name) => {
+                const channel = host.registry.get(name);
+                if (channel === undefined || (failure === "interrupted" && this.#told.has(channel))) return false;
+                this.#told.add(channel);
+                return true;
+            });
             const plan = planStreamFailure(failure, event, stream.hasOpened(), stream.failedToConnect(), host.streams.candidate !== null);
             const probes = plan.diagnose && !this.#diagnosed;
             if (probes) this.#hold();

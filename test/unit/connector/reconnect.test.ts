@@ -122,4 +122,22 @@ describe("a transient stream error", () => {
         stream.emitError(false);
         expect(codes.filter((code) => code.endsWith("stream_error"))).toEqual(["stream_error", "stream_error"]);
     });
+
+    it("is reported to a channel left and joined again during the streak, as to any channel joined then (issue 49, simulation seed 3397)", async () => {
+        const h = createHarness();
+        const codes: string[] = [];
+        h.connector.channel("a").error((error: { code: string }) => codes.push("a:" + error.code));
+        h.connector.channel("b"); // Kept: the connector does not wind down when "a" is left.
+        await h.flush();
+        h.stream().emitOpen();
+        h.stream().emitError(false);
+        h.connector.leaveChannel("a");
+        await h.flush();
+        h.connector.channel("a").error((error: { code: string }) => codes.push("a again:" + error.code));
+        await h.flush();
+        for (const source of h.EventSource.live()) source.emitError(false);
+        // A stream that failed before it opened is probed: its stream_error is held until the probe names no cause.
+        await vi.advanceTimersByTimeAsync(5_000);
+        expect(codes).toEqual(["a:stream_error", "a again:stream_error"]);
+    });
 });
