@@ -31,6 +31,9 @@ export interface SimChunk {
 /** Every chunk the code defined, in definition order. */
 export const chunks: SimChunk[] = [];
 
+/** When a download last failed in this run (ms, fake clock). */
+export let lastChunkFailure = -Infinity;
+
 /** Before {@link preloadChunks} has run: a load is the real `import()` itself. */
 let preloading = true;
 
@@ -57,6 +60,7 @@ export function simLazyChunk<T>(importer: () => Promise<T>): LazyChunk<T> {
                 if (chunk.failures > 0) {
                     chunk.failures--;
                     chunk.failed++;
+                    lastChunkFailure = Date.now();
                     reject(new TypeError(`Failed to fetch dynamically imported module: ${chunk.path}`));
                     return;
                 }
@@ -89,6 +93,7 @@ export async function preloadChunks(): Promise<void> {
 /** Start a run: no chunk downloaded, none failing, downloads taking `delay(chunk)` ms of fake time. */
 export function resetChunks(delay: (chunk: SimChunk) => number): void {
     latency = delay;
+    lastChunkFailure = -Infinity;
     for (const chunk of chunks) {
         chunk.downloaded = false;
         chunk.loading = undefined;

@@ -149,6 +149,15 @@ export class Network {
     /** Channels whose auth fails (HTTP 500) in any batch that carries them (a callback that throws, issue 30). */
     readonly failing = new Set<string>();
 
+    /** When each profile last got a failed auth answer from a fault ({@link Network.faults}). */
+    readonly faultAt = new Map<Profile, number>();
+
+    /** When each channel last failed alone (in {@link Network.failing}). */
+    readonly failingAt = new Map<string, number>();
+
+    /** When the hub last stopped or started. */
+    hubChangedAt = -Infinity;
+
     /** Every auth request: when, by which profile, and its channels. */
     readonly authRequests: Array<{ at: number; profile: Profile; names: string[] }> = [];
 
@@ -189,7 +198,7 @@ export class Network {
                     signal?.removeEventListener("abort", abort);
                     if (signal?.aborted || tab.dead) return;
                     try {
-                        resolve(kind === "auth" && method === "POST" ? this.#auth(tab.profile, init.body) : this.#hub(tab, target, method, init));
+                        resolve(kind === "auth" && method === "POST" ? this.#auth(tab.profile, init.body, tab.id) : this.#hub(tab, target, method, init));
                     } catch (error) {
                         reject(error);
                     }
@@ -211,13 +220,19 @@ export class Network {
     // ---- Laravel ----------------------------------------------------------------------------------------------------
 
     /** The batch auth endpoint (laravel-mercure §2): a fault if one is queued, else the grants, and the cookie set. */
-    #auth(profile: Profile, body: unknown): FetchResponseLike {
+    #auth(profile: Profile, body: unknown, by: string): FetchResponseLike {
         const names = (JSON.parse(String(body)) as { channel_names: string[] }).channel_names;
         this.authRequests.push({ at: Date.now(), profile, names });
+        if (trace) log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} profile ${profile.id} laravel: auth ${JSON.stringify(names)} from ${by}`);
+        // [spec] laravel-mercure §2.3: an empty batch is refused (the connector must never send one).
+        if (names.length === 0) return response(403, JSON.stringify({ message: "This action is unauthorized." }), "application/json");
         const fault = this.faults.get(profile)?.shift();
         if (fault === 419 && profile.rotatesXsrf) this.rotateXsrf(); // A regenerated session's token (with the cookie only).
+        if (fault !== undefined) this.faultAt.set(profile, Date.now());
         if (fault !== undefined) return response(fault, JSON.stringify({ message: `HTTP ${fault} from the simulated Laravel app.` }), "application/json");
-        if (names.some((name) => this.failing.has(name))) return response(500, JSON.stringify({ message: "Server Error" }), "application/json");
+        const failing = names.filter((name) => this.failing.has(name));
+        for (const name of failing) this.failingAt.set(name, Date.now());
+        if (failing.length > 0) return response(500, JSON.stringify({ message: "Server Error" }), "application/json");
         const unique = [...new Set(names)];
         const granted = unique.filter((name) => authorizes(profile.user, name));
         const guarded = granted.filter((name) => /^(private|presence)-/.test(name));
@@ -281,6 +296,7 @@ export class Network {
     /** Stop the hub: every connection drops (no subscription event: the process died), every request fails. */
     stop(): void {
         this.up = false;
+        this.hubChangedAt = Date.now();
         for (const [source, connection] of [...this.#connections]) {
             this.#read(connection); // What reached the socket before the process died is read first.
             this.#end(connection, false);
@@ -291,6 +307,7 @@ export class Network {
     /** Start the hub again: without history (the `local` transport) it has forgotten every update. */
     start(): void {
         this.up = true;
+        this.hubChangedAt = Date.now();
         if (!this.history) this.#log.length = 0;
     }
 
@@ -312,7 +329,10 @@ export class Network {
             this.#end(connection, true);
             source.dropped();
         }, deadline > DISPATCH_TIMEOUT_MS ? deadline - DISPATCH_TIMEOUT_MS : deadline);
-        if (trace) log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} ${source.tab.id} hub: open ${connection.subscriber} ${source.topics.map((topic) => topic.replace(/^.*\/(channel|whisper)\//, "$1:")).join(" ")}`);
+        if (trace) {
+            const granted = grant === null ? "none" : [...grant.topics, ...grant.whisper].map((topic) => topic.replace(/^.*\/(channel|whisper)\//, "$1:")).join(" ");
+            log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} ${source.tab.id} hub: open ${connection.subscriber} ${source.topics.map((topic) => topic.replace(/^.*\/(channel|whisper)\//, "$1:")).join(" ")} (grant: ${granted})`);
+        }
         source.opened();
         // [spec] mercure-hub §4.1: every new subscription is announced, to the subscriber itself too.
         for (const topic of source.topics) this.#announce(topic, connection, true);

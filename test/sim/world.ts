@@ -7,6 +7,7 @@ import type { MercureError } from "../../src/errors";
 import type { ShareEnvironment } from "../../src/share/tab-link";
 import { FakeBrowser, type FakeTab } from "../fakes/fake-tabs";
 import { log, openForChannel } from "./determinism";
+import { whisperTopic } from "../../src/testing/laravel-side";
 import { authorizes, HUB_URL, Network, type NetworkTab, type Profile, type Published, type Whispered } from "./network";
 
 /*
@@ -111,6 +112,8 @@ export class World {
     step = 0;
     /** The id of the current step's probe broadcast, or null (the hub was down). */
     probe: number | null = null;
+    /** The auth requests of the last minutes (the resource check counts them; older ones are dropped). */
+    readonly authHistory: Network["authRequests"] = [];
     /** Whisper payload ids sent, by id: the tab and channel. */
     readonly sent = new Map<number, { tab: SimTab; channel: string }>();
     #whisperIds = 0;
@@ -331,8 +334,15 @@ export class World {
             const membership = tab.memberships.get(whispered.channel);
             if (tab === sender || membership === undefined || !this.joined(membership) || membership.subscribed.length === 0) continue;
             if (membership.listeningSince === null || membership.listeningSince > whispered.at - 5_000) continue;
+            if (this.known.has("narrow-on-failure") && !this.#whisperGranted(tab, whispered.channel)) continue;
             this.expectations.push({ kind: "whisper", id, membership, at: whispered.at });
         }
+    }
+
+    /** Whether an open whisper stream of `tab`'s profile on `channel` connected with a cookie that grants it (see "narrow-on-failure"). */
+    #whisperGranted(tab: SimTab, channel: string): boolean {
+        const topic = whisperTopic(channel);
+        return this.network.connections().some((connection) => connection.tab.profile === tab.profile && connection.topics.includes(topic) && connection.grant?.whisper.has(topic) === true);
     }
 
     /** The simulation's id of a published whisper (its payload's `w`; sealed on an encrypted channel), or null. */
