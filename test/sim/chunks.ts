@@ -34,6 +34,9 @@ export const chunks: SimChunk[] = [];
 /** When a download last failed in this run (ms, fake clock). */
 export let lastChunkFailure = -Infinity;
 
+/** When each download failed in this run (ms, fake clock), in order. */
+export const chunkFailures: number[] = [];
+
 /** Before {@link preloadChunks} has run: a load is the real `import()` itself. */
 let preloading = true;
 
@@ -61,6 +64,7 @@ export function simLazyChunk<T>(importer: () => Promise<T>): LazyChunk<T> {
                     chunk.failures--;
                     chunk.failed++;
                     lastChunkFailure = Date.now();
+                    chunkFailures.push(lastChunkFailure);
                     reject(new TypeError(`Failed to fetch dynamically imported module: ${chunk.path}`));
                     return;
                 }
@@ -94,6 +98,7 @@ export async function preloadChunks(): Promise<void> {
 export function resetChunks(delay: (chunk: SimChunk) => number): void {
     latency = delay;
     lastChunkFailure = -Infinity;
+    chunkFailures.length = 0;
     for (const chunk of chunks) {
         chunk.downloaded = false;
         chunk.loading = undefined;

@@ -140,7 +140,11 @@ class Leave extends Command {
     act(model: Model, world: World) {
         const tab = tabAt(model, this.tab);
         const names = [...tab.memberships.keys()];
-        if (names.length > 0) world.leave(tab, names[this.channel % names.length]!);
+        const name = names[this.channel % names.length];
+        if (name === undefined) return;
+        // See 49.7 in known-bugs.ts: a channel that failed alone lately is not left.
+        const failed = world.network.failing.has(name) || (world.network.failingAt.get(name) ?? -Infinity) > Date.now() - 300_000;
+        if (!(model.known.has("49.7") && failed)) world.leave(tab, name);
     }
     describe(): string {
         return `Leave(tab #${this.tab}, its channel #${this.channel})`;
@@ -278,7 +282,10 @@ class FailAuth extends Command {
     }
 }
 
-/** A channel's auth starts failing alone (HTTP 500 for any batch that carries it), or stops. */
+/**
+ * A channel's auth starts failing alone (HTTP 500 for any batch that carries it), or stops. While 49.2 is left out,
+ * only for user 2 and only where user 2's connectors run alone (a bearer function): no tab shares its batches.
+ */
 class FailChannel extends Command {
     constructor(
         readonly channel: string,
@@ -287,11 +294,11 @@ class FailChannel extends Command {
     ) {
         super(race);
     }
-    check(): boolean {
-        return true;
+    check(model: Readonly<Model>): boolean {
+        return !model.known.has("49.2") || model.bearerFunction;
     }
-    act(_model: Model, world: World) {
-        if (this.failing) world.network.failing.add(this.channel);
+    act(model: Model, world: World) {
+        if (this.failing) world.network.failing.set(this.channel, model.known.has("49.2") ? world.profiles[1]! : null);
         else world.network.failing.delete(this.channel);
     }
     describe(): string {
@@ -413,9 +420,7 @@ export function commandArbitraries(known: ReadonlySet<string>): Array<fc.Arbitra
             .map(([c, n, r]) => new ChunkOutage(c, n, r)),
         fc.tuple(fc.integer({ min: 1_000, max: 300_000 }), race).map(([ms, r]) => new Advance(ms, r)),
     ];
-    if (!known.has("49.2") && !known.has("49.7")) {
-        arbitraries.push(fc.tuple(fc.constantFrom(...CHANNELS.filter(guarded)), fc.boolean(), race).map(([c, f, r]) => new FailChannel(c, f, r)));
-    }
+    arbitraries.push(fc.tuple(fc.constantFrom(...CHANNELS.filter(guarded)), fc.boolean(), race).map(([c, f, r]) => new FailChannel(c, f, r)));
     if (!known.has("49.1")) arbitraries.push(race.map((r) => new RotateXsrf(r)));
     if (!known.has("49.6")) arbitraries.push(fc.tuple(fc.integer({ min: 1, max: 2 }), race).map(([n, r]) => new HangCredentials(n, r)));
     return arbitraries;

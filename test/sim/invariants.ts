@@ -3,7 +3,7 @@ import type { MercurePresenceChannel } from "../../src/presence/mercure-presence
 import { rawUrlEncode } from "../../src/topic/encode";
 import { DRAIN_MS, OPEN_DEADLINE_MS } from "../../src/transport/stream-switch";
 import { channelTopic } from "../../src/testing/laravel-side";
-import { lastChunkFailure } from "./chunks";
+import { chunkFailures, lastChunkFailure } from "./chunks";
 import { log } from "./determinism";
 import { authorizes } from "./network";
 import { CHANNELS, guarded, type Membership, type World } from "./world";
@@ -78,6 +78,9 @@ export function checkDeliveries(world: World): void {
 /** How long after its last fault the world must be live again: the longest backoff (30 s, +20 % jitter), an auth request and an open. */
 const LIVENESS_MS = 45_000;
 
+/** The longest wait of a channel retried alone after its auth failed alone (5 minutes, +20 % jitter) and its request. */
+const ISOLATED_RETRY_MS = 370_000;
+
 /**
  * Liveness: a join whose channel had no cause to fail for {@link LIVENESS_MS} got the step's probe, whatever it reported.
  * A cause: the hub stopped or started, the tab's profile got a faulty auth answer, the channel failed alone, a chunk
@@ -94,8 +97,41 @@ export function checkLiveness(world: World): void {
         for (const membership of tab.memberships.values()) {
             const { name } = membership;
             if (!probe.channels.includes(name) || !world.joined(membership) || membership.joinedAt > since || !authorizes(tab.profile.user, name)) continue;
-            if (world.network.failing.has(name) || (world.network.failingAt.get(name) ?? -Infinity) > since) continue;
+            // A channel that failed alone is retried alone with backoff up to 5 minutes (+20 %: connector/batch-isolation.ts).
+            if (world.network.failing.has(name) || (world.network.failingAt.get(name) ?? -Infinity) > probe.at - ISOLATED_RETRY_MS) continue;
+            if (world.known.has("narrow-on-failure") && !world.streamGranted(tab, channelTopic(name))) continue;
             if (!membership.events.has(probe.id)) world.violate(`${tab.id} never got the probe #${probe.id} on ${name}, though nothing failed for ${LIVENESS_MS / 1000} s ${describe(membership)}`);
+        }
+    }
+}
+
+/** How long a cause of failure excuses the errors that follow it (a backoff's retries keep reporting until it heals). */
+const CAUSE_MS = 60_000;
+
+/**
+ * No `error()` without a cause: each error reported since the last check follows, within {@link CAUSE_MS}, something
+ * that failed (the hub stopped or started, a fault in the profile's auth answers, a channel failing alone, a chunk that
+ * did not download, a channel the user may not join, a whisper the hub refused), or names a decision of the page's
+ * own (the 100-channel limit). A tab closing, a leader handing over, a cookie renewal are not failures.
+ */
+export function checkErrorCauses(world: World, since: number): void {
+    for (const tab of world.alive()) {
+        const handover = world.known.has("handover-error") ? (world.lifecycleAt.get(tab.profile.id) ?? -Infinity) : -Infinity;
+        for (const membership of world.memberships(tab)) {
+            for (const error of membership.errors) {
+                if (error.at <= since) continue;
+                const after = (at: number) => at >= error.at - CAUSE_MS && at <= error.at;
+                const caused =
+                    !world.network.up ||
+                    world.network.failures.some((failure) => (failure.profile === null || failure.profile === tab.profile) && after(failure.at)) ||
+                    chunkFailures.some(after) ||
+                    // See "renewal-from-grant" in known-bugs.ts.
+                    (world.known.has("renewal-from-grant") && world.network.deadlineEnds.some((end) => end.profile === tab.profile && after(end.at))) ||
+                    after(handover) ||
+                    !authorizes(tab.profile.user, membership.name) ||
+                    error.code === "whisper_failed";
+                if (!caused) world.violate(`${tab.id}'s ${membership.name} reported ${error.code} at ${seconds(error.at)} s without a cause: ${error.message}`);
+            }
         }
     }
 }
@@ -275,6 +311,8 @@ export function checkInvariants(world: World, quietSince: number): void {
     checkRequests(world);
     checkDeliveries(world);
     checkLiveness(world);
+    checkErrorCauses(world, world.checkedAt);
+    world.checkedAt = Date.now();
     checkNoSilentJoin(world, quietSince);
     checkPresence(world);
     checkIsolation(world);

@@ -146,11 +146,20 @@ export class Network {
     /** The next answers of each profile's auth requests, oldest first. */
     readonly faults = new Map<Profile, AuthFault[]>();
 
-    /** Channels whose auth fails (HTTP 500) in any batch that carries them (a callback that throws, issue 30). */
-    readonly failing = new Set<string>();
+    /** Channels whose auth fails (HTTP 500) in any batch that carries them (a callback that throws, issue 30), for one profile's or (null) everyone's. */
+    readonly failing = new Map<string, Profile | null>();
 
     /** When each profile last got a failed auth answer from a fault ({@link Network.faults}). */
     readonly faultAt = new Map<Profile, number>();
+
+    /**
+     * Every failure the network caused, when, and the profile it hit (null: every profile, the hub stopped or started):
+     * the invariants excuse an `error()` that follows one (see invariants.ts).
+     */
+    readonly failures: Array<{ readonly at: number; readonly profile: Profile | null }> = [];
+
+    /** When the hub ended a connection at its deadline (the cookie's life, the write timeout), and whose. */
+    readonly deadlineEnds: Array<{ readonly at: number; readonly profile: Profile }> = [];
 
     /** When each channel last failed alone (in {@link Network.failing}). */
     readonly failingAt = new Map<string, number>();
@@ -229,9 +238,11 @@ export class Network {
         const fault = this.faults.get(profile)?.shift();
         if (fault === 419 && profile.rotatesXsrf) this.rotateXsrf(); // A regenerated session's token (with the cookie only).
         if (fault !== undefined) this.faultAt.set(profile, Date.now());
+        if (fault !== undefined) this.failures.push({ at: Date.now(), profile });
         if (fault !== undefined) return response(fault, JSON.stringify({ message: `HTTP ${fault} from the simulated Laravel app.` }), "application/json");
-        const failing = names.filter((name) => this.failing.has(name));
+        const failing = names.filter((name) => this.failing.has(name) && (this.failing.get(name) === null || this.failing.get(name) === profile));
         for (const name of failing) this.failingAt.set(name, Date.now());
+        if (failing.length > 0) this.failures.push({ at: Date.now(), profile });
         if (failing.length > 0) return response(500, JSON.stringify({ message: "Server Error" }), "application/json");
         const unique = [...new Set(names)];
         const granted = unique.filter((name) => authorizes(profile.user, name));
@@ -297,6 +308,7 @@ export class Network {
     stop(): void {
         this.up = false;
         this.hubChangedAt = Date.now();
+        this.failures.push({ at: Date.now(), profile: null });
         for (const [source, connection] of [...this.#connections]) {
             this.#read(connection); // What reached the socket before the process died is read first.
             this.#end(connection, false);
@@ -308,6 +320,7 @@ export class Network {
     start(): void {
         this.up = true;
         this.hubChangedAt = Date.now();
+        this.failures.push({ at: Date.now(), profile: null });
         if (!this.history) this.#log.length = 0;
     }
 
@@ -325,6 +338,7 @@ export class Network {
         const deadline = (0.8 + 0.2 * this.random()) * life;
         connection.end = setTimeout(() => {
             connection.end = null;
+            this.deadlineEnds.push({ at: Date.now(), profile: source.tab.profile });
             this.#read(connection); // TCP: what was written before the end is read before it.
             this.#end(connection, true);
             source.dropped();

@@ -7,7 +7,7 @@ import type { MercureError } from "../../src/errors";
 import type { ShareEnvironment } from "../../src/share/tab-link";
 import { FakeBrowser, type FakeTab } from "../fakes/fake-tabs";
 import { log, openForChannel } from "./determinism";
-import { whisperTopic } from "../../src/testing/laravel-side";
+import { channelTopic, whisperTopic } from "../../src/testing/laravel-side";
 import { authorizes, HUB_URL, Network, type NetworkTab, type Profile, type Published, type Whispered } from "./network";
 
 /*
@@ -112,11 +112,17 @@ export class World {
     step = 0;
     /** The id of the current step's probe broadcast, or null (the hub was down). */
     probe: number | null = null;
+    /** When the invariants were last checked: errors since then are checked for a cause (see invariants.ts). */
+    checkedAt = -Infinity;
+    /** When a tab of each profile last went away or froze (a hand-over of the lead may follow), by profile id. */
+    readonly lifecycleAt = new Map<number, number>();
     /** The auth requests of the last minutes (the resource check counts them; older ones are dropped). */
     readonly authHistory: Network["authRequests"] = [];
     /** Whisper payload ids sent, by id: the tab and channel. */
     readonly sent = new Map<number, { tab: SimTab; channel: string }>();
     #whisperIds = 0;
+    /** Every join of the run (see {@link World.memberships}). */
+    readonly #joins: Membership[] = [];
 
     constructor(
         readonly config: WorldConfig,
@@ -189,6 +195,7 @@ export class World {
               : connector.channel(name);
         const membership: Membership = { tab, name, channel, joinedAt: Date.now(), left: null, events: new Map(), whispers: new Map(), delivered: [], errors: [], subscribed: [], listeningSince: null, view: null };
         tab.memberships.set(name, membership);
+        this.#joins.push(membership);
         tab.ever.add(name);
         const live = () => tab.memberships.get(name) === membership && membership.left === null;
         channel.listen(".sim", (payload: { b?: number }) => {
@@ -242,6 +249,11 @@ export class World {
         });
     }
 
+    /** Every join `tab` made, the left and evicted ones too (each keeps its errors), in order. */
+    memberships(tab: SimTab): Membership[] {
+        return this.#joins.filter((membership) => membership.tab === tab);
+    }
+
     /** Whether `membership`'s channel is still the connector's (not evicted: denied, or its chunk did not load). */
     #registered(membership: Membership): boolean {
         return membership.tab.connector.channels[membership.name] === membership.channel;
@@ -273,6 +285,7 @@ export class World {
     /** Close `tab` (`pagehide`, then the page is gone) or discard it (gone without `pagehide`, as a browser discards a background tab). */
     close(tab: SimTab, pagehide: boolean): void {
         if (tab.dead) return;
+        this.lifecycleAt.set(tab.profile.id, Date.now());
         tab.fake.close(pagehide);
         tab.dead = true;
         this.network.dropTab(tab);
@@ -288,6 +301,7 @@ export class World {
      */
     async freeze(tab: SimTab, ms: number): Promise<void> {
         if (tab.dead) return;
+        this.lifecycleAt.set(tab.profile.id, Date.now());
         tab.fake.freeze();
         await this.settle(ms);
         if (!tab.dead) tab.fake.resume();
@@ -317,6 +331,7 @@ export class World {
             for (const name of published.channels) {
                 const membership = tab.memberships.get(name);
                 if (membership === undefined || !this.joined(membership) || membership.subscribed.length === 0 || !authorizes(tab.profile.user, name)) continue;
+                if (this.known.has("narrow-on-failure") && !this.streamGranted(tab, channelTopic(name))) continue;
                 this.expectations.push({ kind: "broadcast", id: published.id, membership, at: published.at });
             }
         }
@@ -334,15 +349,20 @@ export class World {
             const membership = tab.memberships.get(whispered.channel);
             if (tab === sender || membership === undefined || !this.joined(membership) || membership.subscribed.length === 0) continue;
             if (membership.listeningSince === null || membership.listeningSince > whispered.at - 5_000) continue;
-            if (this.known.has("narrow-on-failure") && !this.#whisperGranted(tab, whispered.channel)) continue;
+            if (this.known.has("narrow-on-failure") && !this.streamGranted(tab, whisperTopic(whispered.channel))) continue;
             this.expectations.push({ kind: "whisper", id, membership, at: whispered.at });
         }
     }
 
-    /** Whether an open whisper stream of `tab`'s profile on `channel` connected with a cookie that grants it (see "narrow-on-failure"). */
-    #whisperGranted(tab: SimTab, channel: string): boolean {
-        const topic = whisperTopic(channel);
-        return this.network.connections().some((connection) => connection.tab.profile === tab.profile && connection.topics.includes(topic) && connection.grant?.whisper.has(topic) === true);
+    /**
+     * Whether an open stream of `tab`'s profile on `topic` (a private channel's, a whisper topic) connected with a cookie
+     * that grants it; true for a public channel's topic (see "narrow-on-failure" in known-bugs.ts).
+     */
+    streamGranted(tab: SimTab, topic: string): boolean {
+        if (!topic.includes("/whisper/") && !/\/channel\/(private|presence)-/.test(topic)) return true;
+        return this.network.connections().some(
+            (connection) => connection.tab.profile === tab.profile && connection.topics.includes(topic) && (connection.grant?.topics.has(topic) === true || connection.grant?.whisper.has(topic) === true),
+        );
     }
 
     /** The simulation's id of a published whisper (its payload's `w`; sealed on an encrypted channel), or null. */
