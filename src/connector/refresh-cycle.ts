@@ -126,8 +126,9 @@ export class RefreshCycle {
         if (host.auth.isolated.size === 0) this.resetIsolation(); // The last isolated channel was left: its retry goes with it.
         const names = joined.filter((name) => !host.auth.isolated.has(name));
         if (names.length === 0) {
-            // Only channels whose auth fails alone are left: their retry brings them back.
+            // Only channels whose auth fails alone are left: their retry brings them back; the stream of the others goes.
             if (host.auth.isolated.size === 0) host.windDown();
+            else this.#carryNothing();
             return null;
         }
         if (host.streams.latest() === null) host.status.set(host.everConnected() ? "reconnecting" : "connecting");
@@ -135,9 +136,10 @@ export class RefreshCycle {
     }
 
     /**
-     * Nothing granted is left to carry, but channels whose auth fails alone wait for their retry (issue 30): close the
-     * streams and report `reconnecting`, and leave the retries running. (Winding down would stop them, and leave those
-     * channels joined and unconnected for good: issue 49, found by the simulation.)
+     * Nothing granted is left to carry (the others were denied, or left), but channels whose auth fails alone wait for
+     * their retry (issue 30): close the streams and report `reconnecting`, and leave the retries running. (Winding down
+     * would stop them, and leave those channels joined and unconnected for good; keeping the stream would keep the
+     * channels left subscribed on the hub, a presence member who left: issue 49, both found by the simulation.)
      */
     #carryNothing(): void {
         const host = this.#host;

@@ -322,6 +322,28 @@ describe("a channel whose auth fails on its own (issue 30)", () => {
         expect(h.connector.connectionStatus()).toBe("connected");
     });
 
+    it("closes the stream of the others when they are left and only it remains, retried alone (issue 49, simulation seed 3292)", async () => {
+        // The simulation's finding: the stream kept carrying the presence channel the page had left, whose subscription
+        // the hub kept: the user stayed a member for everyone else.
+        vi.spyOn(Math, "random").mockReturnValue(0.5);
+        const h = createHarness();
+        brokenFor(h, { broken: true });
+        for (const channel of [h.connector.privateChannel("reports"), h.connector.presenceChannel("room")]) h.track(channel);
+        await h.flush();
+        await vi.advanceTimersByTimeAsync(1_000);
+        await settleLoads();
+        const stream = h.stream();
+        expect(stream.matches()).toEqual([topic("presence-room")]);
+        stream.emitOpen();
+        h.connector.leaveChannel("presence-room");
+        await h.flush();
+        expect(stream.closed).toBe(true);
+        expect(h.EventSource.live()).toEqual([]);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        await vi.advanceTimersByTimeAsync(5_000);
+        expect(h.auth.requests.at(-1)!.channelNames).toEqual(["private-reports"]);
+    });
+
     /** A harness whose `private-reports` was isolated (`state.broken`: the server 500s on every batch holding it). */
     async function isolatedReports(state: { broken: boolean }, others = ["news"]) {
         vi.spyOn(Math, "random").mockReturnValue(0.5);
