@@ -350,7 +350,8 @@ export class Network {
         source.opened();
         // [spec] mercure-hub §4.1: every new subscription is announced, to the subscriber itself too.
         for (const topic of source.topics) this.#announce(topic, connection, true);
-        if (lastEventId !== null) {
+        // [spec] mercure-hub §1.4: a hub without history (the reference hub's local transport) replays nothing.
+        if (lastEventId !== null && this.history) {
             const since = this.#log.findIndex((update) => update.id === lastEventId);
             if (since >= 0) for (const update of this.#log.slice(since + 1)) this.#deliver(connection, update);
         }
