@@ -82,7 +82,7 @@ abstract class Command implements fc.AsyncCommand<Model, World> {
 const tabAt = (model: Readonly<Model>, index: number): SimTab => model.tabs[index % model.tabs.length]!;
 
 /** A page opens in a new tab of `profile` and joins `channels`. */
-class OpenTab extends Command {
+export class OpenTab extends Command {
     constructor(
         readonly profile: number,
         readonly channels: readonly string[],
@@ -105,7 +105,7 @@ class OpenTab extends Command {
 }
 
 /** The page of a tab joins a channel. */
-class Join extends Command {
+export class Join extends Command {
     constructor(
         readonly tab: number,
         readonly channel: string,
@@ -126,7 +126,7 @@ class Join extends Command {
 }
 
 /** The page of a tab leaves one of its channels. */
-class Leave extends Command {
+export class Leave extends Command {
     constructor(
         readonly tab: number,
         readonly channel: number,
@@ -152,7 +152,7 @@ class Leave extends Command {
 }
 
 /** The page of a tab whispers on one of its guarded channels. */
-class Whisper extends Command {
+export class Whisper extends Command {
     constructor(
         readonly tab: number,
         readonly channel: number,
@@ -174,7 +174,7 @@ class Whisper extends Command {
 }
 
 /** The server broadcasts an event on some channels. */
-class Broadcast extends Command {
+export class Broadcast extends Command {
     constructor(
         readonly channels: readonly string[],
         race: number | null,
@@ -193,7 +193,7 @@ class Broadcast extends Command {
 }
 
 /** A tab goes away: closed (`pagehide`), discarded (no `pagehide`), or reloaded. */
-class EndTab extends Command {
+export class EndTab extends Command {
     constructor(
         readonly tab: number,
         readonly how: "close" | "discard" | "reload",
@@ -218,7 +218,7 @@ class EndTab extends Command {
 }
 
 /** A tab is frozen for a while (the `freeze` event: a leading tab steps down), then resumes (`resume`). */
-class FreezeTab extends Command {
+export class FreezeTab extends Command {
     constructor(
         readonly tab: number,
         readonly ms: number,
@@ -241,7 +241,7 @@ class FreezeTab extends Command {
 }
 
 /** The hub stops (every stream drops, every request fails), or starts again (without history: it forgot every update). */
-class Hub extends Command {
+export class Hub extends Command {
     constructor(
         readonly start: boolean,
         race: number | null,
@@ -261,7 +261,7 @@ class Hub extends Command {
 }
 
 /** The next auth requests of a profile fail: HTTP 500, 503, or 419 (Laravel's CSRF mismatch: the connector retries once). */
-class FailAuth extends Command {
+export class FailAuth extends Command {
     constructor(
         readonly profile: number,
         readonly status: AuthFault,
@@ -286,7 +286,7 @@ class FailAuth extends Command {
  * A channel's auth starts failing alone (HTTP 500 for any batch that carries it), or stops. While 49.2 is left out,
  * only for user 2 and only where user 2's connectors run alone (a bearer function): no tab shares its batches.
  */
-class FailChannel extends Command {
+export class FailChannel extends Command {
     constructor(
         readonly channel: string,
         readonly failing: boolean,
@@ -307,7 +307,7 @@ class FailChannel extends Command {
 }
 
 /** The next downloads of a lazy chunk fail (a deploy removed it, the network dropped), then one succeeds. */
-class ChunkOutage extends Command {
+export class ChunkOutage extends Command {
     constructor(
         readonly chunk: string,
         readonly failures: number,
@@ -327,7 +327,7 @@ class ChunkOutage extends Command {
 }
 
 /** Time passes (seconds to minutes: cookie renewals at about 211 s, stream ends from the hub). */
-class Advance extends Command {
+export class Advance extends Command {
     constructor(
         readonly ms: number,
         race: number | null,
@@ -346,7 +346,7 @@ class Advance extends Command {
 }
 
 /** Laravel sends a new `XSRF-TOKEN` value (another request of the page: every web response carries one). */
-class RotateXsrf extends Command {
+export class RotateXsrf extends Command {
     check(): boolean {
         return true;
     }
@@ -359,7 +359,7 @@ class RotateXsrf extends Command {
 }
 
 /** User 2's bearer token function returns a promise that never settles, for its next `count` calls. */
-class HangCredentials extends Command {
+export class HangCredentials extends Command {
     constructor(
         readonly count: number,
         race: number | null,

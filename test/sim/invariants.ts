@@ -190,8 +190,10 @@ export function checkPresence(world: World): void {
             holders.add(tab.profile.user);
             if (healthy(world, membership)) healthyUsers.add(tab.profile.user);
         }
-        // A leave narrows the stream after an auth request: while the profile's auth fails, the channel left stays subscribed.
-        const failing = (user: number) => world.network.failures.some((failure) => (failure.profile === null || failure.profile.user === user) && failure.at > now - CAUSE_MS);
+        // A leave narrows the stream after an auth request: while the profile's auth fails (a fault, not a channel that fails
+        // alone: the others' batch passes), the channel left stays subscribed.
+        const failing = (user: number) =>
+            world.network.failures.some((failure) => failure.kind !== "channel" && (failure.profile === null || failure.profile.user === user) && failure.at > now - CAUSE_MS);
         const ghosts = [...hub].filter((user) => !holders.has(user) && !failing(user));
         if (quiet && ghosts.length > 0) world.violate(`the hub counts users ${text(ghosts)} on ${name}, and no open tab of theirs holds it`);
         const missing = [...healthyUsers].filter((user) => !hub.has(user));

@@ -156,7 +156,7 @@ export class Network {
      * Every failure the network caused, when, and the profile it hit (null: every profile, the hub stopped or started):
      * the invariants excuse an `error()` that follows one (see invariants.ts).
      */
-    readonly failures: Array<{ readonly at: number; readonly profile: Profile | null }> = [];
+    readonly failures: Array<{ readonly at: number; readonly profile: Profile | null; readonly kind: "hub" | "fault" | "channel" }> = [];
 
     /** When the hub ended a connection at its deadline (the cookie's life, the write timeout), and whose. */
     readonly deadlineEnds: Array<{ readonly at: number; readonly profile: Profile }> = [];
@@ -238,11 +238,11 @@ export class Network {
         const fault = this.faults.get(profile)?.shift();
         if (fault === 419 && profile.rotatesXsrf) this.rotateXsrf(); // A regenerated session's token (with the cookie only).
         if (fault !== undefined) this.faultAt.set(profile, Date.now());
-        if (fault !== undefined) this.failures.push({ at: Date.now(), profile });
+        if (fault !== undefined) this.failures.push({ at: Date.now(), profile, kind: "fault" });
         if (fault !== undefined) return response(fault, JSON.stringify({ message: `HTTP ${fault} from the simulated Laravel app.` }), "application/json");
         const failing = names.filter((name) => this.failing.has(name) && (this.failing.get(name) === null || this.failing.get(name) === profile));
         for (const name of failing) this.failingAt.set(name, Date.now());
-        if (failing.length > 0) this.failures.push({ at: Date.now(), profile });
+        if (failing.length > 0) this.failures.push({ at: Date.now(), profile, kind: "channel" });
         if (failing.length > 0) return response(500, JSON.stringify({ message: "Server Error" }), "application/json");
         const unique = [...new Set(names)];
         const granted = unique.filter((name) => authorizes(profile.user, name));
@@ -308,7 +308,7 @@ export class Network {
     stop(): void {
         this.up = false;
         this.hubChangedAt = Date.now();
-        this.failures.push({ at: Date.now(), profile: null });
+        this.failures.push({ at: Date.now(), profile: null, kind: "hub" });
         for (const [source, connection] of [...this.#connections]) {
             this.#read(connection); // What reached the socket before the process died is read first.
             this.#end(connection, false);
@@ -320,7 +320,7 @@ export class Network {
     start(): void {
         this.up = true;
         this.hubChangedAt = Date.now();
-        this.failures.push({ at: Date.now(), profile: null });
+        this.failures.push({ at: Date.now(), profile: null, kind: "hub" });
         if (!this.history) this.#log.length = 0;
     }
 

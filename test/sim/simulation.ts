@@ -49,6 +49,27 @@ function configs(known: ReadonlySet<string>): fc.Arbitrary<WorldConfig> {
     });
 }
 
+/**
+ * Run `commands` against a fresh world of `config`, its randomness drawn from `worldSeed`, on fake timers; rejects with
+ * the first step's violations. Resolves with the number of steps run. (A regression case replays a shrunk sequence
+ * through this: see regressions.test.ts.)
+ */
+export async function runScenario(config: WorldConfig, worldSeed: number, commands: Iterable<fc.AsyncCommand<Model, World>>, known: ReadonlySet<string>): Promise<number> {
+    const random = seededRandom(worldSeed);
+    useSeededRandomness(random);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"], now: EPOCH });
+    resetChunks(() => 1 + Math.floor(random() * 150));
+    const world = new World(config, random, known);
+    const model: Model = { tabs: [], hubUp: true, known, history: config.history, bearerFunction: config.bearerFunction, xsrfCookie: config.xsrfCookie };
+    try {
+        await fc.asyncModelRun(() => ({ model, real: world }), commands);
+    } finally {
+        world.dispose();
+        vi.useRealTimers();
+    }
+    return world.step;
+}
+
 /** Run one seed (see {@link SimulationOptions}). */
 export async function simulate(options: SimulationOptions): Promise<SimulationResult> {
     let steps = 0;
@@ -57,19 +78,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         fc.integer(),
         fc.commands(commandArbitraries(options.known), { maxCommands: options.steps, size: "max", ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath }) }),
         async (config, worldSeed, commands) => {
-            const random = seededRandom(worldSeed);
-            useSeededRandomness(random);
-            vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"], now: EPOCH });
-            resetChunks(() => 1 + Math.floor(random() * 150));
-            const world = new World(config, random, options.known);
-            const model: Model = { tabs: [], hubUp: true, known: options.known, history: config.history, bearerFunction: config.bearerFunction, xsrfCookie: config.xsrfCookie };
-            try {
-                await fc.asyncModelRun(() => ({ model, real: world }), commands);
-            } finally {
-                steps += world.step;
-                world.dispose();
-                vi.useRealTimers();
-            }
+            steps += await runScenario(config, worldSeed, commands, options.known);
         },
     );
     const details = await fc.check(property, {

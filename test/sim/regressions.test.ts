@@ -1,0 +1,61 @@
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import "../../src/connector/mercure-connector";
+import { preloadChunks } from "./chunks";
+import { Advance, Broadcast, ChunkOutage, FailAuth, FailChannel, Hub, Join, Leave, OpenTab } from "./commands";
+import { shimWebCrypto } from "./determinism";
+import { KNOWN_BUGS } from "./known-bugs";
+import { runScenario } from "./simulation";
+import { CHANNELS, type WorldConfig } from "./world";
+
+// Every lazy chunk loads through the simulation's loader (test/sim/chunks.ts), as in simulation.test.ts.
+vi.mock("../../src/lazy-chunk", async () => ({ lazyChunk: (await import("./chunks")).simLazyChunk }));
+
+/*
+ * The bugs the simulation found and that are fixed, each kept as the shortest sequence fast-check shrank it to (its seed
+ * in the test's name): a sequence replays the same whatever the command generators become, where a seed would draw
+ * another one. Each failed before its fix (the commit named beside it) and passes after.
+ */
+
+beforeAll(async () => {
+    await preloadChunks();
+    await shimWebCrypto(CHANNELS.filter((name) => name.startsWith("private-encrypted-")));
+});
+
+/** The world most cases run in: a hub without history, page CSRF tokens, user 2's bearer token a string. */
+const PLAIN: WorldConfig = { history: false, bearerFunction: false, xsrfCookie: false, rotateXsrf: false, leaveDelay: 0 };
+
+describe("the simulation's regression cases (issue 49)", () => {
+    it("a hub that stays down is reported once per channel, not at every reconnect of the EventSource (4ab24cb)", async () => {
+        await expect(runScenario(PLAIN, 0, [new OpenTab(0, ["news", "private-team"], false, null), new Hub(false, null), new Advance(120_000, null)], KNOWN_BUGS)).resolves.toBe(3);
+    });
+
+    it("a channel left and joined again while the hub is down hears of the failure (241c2f7; seed 3397)", async () => {
+        const commands = [
+            new OpenTab(1, ["news", "presence-room.1"], false, null),
+            new Broadcast(["private-encrypted-chat"], null),
+            new Hub(false, null),
+            new FailAuth(0, 500, 1, null),
+            new Leave(0, 1, null),
+            new ChunkOutage("presence-capability", 1, null),
+            new Broadcast(["presence-room.2"], null),
+            new Broadcast(["private-team"], null),
+            new Join(0, "presence-room.1", false, null),
+        ];
+        await expect(runScenario(PLAIN, 0, commands, KNOWN_BUGS)).resolves.toBe(9);
+    });
+
+    it("a channel whose auth fails alone keeps its retry when the others of its batch are denied (27f75ae; seed 330)", async () => {
+        const commands = [new FailAuth(0, 500, 3, null), new OpenTab(0, ["sport", "private-orders.2"], false, null), new Leave(0, 3, null)];
+        await expect(runScenario(PLAIN, 0, commands, KNOWN_BUGS)).resolves.toBe(3);
+    });
+
+    it("an encrypted channel decrypts again once the JWE chunk downloads, without waiting for the next auth (b6c9cf8; seed 299)", async () => {
+        const commands = [new ChunkOutage("jwe", 3, 4_451), new OpenTab(0, [], false, null), new Join(0, "private-encrypted-chat", false, 4_250), new Broadcast(["sport"], 903)];
+        await expect(runScenario(PLAIN, 0, commands, KNOWN_BUGS)).resolves.toBe(4);
+    });
+
+    it("a presence channel left while another channel is retried alone leaves the hub too: no ghost member (f177429; seed 3292)", async () => {
+        const commands = [new OpenTab(1, ["private-orders.2"], false, null), new FailChannel("private-orders.2", true, null), new Join(0, "presence-room.2", false, null), new Leave(0, 3, null)];
+        await expect(runScenario({ ...PLAIN, bearerFunction: true }, 0, commands, KNOWN_BUGS)).resolves.toBe(4);
+    });
+});
