@@ -34,5 +34,5 @@ for (let at = 0; at < args.length; at++) {
 env.SIM_SEED ??= String(Date.now() % 1_000_000);
 console.log(`fuzzing from seed ${env.SIM_SEED} (${env.SIM_SEEDS ?? 1} seed(s), ${env.SIM_RUNS ?? 10} run(s) each, up to ${env.SIM_STEPS ?? 40} steps)`);
 
-const child = spawn("nice", ["-n", "10", process.execPath, join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--project", "sim"], { cwd: ROOT, env, stdio: "inherit" });
+const child = spawn("nice", ["-n", "10", process.execPath, join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--project", "sim", "test/sim/simulation.test.ts"], { cwd: ROOT, env, stdio: "inherit" });
 child.once("close", (code) => process.exit(code ?? 1));

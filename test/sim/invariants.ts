@@ -128,6 +128,8 @@ export function checkErrorCauses(world: World, since: number): void {
                     // See "renewal-from-grant" in known-bugs.ts.
                     (world.known.has("renewal-from-grant") && world.network.deadlineEnds.some((end) => end.profile === tab.profile && after(end.at))) ||
                     after(handover) ||
+                    // See "whisper-stale-grant" in known-bugs.ts.
+                    (world.known.has("whisper-stale-grant") && error.message.includes("whisper stream") && error.at - membership.joinedAt < 5_000) ||
                     !authorizes(tab.profile.user, membership.name) ||
                     error.code === "whisper_failed";
                 if (!caused) world.violate(`${tab.id}'s ${membership.name} reported ${error.code} at ${seconds(error.at)} s without a cause: ${error.message}`);
@@ -163,11 +165,14 @@ export function checkNoSilentJoin(world: World, quietSince: number): void {
     }
 }
 
-/** Whether `membership` is healthy: joined, it got this step's probe broadcast, and reported no error since it was sent. */
+/**
+ * Whether `membership` is healthy: joined, it got this step's probe broadcast, and reported no error since shortly
+ * before it was sent (an error just before may take the channel out of the stream that still brought the probe).
+ */
 function healthy(world: World, membership: Membership): boolean {
     if (world.probe === null || !world.joined(membership) || !membership.events.has(world.probe)) return false;
     const sent = world.network.broadcasts.find((published) => published.id === world.probe)!.at;
-    return !membership.errors.some((error) => error.at >= sent);
+    return !membership.errors.some((error) => error.at >= sent - 5_000);
 }
 
 /**

@@ -51,10 +51,16 @@ function configs(known: ReadonlySet<string>): fc.Arbitrary<WorldConfig> {
 
 /**
  * Run `commands` against a fresh world of `config`, its randomness drawn from `worldSeed`, on fake timers; rejects with
- * the first step's violations. Resolves with the number of steps run. (A regression case replays a shrunk sequence
- * through this: see regressions.test.ts.)
+ * the first step's violations. Resolves with the number of steps run, which `counted` hears either way. (A regression
+ * case replays a shrunk sequence through this: see regressions.test.ts.)
  */
-export async function runScenario(config: WorldConfig, worldSeed: number, commands: Iterable<fc.AsyncCommand<Model, World>>, known: ReadonlySet<string>): Promise<number> {
+export async function runScenario(
+    config: WorldConfig,
+    worldSeed: number,
+    commands: Iterable<fc.AsyncCommand<Model, World>>,
+    known: ReadonlySet<string>,
+    counted: (steps: number) => void = () => undefined,
+): Promise<number> {
     const random = seededRandom(worldSeed);
     useSeededRandomness(random);
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"], now: EPOCH });
@@ -64,6 +70,7 @@ export async function runScenario(config: WorldConfig, worldSeed: number, comman
     try {
         await fc.asyncModelRun(() => ({ model, real: world }), commands);
     } finally {
+        counted(world.step);
         world.dispose();
         vi.useRealTimers();
     }
@@ -78,7 +85,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         fc.integer(),
         fc.commands(commandArbitraries(options.known), { maxCommands: options.steps, size: "max", ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath }) }),
         async (config, worldSeed, commands) => {
-            steps += await runScenario(config, worldSeed, commands, options.known);
+            await runScenario(config, worldSeed, commands, options.known, (run) => (steps += run));
         },
     );
     const details = await fc.check(property, {
