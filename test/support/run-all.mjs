@@ -51,7 +51,7 @@ try {
 }
 
 /** The projects of the second lane: every project of vitest.config.ts but `browser` and `consumer` (unit/lanes.test.ts checks). */
-const OTHER_PROJECTS = ["unit", "kit-*", "dev", "e2e"];
+const OTHER_PROJECTS = ["unit", "sim", "kit-*", "dev", "e2e"];
 
 const browserLane = vitest(["--project", "browser"], true);
 const otherLane = node(TSC, ["--noEmit", "-p", "tsconfig.json"], false).then(async (typecheck) => {
