@@ -165,7 +165,12 @@ export class World {
                 : {
                       csrfToken: "csrf-2",
                       bearerToken: this.config.bearerFunction
-                          ? () => (profile.hang > 0 && profile.hang-- > 0 ? new Promise<string>(() => undefined) : profile.bearer)
+                          ? () => {
+                              if (!(profile.hang > 0 && profile.hang-- > 0)) return profile.bearer;
+                              // A function that never settles: the batch fails at the auth deadline (issue 49 point 6), a fault of the profile's.
+                              this.network.failures.push({ at: Date.now() + 15_000, profile, kind: "fault" });
+                              return new Promise<string>(() => undefined);
+                          }
                           : profile.bearer,
                   };
         tab.connector = new MercureConnector({
