@@ -42,6 +42,8 @@ export interface LeadershipHost {
     used(client: string): void;
     /** No other tab's client is registered any more (its `bye`, or dropped by the probe). */
     idle(): void;
+    /** Another tab's client registers with the engine (its first message). */
+    joined(): void;
 }
 
 /**
@@ -181,6 +183,7 @@ export class Leadership {
             }
             this.#remote.set(c, k);
             this.#probe(false);
+            this.host.joined();
         }
         if (tab !== undefined) tab.heard = Date.now();
         else if (message.t === "here") {

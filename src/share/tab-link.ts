@@ -164,6 +164,9 @@ export class TabLink {
     /** This tab's clients all moved to another link while it leads this one for other tabs: it lets go once none is left. */
     #vacated = false;
 
+    /** Frozen while leading for no other tab: it keeps its stream until another tab speaks (see {@link TabLink.#thaw}). */
+    #frozen = false;
+
     /** Create the link named `name` and queue for the lead; `engineOptions` are the leading connector's (hub, auth). */
     constructor(name: string, env: ShareEnvironment, engineOptions: Omit<HubEngineOptions, "send" | "room">) {
         this.#name = name;
@@ -177,7 +180,8 @@ export class TabLink {
         this.#channel.onmessage = (event) => {
             if (this.#alone) return;
             const message = event.data as { t?: unknown } | null;
-            if (message?.t === "ping" || message?.t === "here") this.#leader?.heard(message);
+            if ((message?.t === "ping" || message?.t === "here") && this.#frozen) this.#thaw();
+            else if (message?.t === "ping" || message?.t === "here") this.#leader?.heard(message);
             else if (!this.#leading && isTabsMessage(message)) this.#heardEngine(message);
         };
         this.#inbox.onmessage = (event) => {
@@ -190,11 +194,19 @@ export class TabLink {
         env.page?.addEventListener("pageshow", (event) => {
             if (event.persisted === true) this.#shown(true);
         });
-        // A frozen tab gets no stream events, yet its BroadcastChannel handlers still run (bench/hidden-tab.mjs): a
-        // frozen leader would answer every ping and starve every tab. It steps down as on `pagehide`, keeping its
-        // clients, and queues again on `resume`.
-        env.lifecycle?.addEventListener("freeze", () => this.#hidden(true));
-        env.lifecycle?.addEventListener("resume", () => this.#shown(false));
+        // A frozen tab gets no stream events until it resumes, yet its BroadcastChannel handlers still run
+        // (bench/hidden-tab.mjs): a frozen leader would answer every ping and starve every tab. It steps down as on
+        // `pagehide`, keeping its clients, and queues again on `resume`; but while it serves no other tab it keeps its
+        // stream (what the hub writes meanwhile waits for the resume, even on a hub without history) and steps down
+        // only once another tab speaks (see #thaw).
+        env.lifecycle?.addEventListener("freeze", () => {
+            if (this.#leading && !this.#leader?.serving()) this.#frozen = true;
+            else this.#hidden(true);
+        });
+        env.lifecycle?.addEventListener("resume", () => {
+            this.#frozen = false;
+            this.#shown(false);
+        });
         this.#queue();
     }
 
@@ -391,6 +403,9 @@ export class TabLink {
             idle: () => {
                 if (this.#vacated && this.#clients.size === 0) this.#close();
             },
+            joined: () => {
+                if (this.#frozen) queueMicrotask(() => this.#thaw());
+            },
         });
         this.#toTabs({ t: "up", e: epoch });
         return held;
@@ -432,6 +447,13 @@ export class TabLink {
         const direct = this.#direct;
         this.#direct = null;
         if (direct !== null) queueMicrotask(() => direct.upgrade());
+    }
+
+    /** Another tab speaks to a frozen leader that kept its stream for itself: it steps down now, as on `freeze`. */
+    #thaw(): void {
+        if (!this.#frozen) return;
+        this.#frozen = false;
+        this.#hidden(true);
     }
 
     /**

@@ -580,6 +580,44 @@ describe("sharing one hub connection between tabs", () => {
         expect(a.connector.connectionStatus()).toBe("connected");
     });
 
+    it("a lone leader that freezes keeps its stream (what the hub writes waits for its resume, even without history) and steps down once another tab speaks", async () => {
+        const a = open();
+        const gotA: unknown[] = [];
+        const errorsA: string[] = [];
+        a.connector.privateChannel("orders.1").listen(".placed", (payload: unknown) => gotA.push(payload)).error((error: MercureError) => errorsA.push(error.code));
+        await settle();
+        await openAll();
+        const leaderStream = main();
+        a.tab.freeze();
+        await settle(5_000);
+        // Before: it stepped down with nobody to take over, closed its stream, and reopened it on resume: on a hub without
+        // history the events of the freeze were lost, and the page heard a stream_error.
+        expect(leaderStream.closed).toBe(false);
+        expect(browser.holder()).toBe(a.tab);
+        leaderStream.emitMessage(envelope(["private-orders.1"], "placed", { n: 1 }), "id-1");
+        await settle();
+        expect(gotA).toEqual([{ n: 1 }]);
+        expect(errorsA).toEqual([]);
+        // Another tab opens and joins: its ping reaches the frozen tab's bus handler, which steps down for it.
+        const b = open();
+        const gotB: unknown[] = [];
+        b.connector.privateChannel("chat.1").listen(".said", (payload: unknown) => gotB.push(payload));
+        await settle();
+        expect(browser.holder()).toBe(b.tab);
+        await openAll();
+        // The new leader's stream carries both tabs' channels (beside it, the catch-up of tab A's stream from id-1).
+        const next = realMain().find((source) => source.matches().includes(topic("private-chat.1")))!;
+        expect(next.matches()).toEqual(expect.arrayContaining([topic("private-orders.1"), topic("private-chat.1")]));
+        next.emitMessage(envelope(["private-chat.1"], "said", { n: 2 }), "id-2");
+        next.emitMessage(envelope(["private-orders.1"], "placed", { n: 3 }), "id-3");
+        await settle();
+        expect(gotB).toEqual([{ n: 2 }]);
+        expect(gotA).toEqual([{ n: 1 }, { n: 3 }]);
+        a.tab.resume();
+        await settle();
+        expect(browser.holder()).toBe(b.tab);
+    });
+
     it("steals the lead from a frozen leader that does not answer a ping within the bound", async () => {
         const a = open();
         a.connector.privateChannel("orders.1");
