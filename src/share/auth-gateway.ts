@@ -30,6 +30,8 @@ interface Waiting {
     readonly answer: (result: AuthResult) => void;
     /** A probe of the client's batch isolation (see {@link AuthGateway.request}). */
     readonly probe: boolean;
+    /** The client asks again for the set a split suspended part of: asked for alone first (see {@link AuthGateway.#suspended}). */
+    readonly retry?: boolean;
 }
 
 /**
@@ -64,6 +66,13 @@ export class AuthGateway {
     /** Every client's channel set, in first-seen order. */
     readonly #sets = new Map<string, readonly string[]>();
 
+    /**
+     * The names a split found failing, by the client whose set holds them (see {@link AuthGateway.#split}): the union
+     * leaves them out until that client asks again (its own request goes to the server with them), so that the other
+     * tabs' requests (renewals, joins, the reconnects of a hub that is down) do not fail and split again each time.
+     */
+    readonly #suspended = new Map<string, ReadonlySet<string>>();
+
     /** Requests waiting for the next real request. */
     #waiting: Waiting[] = [];
 
@@ -97,6 +106,7 @@ export class AuthGateway {
     /** Record `client`'s channel set without a request (it re-registers with a new engine). */
     record(client: string, names: readonly string[]): void {
         this.#sets.set(client, [...names]);
+        this.#suspended.delete(client);
     }
 
     /**
@@ -114,12 +124,14 @@ export class AuthGateway {
      * of the client's batch isolation, which is not its set (see above).
      */
     request(client: string, names: readonly string[], answer: (result: AuthResult) => void, probe = false): void {
-        if (!probe) this.record(client, names);
+        const set = this.#sets.get(client);
+        const retry = !probe && this.#suspended.has(client) && set !== undefined && set.length === names.length && set.every((name, at) => name === names[at]);
+        if (!probe && !retry) this.record(client, names);
         const union = this.#union();
         const at = Date.now();
-        const cached = this.#fromCache(client, names, union);
+        const cached = retry ? null : this.#fromCache(client, names, union);
         if (cached !== null) return this.#tell(client, at, cached, answer, probe);
-        this.#waiting.push({ client, at, names: [...names], answer, probe });
+        this.#waiting.push({ client, at, names: [...names], answer, probe, retry });
         if (this.#queued) return;
         this.#queued = true;
         queueMicrotask(() => {
@@ -131,6 +143,7 @@ export class AuthGateway {
     /** A client left: its names leave the union of the next request (the cookie may still grant them). */
     forget(client: string): void {
         this.#sets.delete(client);
+        this.#suspended.delete(client);
         this.#told.delete(client);
         this.#waiting = this.#waiting.filter((entry) => entry.client !== client);
     }
@@ -146,10 +159,18 @@ export class AuthGateway {
         this.#waiting = [];
     }
 
-    /** The union of every client's set, first-seen order, de-duplicated. */
+    /** Every client's set, less what is suspended of it (see {@link AuthGateway.#suspended}). */
+    #held(): Array<[string, readonly string[]]> {
+        return [...this.#sets].map(([client, names]) => {
+            const suspended = this.#suspended.get(client);
+            return [client, suspended === undefined ? names : names.filter((name) => !suspended.has(name))];
+        });
+    }
+
+    /** The union of every client's set (less what is suspended), first-seen order, de-duplicated. */
     #union(): string[] {
         const union = new Set<string>();
-        for (const names of this.#sets.values()) for (const name of names) union.add(name);
+        for (const [, names] of this.#held()) for (const name of names) union.add(name);
         return [...union];
     }
 
@@ -178,6 +199,8 @@ export class AuthGateway {
      */
     async #flush(): Promise<void> {
         if (this.#inFlight || this.#closed || this.#waiting.length === 0) return;
+        const retry = this.#waiting.find((entry) => entry.retry === true);
+        if (retry !== undefined) return this.#retry(retry);
         const probe = this.#waiting.every((entry) => entry.probe) ? this.#waiting[0]! : null;
         const batch = probe === null ? this.#waiting.filter((entry) => !entry.probe) : [probe];
         this.#waiting = this.#waiting.filter((entry) => !batch.includes(entry));
@@ -217,32 +240,85 @@ export class AuthGateway {
     }
 
     /**
+     * A client asks again for a set a split suspended part of: its set alone goes to the server first, so that each retry
+     * of a tab whose channel still fails costs one request, not a failing union and a split. Still failing: it gets the
+     * failure, and the suspension stays. Passing: the suspension ends, the cookie holds that set alone, and the client's
+     * request waits for the union's.
+     */
+    async #retry(entry: Waiting): Promise<void> {
+        this.#waiting = this.#waiting.filter((waiting) => waiting !== entry);
+        this.#inFlight = true;
+        const result = await this.host.request(entry.names.slice(0, MAX_CHANNELS));
+        this.#inFlight = false;
+        if (this.#closed) return;
+        if (result.kind === "ok") {
+            this.#last = null;
+            this.#suspended.delete(entry.client);
+            this.#waiting.push({ ...entry, retry: false });
+        } else this.#tell(entry.client, entry.at, result, entry.answer);
+        await this.#flush();
+    }
+
+    /**
      * The union of several clients' sets failed with 5xx (issue 49): find the clients whose own set fails, and authorize
      * the others without them, so that a tab never fails for a channel it did not join (as without sharing, each tab's
      * requests holding its own channels only). The suspects are the clients whose set holds a guarded channel no request
-     * of this engine granted yet (see {@link AuthGateway.#known}): one alone is taken as failing; several are each asked
-     * for alone (one request each). The final request is the union of the other clients' sets and of what the failing
-     * ones had granted before (their streams go on). Null (every client gets the failure) when no client's set stands
-     * out, or every one fails, or a request ends otherwise (a network error, a 4xx), or the final request fails too.
+     * of this engine granted yet (see {@link AuthGateway.#known}): each is asked for alone (one request each). When none
+     * fails, or none stands out, a set granted before may have started failing (a channel whose authorization now
+     * throws): the others are asked for alone, unless the first two fail (then it is the server that fails, not a set). Each guarded channel of a failing set is then asked for alone: the final request is the union of the other
+     * clients' sets and of the failing sets' channels that pass alone; the ones that fail are left out of it, no longer
+     * known to pass (the next failing union suspects that client at once), and suspended (see
+     * {@link AuthGateway.#suspended}). Null (every client gets the failure) when no client's set stands out, or every one fails, or a request ends
+     * otherwise (a network error, a 4xx), or the final request fails too.
      */
     async #split(): Promise<{ union: string[]; sentAt: number; result: AuthResult; failing: ReadonlySet<string> } | null> {
-        const sets = [...this.#sets].filter(([, names]) => names.length > 0);
+        const sets = this.#held().filter(([, names]) => names.length > 0);
         const known = this.#known;
-        const suspects = sets.filter(([, names]) => names.some((name) => channelKind(name) !== "public" && !known.has(name)));
-        if (sets.length < 2 || suspects.length === 0) return null;
+        const unknown = (names: readonly string[]) => names.some((name) => channelKind(name) !== "public" && !known.has(name));
+        const suspects = sets.filter(([, names]) => unknown(names));
+        if (sets.length < 2) return null;
         const failing = new Set<string>();
-        if (suspects.length === 1) failing.add(suspects[0]![0]);
-        for (const [client, names] of suspects.length > 1 ? suspects : []) {
-            const alone = await this.host.request(names.slice(0, MAX_CHANNELS));
-            if (this.#closed || (alone.kind !== "ok" && !serverFailed(alone))) return null;
-            if (alone.kind !== "ok") failing.add(client);
+        // Each distinct set is asked for once (tabs that joined the same channels share its answer).
+        const answers = new Map<string, boolean>();
+        for (const [client, names] of [...suspects, ...sets.filter((set) => !suspects.includes(set))]) {
+            // The suspects first; the others only when no suspect fails, and until two of them fail.
+            const suspect = suspects.some(([id]) => id === client);
+            if (!suspect && suspects.some(([id]) => failing.has(id))) break;
+            const key = JSON.stringify(names.slice(0, MAX_CHANNELS));
+            let passes = answers.get(key);
+            if (passes === undefined) {
+                const alone = await this.host.request(names.slice(0, MAX_CHANNELS));
+                if (this.#closed || (alone.kind !== "ok" && !serverFailed(alone))) return null;
+                answers.set(key, (passes = alone.kind === "ok"));
+            }
+            if (!passes) failing.add(client);
+            // Two sets fail and none passed: it is the server that fails, not a set.
+            const told = [...answers.values()];
+            if (!suspect && told.every((ok) => !ok) && told.length > 1) return null;
         }
         if (failing.size === 0 || failing.size === sets.length) return null;
         const union = new Set<string>();
-        for (const [client, names] of sets) for (const name of names) if (!failing.has(client) || known.has(name)) union.add(name);
+        for (const [client, names] of sets) if (!failing.has(client)) for (const name of names) union.add(name);
+        // Each guarded channel of a failing set is asked for alone (once): the ones that fail are left out and no longer
+        // known to pass, the others stay in the union (their streams go on, their tab's requests are answered for them).
+        const passes = new Map<string, boolean>();
+        for (const [client, names] of sets) {
+            if (!failing.has(client)) continue;
+            for (const name of names) {
+                if (!passes.has(name) && !union.has(name)) {
+                    const alone = channelKind(name) === "public" ? null : await this.host.request([name]);
+                    if (this.#closed || (alone !== null && alone.kind !== "ok" && !serverFailed(alone))) return null;
+                    passes.set(name, alone === null || alone.kind === "ok");
+                }
+                if (passes.get(name) !== false) union.add(name);
+                else known.delete(name);
+            }
+        }
         const sentAt = Date.now();
         const result = await this.host.request([...union].slice(0, MAX_CHANNELS));
-        return result.kind === "ok" ? { union: [...union], sentAt, result, failing } : null;
+        if (result.kind !== "ok") return null;
+        for (const [client, names] of sets) if (failing.has(client)) this.#suspended.set(client, new Set(names.filter((name) => !union.has(name))));
+        return { union: [...union], sentAt, result, failing };
     }
 
     /** Remember `granted` as known to pass (see {@link AuthGateway.#known}), forgetting what no client's set holds any more. */

@@ -116,9 +116,40 @@ describe("batch isolation with tabs sharing (issue 49 point 2)", () => {
         // The union without A's failing channel was granted (A's own channel stayed in it), and the stream carries it.
         expect(ES.live().map((source) => source.matches().sort())).toEqual([["private-a.1", "private-b.1"].map(topic)]);
         for (const { source, grants } of opened) expect(source.matches().filter((match) => ![...grants].map(topic).includes(match))).toEqual([]);
-        // No request holding B's channel ever held A's failing one but the union that failed, and the split's own.
+        // No request holding B's channel ever held A's failing one: the union that failed was sent before B's request came,
+        // and the split asks for each set alone, then for each of the failing set's channels alone.
         const mixed = auth.requests.filter((request) => request.channelNames.includes("private-b.1") && request.channelNames.includes(BROKEN));
-        expect(mixed).toHaveLength(1);
+        expect(mixed).toEqual([]);
         expect([a.connector, b.connector].map((connector) => connector.connectionStatus())).toEqual(["connected", "connected"]);
+    });
+
+    it("a channel granted before whose authorization starts failing fails its own tab only: the other tab's join is answered without it", async () => {
+        const failing = new Set<string>();
+        auth.handler = (names) => {
+            if (names.some((name) => failing.has(name))) return { status: 500, body: { message: "Server Error" } };
+            cookie = new Set(names);
+            return grant(names);
+        };
+        const a = tab();
+        const b = tab();
+        join(a, "private-a.1");
+        join(b, "private-b.1");
+        await pass(1_000);
+        // A's channel was granted; now the server throws for it (the model behind it was deleted, say).
+        failing.add("private-a.1");
+        const from = auth.requests.length;
+        join(b, "private-b.2");
+        await pass(30_000);
+        // One union held A's failing channel beside B's: the split then left it out, and A's own retries ask for A's set
+        // alone (one request each), so no later request of B's fails for it.
+        const later = auth.requests.slice(from).map((request) => request.channelNames);
+        expect(later.filter((names) => names.includes("private-a.1") && names.some((name) => name.startsWith("private-b.")))).toHaveLength(1);
+        // Before: every union held A's channel and failed, and no set stood out (each had been granted): B's join failed
+        // with auth_failed (its new channel was taken for the culprit without a question), while A never asked.
+        expect(b.errors).toEqual([]);
+        const last = auth.requests.at(-1)!.channelNames;
+        expect(last).toEqual(expect.arrayContaining(["private-b.1", "private-b.2"]));
+        expect(last).not.toContain("private-a.1");
+        expect(b.connector.connectionStatus()).toBe("connected");
     });
 });
