@@ -65,12 +65,8 @@ abstract class Command implements fc.AsyncCommand<Model, World> {
     constructor(readonly race: number | null) {}
     abstract check(model: Readonly<Model>): boolean;
     abstract act(model: Model, world: World): void | Promise<void>;
-    /** Whether the raced broadcast is left out (see 49.8 in known-bugs.ts). */
-    protected raceLeftOut(_model: Readonly<Model>): boolean {
-        return false;
-    }
     run(model: Model, world: World): Promise<void> {
-        return step(world, model, this.toString(), this.raceLeftOut(model) ? null : this.race, () => this.act(model, world));
+        return step(world, model, this.toString(), this.race, () => this.act(model, world));
     }
     abstract describe(): string;
     toString(): string {
@@ -142,9 +138,7 @@ export class Leave extends Command {
         const names = [...tab.memberships.keys()];
         const name = names[this.channel % names.length];
         if (name === undefined) return;
-        // See 49.7 in known-bugs.ts: a channel that failed alone lately is not left.
-        const failed = world.network.failing.has(name) || (world.network.failingAt.get(name) ?? -Infinity) > Date.now() - 300_000;
-        if (!(model.known.has("49.7") && failed)) world.leave(tab, name);
+        world.leave(tab, name);
     }
     describe(): string {
         return `Leave(tab #${this.tab}, its channel #${this.channel})`;
@@ -204,9 +198,6 @@ export class EndTab extends Command {
     check(model: Readonly<Model>): boolean {
         return model.tabs.length > 0;
     }
-    protected override raceLeftOut(model: Readonly<Model>): boolean {
-        return model.known.has("49.8") && !model.history;
-    }
     act(model: Model, world: World) {
         const tab = tabAt(model, this.tab);
         if (this.how === "reload") world.reload(tab);
@@ -228,9 +219,6 @@ export class FreezeTab extends Command {
     }
     check(model: Readonly<Model>): boolean {
         return model.tabs.length > 0;
-    }
-    protected override raceLeftOut(model: Readonly<Model>): boolean {
-        return model.known.has("49.8") && !model.history;
     }
     act(model: Model, world: World) {
         return world.freeze(tabAt(model, this.tab), this.ms);
@@ -287,8 +275,7 @@ export class FailAuth extends Command {
 }
 
 /**
- * A channel's auth starts failing alone (HTTP 500 for any batch that carries it), or stops. While 49.2 is left out,
- * only for user 2 and only where user 2's connectors run alone (a bearer function): no tab shares its batches.
+ * A channel's auth starts failing alone (HTTP 500 for any batch that carries it, whoever sends it), or stops.
  */
 export class FailChannel extends Command {
     constructor(
@@ -298,11 +285,11 @@ export class FailChannel extends Command {
     ) {
         super(race);
     }
-    check(model: Readonly<Model>): boolean {
-        return !model.known.has("49.2") || model.bearerFunction;
+    check(): boolean {
+        return true;
     }
-    act(model: Model, world: World) {
-        if (this.failing) world.network.failing.set(this.channel, model.known.has("49.2") ? world.profiles[1]! : null);
+    act(_model: Model, world: World) {
+        if (this.failing) world.network.failing.set(this.channel, null);
         else world.network.failing.delete(this.channel);
     }
     describe(): string {
@@ -381,23 +368,11 @@ export class HangCredentials extends Command {
     }
 }
 
-/** The chunks an outage may hit (module paths' ends), each with the issue 49 point that leaves it out while unfixed. */
-const CHUNKS: ReadonlyArray<readonly [string, string | null]> = [
-    ["presence-capability", null],
-    ["crypto-capability", null],
-    ["jwe", null],
-    ["share-platform", null],
-    ["platform-setup", null],
-    ["credentials", null],
-    ["batch-isolation", null],
-    ["stream-diagnosis", null],
-    ["leadership", "49.4"],
-    ["whisper-capability", "49.5"],
-    ["whisper/index", "49.5"],
-];
+/** The chunks an outage may hit (module paths' ends). */
+const CHUNKS = ["presence-capability", "crypto-capability", "jwe", "share-platform", "platform-setup", "credentials", "batch-isolation", "stream-diagnosis", "leadership", "whisper-capability", "whisper/index"] as const;
 
-/** The command generators, without the actions `known` leaves out; `weights` favour what real pages do most. */
-export function commandArbitraries(known: ReadonlySet<string>): Array<fc.Arbitrary<fc.AsyncCommand<Model, World>>> {
+/** The command generators; `weights` favour what real pages do most (the known bugs leave out what they must in each command). */
+export function commandArbitraries(): Array<fc.Arbitrary<fc.AsyncCommand<Model, World>>> {
     const race = fc.option(fc.integer({ min: 0, max: 5_000 }), { freq: 3 });
     const tab = fc.nat(MAX_TABS * 2);
     const channel = fc.constantFrom(...CHANNELS);
@@ -420,12 +395,12 @@ export function commandArbitraries(known: ReadonlySet<string>): Array<fc.Arbitra
             .tuple(fc.constantFrom(0, 1), fc.constantFrom<AuthFault>(500, 503, 419), fc.integer({ min: 1, max: 3 }), race)
             .map(([p, s, n, r]) => new FailAuth(p, s, n, r)),
         fc
-            .tuple(fc.constantFrom(...CHUNKS.filter(([, point]) => point === null || !known.has(point)).map(([name]) => name)), fc.integer({ min: 1, max: 3 }), race)
+            .tuple(fc.constantFrom(...CHUNKS), fc.integer({ min: 1, max: 3 }), race)
             .map(([c, n, r]) => new ChunkOutage(c, n, r)),
         fc.tuple(fc.integer({ min: 1_000, max: 300_000 }), race).map(([ms, r]) => new Advance(ms, r)),
     ];
     arbitraries.push(fc.tuple(fc.constantFrom(...CHANNELS.filter(guarded)), fc.boolean(), race).map(([c, f, r]) => new FailChannel(c, f, r)));
-    if (!known.has("49.1")) arbitraries.push(race.map((r) => new RotateXsrf(r)));
-    if (!known.has("49.6")) arbitraries.push(fc.tuple(fc.integer({ min: 1, max: 2 }), race).map(([n, r]) => new HangCredentials(n, r)));
+    arbitraries.push(race.map((r) => new RotateXsrf(r)));
+    arbitraries.push(fc.tuple(fc.integer({ min: 1, max: 2 }), race).map(([n, r]) => new HangCredentials(n, r)));
     return arbitraries;
 }

@@ -169,6 +169,8 @@ export class World {
                               if (!(profile.hang > 0 && profile.hang-- > 0)) return profile.bearer;
                               // A function that never settles: the batch fails at the auth deadline (issue 49 point 6), a fault of the profile's.
                               this.network.failures.push({ at: Date.now() + 15_000, profile, kind: "fault" });
+                              // And liveness counts from that deadline, as from a faulty answer.
+                              this.network.faultAt.set(profile, Math.max(this.network.faultAt.get(profile) ?? -Infinity, Date.now() + 15_000));
                               return new Promise<string>(() => undefined);
                           }
                           : profile.bearer,
