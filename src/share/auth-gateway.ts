@@ -12,6 +12,8 @@ export interface AuthGatewayHost {
     hubTimeouts(): HubTimeouts;
     /** A real request succeeded: the cookie changed, the real main stream must be reopened with it. */
     granted(): void;
+    /** A split found `client`'s set failing while it did not ask: its connector must ask again, and hear why. */
+    failed(client: string): void;
 }
 
 /** The last successful real request: what it granted (the cookie holds it) and when it was sent. */
@@ -30,7 +32,7 @@ interface Waiting {
     readonly answer: (result: AuthResult) => void;
     /** A probe of the client's batch isolation (see {@link AuthGateway.request}). */
     readonly probe: boolean;
-    /** The client asks again for the set a split suspended part of: asked for alone first (see {@link AuthGateway.#suspended}). */
+    /** The client asks again for a set that holds a name a split suspended: asked for alone first (see {@link AuthGateway.#suspended}). */
     readonly retry?: boolean;
 }
 
@@ -71,7 +73,7 @@ export class AuthGateway {
      * leaves them out until that client asks again (its own request goes to the server with them), so that the other
      * tabs' requests (renewals, joins, the reconnects of a hub that is down) do not fail and split again each time.
      */
-    readonly #suspended = new Map<string, ReadonlySet<string>>();
+    readonly #suspended = new Map<string, { readonly names: ReadonlySet<string>; readonly set: readonly string[] }>();
 
     /** Requests waiting for the next real request. */
     #waiting: Waiting[] = [];
@@ -105,8 +107,10 @@ export class AuthGateway {
 
     /** Record `client`'s channel set without a request (it re-registers with a new engine). */
     record(client: string, names: readonly string[]): void {
+        // A set that narrows (the client's stream closed) keeps the suspension; one with another name ends it.
+        const suspension = this.#suspended.get(client);
+        if (suspension !== undefined && names.some((name) => !suspension.set.includes(name))) this.#suspended.delete(client);
         this.#sets.set(client, [...names]);
-        this.#suspended.delete(client);
     }
 
     /**
@@ -124,9 +128,16 @@ export class AuthGateway {
      * of the client's batch isolation, which is not its set (see above).
      */
     request(client: string, names: readonly string[], answer: (result: AuthResult) => void, probe = false): void {
-        const set = this.#sets.get(client);
-        const retry = !probe && this.#suspended.has(client) && set !== undefined && set.length === names.length && set.every((name, at) => name === names[at]);
-        if (!probe && !retry) this.record(client, names);
+        // A request that holds a name a split suspended is asked for alone first (see #retry); one without ends the suspension.
+        const suspension = this.#suspended.get(client);
+        const retry = !probe && suspension !== undefined && names.some((name) => suspension.names.has(name));
+        if (retry) {
+            this.#sets.set(client, [...names]);
+            this.#suspended.set(client, { names: suspension.names, set: [...names] });
+        } else if (!probe) {
+            this.#suspended.delete(client);
+            this.record(client, names);
+        }
         const union = this.#union();
         const at = Date.now();
         const cached = retry ? null : this.#fromCache(client, names, union);
@@ -162,7 +173,7 @@ export class AuthGateway {
     /** Every client's set, less what is suspended of it (see {@link AuthGateway.#suspended}). */
     #held(): Array<[string, readonly string[]]> {
         return [...this.#sets].map(([client, names]) => {
-            const suspended = this.#suspended.get(client);
+            const suspended = this.#suspended.get(client)?.names;
             return [client, suspended === undefined ? names : names.filter((name) => !suspended.has(name))];
         });
     }
@@ -223,6 +234,7 @@ export class AuthGateway {
             this.#learn(granted);
             this.host.granted();
         }
+        for (const client of failing) if (!batch.some((entry) => entry.client === client)) this.host.failed(client);
         for (const entry of batch) {
             const answer = failing.has(entry.client) ? failure : result.kind === "ok" ? this.#subset(entry.names, result.response, sentAt, over) : result;
             this.#tell(entry.client, entry.at, answer, entry.answer, entry.probe);
@@ -254,6 +266,7 @@ export class AuthGateway {
         if (result.kind === "ok") {
             this.#last = null;
             this.#suspended.delete(entry.client);
+            this.record(entry.client, entry.names);
             this.#waiting.push({ ...entry, retry: false });
         } else this.#tell(entry.client, entry.at, result, entry.answer);
         await this.#flush();
@@ -306,9 +319,10 @@ export class AuthGateway {
             if (!failing.has(client)) continue;
             for (const name of names) {
                 if (!passes.has(name) && !union.has(name)) {
-                    const alone = channelKind(name) === "public" ? null : await this.host.request([name]);
+                    const asked = answers.get(JSON.stringify([name]));
+                    const alone = asked !== undefined || channelKind(name) === "public" ? null : await this.host.request([name]);
                     if (this.#closed || (alone !== null && alone.kind !== "ok" && !serverFailed(alone))) return null;
-                    passes.set(name, alone === null || alone.kind === "ok");
+                    passes.set(name, asked ?? (alone === null || alone.kind === "ok"));
                 }
                 if (passes.get(name) !== false) union.add(name);
                 else known.delete(name);
@@ -317,7 +331,7 @@ export class AuthGateway {
         const sentAt = Date.now();
         const result = await this.host.request([...union].slice(0, MAX_CHANNELS));
         if (result.kind !== "ok") return null;
-        for (const [client, names] of sets) if (failing.has(client)) this.#suspended.set(client, new Set(names.filter((name) => !union.has(name))));
+        for (const [client, names] of sets) if (failing.has(client)) this.#suspended.set(client, { names: new Set(names.filter((name) => !union.has(name))), set: this.#sets.get(client) ?? names });
         return { union: [...union], sentAt, result, failing };
     }
 

@@ -67,6 +67,7 @@ export class HubEngine {
             request: (names) => this.#authorize(names),
             hubTimeouts: options.hubTimeouts,
             granted: () => this.#mux.renew(),
+            failed: (client) => this.#mux.end(client),
         });
         if (options.seed) this.#gateway.seed(options.seed.client, options.seed);
     }

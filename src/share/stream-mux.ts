@@ -166,6 +166,19 @@ export class StreamMux {
         if (this.#streams.latest() !== null) this.#reopen = true;
     }
 
+    /**
+     * End `client`'s virtual main streams as the hub ends a refused one: its connector asks for its channels again and
+     * hears why (the gateway found a channel of its set failing while another tab asked: see `auth-gateway.ts`).
+     */
+    end(client: string): void {
+        for (const [id, main] of [...this.#mains]) {
+            if (main.client !== client) continue;
+            this.#mains.delete(id);
+            this.#catchUps.close(id);
+            this.host.send({ t: "state", s: id, state: 2 });
+        }
+    }
+
     /** Close every real stream (the engine stops). */
     closeAll(): void {
         this.#streams.closeAll();

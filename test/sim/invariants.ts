@@ -44,6 +44,28 @@ function explained(world: World, membership: Membership, at: number): boolean {
     return membership.errors.some((error) => error.at >= since && causeOf(world, membership, error) === "failure");
 }
 
+/** How long after a tab of the profile went away or froze a publish may fall in the hand-over (see {@link handedOver}). */
+const HANDOVER_MS = 5_000;
+
+/**
+ * Whether a publish at `at` fell in a hand-over of `membership`'s stream on a hub without history, the loss issue 49
+ * point 8 documents (docs/tabs-and-connections.md): another tab of its profile closed, was discarded, reloaded or froze
+ * at most {@link HANDOVER_MS} before, the tab was not subscribed again between that and the publish, and was after it
+ * (its stream moved to the next leading tab). A hub with history replays it; a lone tab keeps its stream (no hand-over).
+ */
+function handedOver(world: World, membership: Membership, at: number): boolean {
+    if (world.config.history) return false;
+    return world.handovers.some(
+        (handover) =>
+            handover.tab !== membership.tab &&
+            handover.tab.profile === membership.tab.profile &&
+            handover.at <= at &&
+            at - handover.at <= HANDOVER_MS &&
+            !membership.subscribed.some((time) => time > handover.at && time < at) &&
+            membership.subscribed.some((time) => time >= at),
+    );
+}
+
 /** A membership's state in one line, for violation messages. */
 export function describe(membership: Membership): string {
     const codes = membership.errors.map((error) => `${error.code}@${seconds(error.at)}`);
@@ -68,7 +90,7 @@ export function checkDeliveries(world: World): void {
         const { membership, kind, id, at } = expectation;
         if (membership.tab.dead) continue;
         const count = (kind === "broadcast" ? membership.events : membership.whispers).get(id) ?? 0;
-        if (count > 0 || explained(world, membership, at)) continue;
+        if (count > 0 || explained(world, membership, at) || handedOver(world, membership, at)) continue;
         if (now - at < DELIVERY_BOUND_MS) {
             pending.push(expectation);
             continue;
@@ -97,6 +119,11 @@ export function checkLiveness(world: World): void {
     if (!world.network.up || world.network.hubChangedAt > since || lastChunkFailure > since) return;
     for (const tab of world.alive()) {
         if ((world.network.faultAt.get(tab.profile) ?? -Infinity) > since) continue;
+        // A tab holding a channel whose auth fails alone is told so when another tab's request finds it (the engine ends
+        // its stream, as the hub does a refused one: auth-gateway.ts): its other channels are interrupted, with an
+        // error, while its own batch isolation runs; the deliveries check still holds them to an error for each loss.
+        const held = [...tab.memberships.keys()];
+        if (held.some((name) => world.network.failing.has(name) || (world.network.failingAt.get(name) ?? -Infinity) > probe.at - ISOLATED_RETRY_MS)) continue;
         for (const membership of tab.memberships.values()) {
             const { name } = membership;
             if (!probe.channels.includes(name) || !world.joined(membership) || membership.joinedAt > since || !authorizes(tab.profile.user, name)) continue;

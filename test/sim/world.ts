@@ -116,6 +116,8 @@ export class World {
     checkedAt = -Infinity;
     /** When a tab of each profile last went away or froze (a hand-over of the lead may follow), by profile id. */
     readonly lifecycleAt = new Map<number, number>();
+    /** Each tab that closed, was discarded, reloaded or froze, and when: the tabs of its profile may be handed over. */
+    readonly handovers: Array<{ readonly tab: SimTab; readonly at: number }> = [];
     /** The auth requests of the last minutes (the resource check counts them; older ones are dropped). */
     readonly authHistory: Network["authRequests"] = [];
     /** Whisper payload ids sent, by id: the tab and channel. */
@@ -293,6 +295,7 @@ export class World {
     close(tab: SimTab, pagehide: boolean): void {
         if (tab.dead) return;
         this.lifecycleAt.set(tab.profile.id, Date.now());
+        this.handovers.push({ tab, at: Date.now() });
         tab.fake.close(pagehide);
         tab.dead = true;
         this.network.dropTab(tab);
@@ -309,6 +312,7 @@ export class World {
     async freeze(tab: SimTab, ms: number): Promise<void> {
         if (tab.dead) return;
         this.lifecycleAt.set(tab.profile.id, Date.now());
+        this.handovers.push({ tab, at: Date.now() });
         tab.fake.freeze();
         await this.settle(ms);
         if (!tab.dead) tab.fake.resume();
