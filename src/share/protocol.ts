@@ -50,6 +50,8 @@ export type ToTabs =
     | { readonly t: "down"; readonly e: string; readonly id?: string | null }
     /** Answer to `ping`. */
     | { readonly t: "pong"; readonly e: string }
+    /** Answer to `ping` of a tab that holds the lock while its engine chunk loads (retries included): wait, do not steal. */
+    | { readonly t: "wait"; readonly e: string }
     /**
      * Which tabs are alive? Every follower answers with a `here` (see `tab-link.ts`, liveness). `id`: the engine's cursor
      * (an event id, no data): every event up to it that a tab's open streams wanted was posted to it before, so that a
@@ -134,7 +136,7 @@ export function newId(): string {
 export function isTabsMessage(data: unknown): data is ToTabs {
     const m = data as Record<string, unknown> | null;
     if (typeof m !== "object" || m === null || typeof m["e"] !== "string" || m["e"] === "") return false;
-    return m["t"] === "room" ? typeof m["n"] === "number" : /^(up|down|pong|probe)$/.test(String(m["t"]));
+    return m["t"] === "room" ? typeof m["n"] === "number" : /^(up|down|pong|wait|probe)$/.test(String(m["t"]));
 }
 
 /**

@@ -164,6 +164,9 @@ export class TabLink {
     /** This tab's clients all moved to another link while it leads this one for other tabs: it lets go once none is left. */
     #vacated = false;
 
+    /** The epoch of this tab's engine while its chunk loads (retries included), or null: pings get a `wait` meanwhile. */
+    #loading: string | null = null;
+
     /** Frozen while leading for no other tab: it keeps its stream until another tab speaks (see {@link TabLink.#thaw}). */
     #frozen = false;
 
@@ -181,6 +184,7 @@ export class TabLink {
             if (this.#alone) return;
             const message = event.data as { t?: unknown } | null;
             if ((message?.t === "ping" || message?.t === "here") && this.#frozen) this.#thaw();
+            else if (message?.t === "ping" && this.#leading && this.#leader === null && this.#loading !== null) this.#channel.postMessage({ t: "wait", e: this.#loading } satisfies ToTabs);
             else if (message?.t === "ping" || message?.t === "here") this.#leader?.heard(message);
             else if (!this.#leading && isTabsMessage(message)) this.#heardEngine(message);
         };
@@ -365,7 +369,11 @@ export class TabLink {
         }
         // The engine chunk may fail to load (offline, a deploy removed it): retried, then reported to this tab's waiting
         // clients, and the lead released for another tab.
+        // A tab that pings meanwhile is told to wait: the retries take longer than its watchdog (PING_TIMEOUT_MS), and a
+        // lock stolen from a tab whose engine then comes up made two leading tabs, each with a main stream.
+        this.#loading = epoch;
         const { Leadership } = (await this.#loadEngine(() => this.#stepDown === stepDown)) ?? {};
+        if (this.#loading === epoch) this.#loading = null;
         if (this.#stepDown !== stepDown) return;
         if (Leadership === undefined) {
             for (const client of this.#clients.values()) client.fail("the engine chunk of tab sharing did not load");
@@ -553,6 +561,16 @@ export class TabLink {
             this.#downHeard = false;
             this.#clearWatchdog();
             for (const client of this.#clients.values()) client.resync();
+            return;
+        }
+        // The leading tab's engine is loading: ping again later instead of stealing (it releases the lock if it fails).
+        if (update.t === "wait") {
+            if (this.#watchdog === null) return;
+            clearTimeout(this.#watchdog);
+            this.#watchdog = setClampedTimeout(() => {
+                this.#watchdog = null;
+                this.#expectEngine();
+            }, PING_TIMEOUT_MS);
             return;
         }
         // Another engine's traffic: the one followed may be a stray `up`'s; the real engine answers the ping with its epoch.

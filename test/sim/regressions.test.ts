@@ -124,4 +124,9 @@ describe("the simulation's regression cases (issue 49)", () => {
         const commands = [new FailChannel("private-encrypted-chat", true, null), new Hub(false, null), new OpenTab(0, ["private-encrypted-chat"], false, null), new Join(0, "news", false, null), new ChunkOutage("presence-capability", 1, null), new OpenTab(0, ["presence-room.2", "private-encrypted-chat"], false, null)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(6);
     });
+
+    it("a tab that pings while the leading tab's engine chunk is retried waits: no stolen lock, no second leading tab (seed 173)", async () => {
+        const commands = [new OpenTab(0, ["private-encrypted-chat"], false, null), new OpenTab(0, [], false, null), new OpenTab(0, ["presence-room.2"], false, null), new ChunkOutage("leadership", 2, null), new EndTab(0, "reload", null)];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
+    });
 });

@@ -126,6 +126,23 @@ describe("a tab whose engine chunk failed stays electable (issue 49 point 4)", (
         expect(b.connector.connectionStatus()).toBe("connected");
     });
 
+    it("a tab that pings while the leading tab's engine chunk is retried waits for it instead of stealing the lock: one leading tab, one stream", async () => {
+        chunk.failures = 2; // B's load fails twice: it loads on its second retry, 4 s after the first try.
+        const b = listen("b");
+        await pass(500);
+        const a = listen("a");
+        await pass(6_000);
+        // Before: A's ping got no answer within 3 s, A stole the lock while B's engine was still loading, and B's engine
+        // came up beside A's own lead: two leading tabs, each with a main stream.
+        expect(browser.holder()).toBe(b.tab);
+        const mains = ES.live().filter((source) => source.matches().some((match) => match.includes("/channel/")));
+        expect(mains).toHaveLength(1);
+        expect(mains[0]!.matches()).toEqual(expect.arrayContaining([topic("private-a"), topic("private-b")]));
+        expect(a.errors).toEqual([]);
+        expect(b.errors).toEqual([]);
+        expect([a.connector.connectionStatus(), b.connector.connectionStatus()]).toEqual(["connected", "connected"]);
+    });
+
     it("is never connected and deaf while its engine cannot load: it reports, retries with backoff, and serves once the chunk loads", async () => {
         const a = listen("a");
         const b = listen("b");
