@@ -107,6 +107,12 @@ export class StreamMux {
     /** Recently forwarded ids (bounded, see {@link SEEN_LIMIT}): the connector's ledger, with one "channel", the tabs. */
     readonly #seen = new DeliveryLedger(SEEN_LIMIT);
 
+    /** The last answer of {@link StreamMux.#soloFor}, with what it was computed for. */
+    #solo: { readonly stream: HubStream; readonly mains: number; readonly version: number; readonly client: string | null } | null = null;
+
+    /** Counts the changes of the virtual main streams (see {@link StreamMux.#soloFor}). */
+    #version = 0;
+
     /** The next reconcile must reopen even for the same union (a new cookie). */
     #reopen = false;
 
@@ -133,13 +139,17 @@ export class StreamMux {
         this.#cursorSet = true;
         const topics = params.getAll("match");
         this.#mains.set(id, { client, topics, names: topicNames(topics), patterns: params.getAll("match_urlpattern"), open: false, cursor });
+        this.#version++;
         this.#schedule();
     }
 
     /** Close virtual stream `id`; the union narrows (main) or the real whisper stream loses a reference. */
     close(id: string): void {
         this.#catchUps.close(id);
-        if (this.#mains.delete(id)) return this.#schedule();
+        if (this.#mains.delete(id)) {
+            this.#version++;
+            return this.#schedule();
+        }
         this.#queuedWhispers.delete(id);
         for (const [key, entry] of this.#whispers) {
             if (!entry.refs.delete(id) || entry.refs.size > 0) continue;
@@ -370,16 +380,10 @@ export class StreamMux {
         }
         const message = { t: "event", w: null, type, data: String(event.data), id } as const;
         const recent: Recent = { event: message, channels: undefined };
-        // One tab (the usual case): the real stream carries its channels only, and its connector drops what it did not
-        // join, so the event is not parsed here; the address is read only when tabs must be told apart.
-        let only: string | null = null;
-        for (const main of this.#mains.values()) {
-            if (only !== null && only !== main.client) {
-                only = null;
-                break;
-            }
-            only = main.client;
-        }
+        // One client (the usual case) whose streams want every topic the real stream carries: its connector drops what it
+        // did not join, so the event is not parsed here; the address is read only when clients must be told apart, or
+        // while the real stream still carries the topics of a client that left (a narrowing reopen is under way).
+        const only = this.#soloFor(stream);
         if (only !== null) this.host.send(message, [only]);
         else {
             const to: string[] = [];
@@ -390,6 +394,24 @@ export class StreamMux {
         // Kept for late virtual streams: at least the last RECENT_LIMIT, dropped in halves (no shift per event).
         this.#forwarded++;
         if (this.#recent.push(recent) > 2 * RECENT_LIMIT) this.#base = this.#recent.splice(0, RECENT_LIMIT).pop()!.event.id;
+    }
+
+    /** The one client every event of `stream` may go to unread (see {@link StreamMux.#forward}), or null; cached per stream until the virtual streams change. */
+    #soloFor(stream: HubStream): string | null {
+        if (this.#solo?.stream === stream && this.#solo.mains === this.#mains.size && this.#solo.version === this.#version) return this.#solo.client;
+        let only: string | null = null;
+        const wanted = new Set<string>();
+        for (const main of this.#mains.values()) {
+            if (only !== null && only !== main.client) {
+                only = null;
+                break;
+            }
+            only = main.client;
+            for (const topic of main.topics) wanted.add(topic);
+        }
+        const client = only !== null && stream.topics.every((topic) => wanted.has(topic)) ? only : null;
+        this.#solo = { stream, mains: this.#mains.size, version: this.#version, client };
+        return client;
     }
 
     /** The handlers of the real main streams. */

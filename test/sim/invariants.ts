@@ -271,8 +271,7 @@ export function checkIsolation(world: World): void {
         for (const heard of profile.browser.heard.splice(0)) {
             const tab = world.tabs.find((candidate) => candidate.fake === heard.tab);
             if (tab === undefined || heard.name.includes(" inbox engine ")) continue;
-            // See "lone-client-leak": while it is left out, the events a batch forwards are not scanned (its other messages are).
-            const message = world.known.has("lone-client-leak") ? withoutEvents(heard.message) : heard.message;
+            const message = heard.message;
             const text = JSON.stringify(message);
             for (const { name, texts } of forms) {
                 if (tab.ever.has(name)) continue;
@@ -293,12 +292,6 @@ export function checkIsolation(world: World): void {
         profile.browser.log.length = 0;
         profile.browser.posted.length = 0;
     }
-}
-
-/** A bus message without the events of a batch (see {@link checkIsolation}). */
-function withoutEvents(message: unknown): unknown {
-    const batch = message as { t?: unknown; m?: Array<{ t?: unknown }> } | null;
-    return batch?.t === "batch" && Array.isArray(batch.m) ? { ...batch, m: batch.m.filter((inner) => inner?.t !== "event") } : message;
 }
 
 /**

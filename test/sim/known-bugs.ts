@@ -21,11 +21,6 @@
  *   whisper streams stay, beside the engine's for the same channels: one more hub connection per channel for the
  *   page's life (over HTTP/1.1, out of the six). Left out: the whisper stream count counts distinct topics, not
  *   connections, for tabs that share.
- * - lone-client-leak: the leading tab's engine forwards every event of its real stream, unread, to the one client
- *   registered when there is one (share/stream-mux.ts `#forward`: "the real stream carries its channels only"); while
- *   the real stream still carries the channels of a tab that just left them (the narrowing reopen is under way), that
- *   client, in another tab, gets their events: a tab receives the events of channels it never joined. Left out: the
- *   isolation check does not scan the events of a batch.
  * - narrow-on-failure: a tab's share client narrows the channel set it announced to the engine to what its newest main
  *   stream carries (share/virtual-source.ts `#narrow`), to nothing when that stream failed and closed; until its
  *   connector's retry, the engine's real requests (another tab's join or renewal, during a hub outage) authorize a union
@@ -64,7 +59,7 @@
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
-export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "catch-up-race", "direct-whisper", "lone-client-leak", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "isolation-transient", "whisper-stale-grant"]);
+export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "isolation-transient", "whisper-stale-grant"]);
 
 /** Every known bug the simulation knows how to leave out. */
-export const ALL_KNOWN = ["alone-cookie", "catch-up-race", "direct-whisper", "lone-client-leak", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "isolation-transient", "whisper-stale-grant"] as const;
+export const ALL_KNOWN = ["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "isolation-transient", "whisper-stale-grant"] as const;

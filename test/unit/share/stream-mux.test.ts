@@ -169,3 +169,29 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         expect(ES.live().map((source) => source.matches())).toEqual([["news"], ["news-whisper"], ["sports-whisper"]]);
     });
 });
+
+describe("StreamMux: an event goes only to the clients whose streams want it", () => {
+    const SPORT = JSON.stringify({ channels: ["sport"], event: "e", payload: {} });
+
+    it("reads the address while the real stream still carries the topics of a client that left: the one client left gets none of them", async () => {
+        mux.open("a", "a/1", `${HUB.href}?match=news`, false);
+        mux.open("b", "b/1", `${HUB.href}?match=sport`, false);
+        await vi.advanceTimersByTimeAsync(0);
+        const real = ES.last();
+        real.emitOpen();
+        // Client b (another tab) leaves sport: the narrowing reopen is scheduled, and the real stream carries sport meanwhile.
+        mux.close("b/1");
+        real.emitMessage(SPORT, "id-1");
+        real.emitMessage(NEWS, "id-2");
+        // Before: a lone client got every event of the real stream unread, sport's too (a tab receiving a channel it never joined).
+        const events = sent.filter((message) => message["t"] === "event").map((message) => message["id"]);
+        expect(events).toEqual(["id-2"]);
+        // Once the real stream carries a's topics only, its events go to a unread again.
+        await vi.advanceTimersByTimeAsync(0);
+        const narrowed = ES.last();
+        expect(narrowed).not.toBe(real);
+        narrowed.emitOpen();
+        narrowed.emitMessage(NEWS, "id-3");
+        expect(sent.filter((message) => message["t"] === "event").map((message) => message["id"])).toEqual(["id-2", "id-3"]);
+    });
+});
