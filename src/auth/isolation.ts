@@ -1,4 +1,5 @@
 import { MercureError } from "../errors";
+import { channelKind } from "../topic/channel-kind";
 import type { AuthResult } from "./auth-client";
 
 /*
@@ -19,14 +20,18 @@ function serverFailed(result: AuthResult): result is AuthResult & { kind: "error
 
 /**
  * The channels of `names` whose auth fails with 5xx on its own, with the status each got, found by halving the
- * batch (about 2 log₂ n requests per failing channel). Null when a probe ended any other way (a network error, a
- * 4xx, `disconnect()`): nothing can be concluded, and the caller falls back to retrying the whole batch.
+ * batch (about 2 log₂ n requests per failing channel), then asked for alone once more once a part passed (one more
+ * request each). Null when nothing can be concluded, and the caller falls back to retrying the whole batch with its
+ * backoff: a probe ended any other way (a network error, a 4xx, `disconnect()`); no part passed (the server fails,
+ * not a channel); or a public channel fails alone (Laravel authorizes no public channel: the server is having a bad
+ * moment). A channel that failed while the server failed for a moment passes the second time and is not isolated.
  */
 export async function failingAlone(names: readonly string[], probe: Probe): Promise<Map<string, number> | null> {
     const failing = new Map<string, number>();
+    let passed = false;
     const search = async (part: readonly string[]): Promise<boolean> => {
         const result = await probe(part);
-        if (result.kind === "ok") return true;
+        if (result.kind === "ok") return (passed = true);
         if (!serverFailed(result)) return false;
         if (part.length === 1) {
             failing.set(part[0]!, result.status);
@@ -37,7 +42,15 @@ export async function failingAlone(names: readonly string[], probe: Probe): Prom
     };
     const middle = Math.ceil(names.length / 2);
     const concluded = (await search(names.slice(0, middle))) && (await search(names.slice(middle)));
-    return concluded ? failing : null;
+    if (!concluded || !passed) return null;
+    for (const name of [...failing.keys()]) {
+        if (channelKind(name) === "public") return null;
+        const again = await probe([name]);
+        if (again.kind === "ok") failing.delete(name);
+        else if (serverFailed(again)) failing.set(name, again.status);
+        else return null;
+    }
+    return failing;
 }
 
 /** The error of a channel whose auth fails on its own: the others joined without it, and it is retried alone. */

@@ -221,7 +221,7 @@ export class AuthGateway {
         const failure = await this.host.request(union.slice(0, MAX_CHANNELS));
         let result = failure;
         let failing: ReadonlySet<string> = new Set();
-        const split = probe === null && serverFailed(failure) ? await this.#split() : null;
+        const split = probe === null && serverFailed(failure) ? await this.#split(batch.map((entry) => entry.client)) : null;
         if (split !== null) ({ union, sentAt, result, failing } = split);
         this.#inFlight = false;
         if (this.#closed) return;
@@ -278,13 +278,14 @@ export class AuthGateway {
      * requests holding its own channels only). The suspects are the clients whose set holds a guarded channel no request
      * of this engine granted yet (see {@link AuthGateway.#known}): each is asked for alone (one request each). When none
      * fails, or none stands out, a set granted before may have started failing (a channel whose authorization now
-     * throws): the others are asked for alone, unless the first two fail (then it is the server that fails, not a set). Each guarded channel of a failing set is then asked for alone: the final request is the union of the other
+     * throws): the others are asked for alone, those whose request waits first, unless the first two fail (then it is the
+     * server that fails, not a set). Each guarded channel of a failing set is then asked for alone: the final request is the union of the other
      * clients' sets and of the failing sets' channels that pass alone; the ones that fail are left out of it, no longer
      * known to pass (the next failing union suspects that client at once), and suspended (see
      * {@link AuthGateway.#suspended}). Null (every client gets the failure) when no client's set stands out, or every one fails, or a request ends
      * otherwise (a network error, a 4xx), or the final request fails too.
      */
-    async #split(): Promise<{ union: string[]; sentAt: number; result: AuthResult; failing: ReadonlySet<string> } | null> {
+    async #split(asking: readonly string[]): Promise<{ union: string[]; sentAt: number; result: AuthResult; failing: ReadonlySet<string> } | null> {
         const sets = this.#held().filter(([, names]) => names.length > 0);
         const known = this.#known;
         const unknown = (names: readonly string[]) => names.some((name) => channelKind(name) !== "public" && !known.has(name));
@@ -293,8 +294,10 @@ export class AuthGateway {
         const failing = new Set<string>();
         // Each distinct set is asked for once (tabs that joined the same channels share its answer).
         const answers = new Map<string, boolean>();
-        for (const [client, names] of [...suspects, ...sets.filter((set) => !suspects.includes(set))]) {
-            // The suspects first; the others only when no suspect fails, and until two of them fail.
+        const others = sets.filter((set) => !suspects.includes(set));
+        const order = [...suspects, ...others.filter(([client]) => asking.includes(client)), ...others.filter(([client]) => !asking.includes(client))];
+        for (const [client, names] of order) {
+            // The suspects first; the others (those that asked first) only when no suspect fails, unless the first two fail.
             const suspect = suspects.some(([id]) => id === client);
             if (!suspect && suspects.some(([id]) => failing.has(id))) break;
             const key = JSON.stringify(names.slice(0, MAX_CHANNELS));

@@ -261,13 +261,10 @@ export class FailAuth extends Command {
     check(model: Readonly<Model>): boolean {
         return !(this.status === 419 && this.profile === 1 && model.xsrfCookie);
     }
-    act(model: Model, world: World) {
+    act(_model: Model, world: World) {
         const profile = world.profiles[this.profile]!;
-        // See "isolation-transient" in known-bugs.ts: at most two 5xx in a row while it is left out.
-        const count = model.known.has("isolation-transient") && this.status !== 419 ? Math.min(this.count, 2) : this.count;
         const queued = world.network.faults.get(profile) ?? [];
-        if (model.known.has("isolation-transient") && this.status !== 419 && queued.some((fault) => fault !== 419)) return;
-        world.network.faults.set(profile, [...queued, ...Array<AuthFault>(count).fill(this.status)]);
+        world.network.faults.set(profile, [...queued, ...Array<AuthFault>(this.count).fill(this.status)]);
     }
     describe(): string {
         return `FailAuth(user ${this.profile + 1}, ${this.count} x HTTP ${this.status})`;

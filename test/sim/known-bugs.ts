@@ -46,11 +46,6 @@
  *   in share/load.ts says), the stream reconnects on its own platform when the hub is back, and the tab keeps a main
  *   stream of its own beside the engine's until its next renewal (up to 211 s), authorizing alone meanwhile. Left out:
  *   one main stream more per profile in the five minutes after the hub stopped or started.
- * - isolation-transient: three 5xx answers in a row from a server having a bad moment make batch isolation
- *   (connector/batch-isolation.ts) take the channel whose lone probe met the third for one that fails alone, even a
- *   public channel, which Laravel never checks: it leaves the stream, its broadcasts are lost without an error at the
- *   time, and it is retried alone after 5 s, doubling up to 5 minutes. Left out: at most two 5xx answers in a row are
- *   queued for a profile (`FailAuth`).
  * - whisper-stale-grant: a channel joined again with a whisper listener opens its whisper stream at once, on the
  *   grant of its earlier join, before the join's auth answer: when the cookie expired meanwhile (the page held no
  *   channel for five minutes), the hub refuses it and the channel reports `stream_error` ("The hub closed the whisper
@@ -59,7 +54,7 @@
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
-export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "isolation-transient", "whisper-stale-grant"]);
+export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "whisper-stale-grant"]);
 
 /** Every known bug the simulation knows how to leave out. */
-export const ALL_KNOWN = ["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "isolation-transient", "whisper-stale-grant"] as const;
+export const ALL_KNOWN = ["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "whisper-stale-grant"] as const;

@@ -259,13 +259,15 @@ describe("a channel whose auth fails on its own (issue 30)", () => {
         expect(h.EventSource.instances).toHaveLength(0);
         h.errors.length = 0;
 
-        // The retry fails too: the batch is halved until the failing channel stands alone, then the others are authorized.
+        // The retry fails too: the batch is halved until the failing channel stands alone, which is asked for alone once
+        // more now that a part passed (a server's bad moment isolates nothing), then the others are authorized.
         await vi.advanceTimersByTimeAsync(1_000);
         await settleLoads();
         expect(h.auth.requests.map((request) => request.channelNames)).toEqual([
             ["news", "private-orders.2", "private-reports"],
             ["news", "private-orders.2", "private-reports"],
             ["news", "private-orders.2"],
+            ["private-reports"],
             ["private-reports"],
             ["news", "private-orders.2"],
         ]);
