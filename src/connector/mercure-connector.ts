@@ -124,7 +124,13 @@ export class MercureConnector extends EchoChannelMethods {
     readonly #hub = new HubLocator({
         auth: this.#auth,
         cookie: this.#cookieRefresh,
-        move: () => this.#streams.current?.isOpen() === true && this.#scheduleRefresh(true),
+        move: () => {
+            const current = this.#streams.current;
+            if (current === null) return; // A retry pending, or no stream yet: it opens through the new platform.
+            // Reconnecting by itself (the hub down), it serves nothing and would reconnect on the old platform: close it.
+            if (!current.isOpen()) this.#streams.retireCurrent();
+            this.#scheduleRefresh(true);
+        },
         running: () => this.#cycle.running(),
         opening: () =>
             this.#status.get() !== "connecting" ? null : new Promise((resolve) => {

@@ -200,8 +200,9 @@ export interface LeadHooks {
     /** When that request was sent (see `CookieRefreshTimer.authorizedAt`). */
     readonly cookie: Pick<CookieRefreshTimer, "authorizedAt">;
     /**
-     * The platform changed: open the connector's stream again through it, when one serves (a stream that has not
-     * opened, or was lost, is opened again by the next refresh or retry, through the new platform too).
+     * The platform changed: open the connector's stream again through it, whatever its state (one reconnecting by
+     * itself is closed at once: it would reconnect on the old platform; one lost is opened again by the next retry,
+     * through the new platform too).
      */
     move(): void;
     /** Null when no refresh runs; else a promise that resolves once none does (until then an auth request of its own may be in flight). */

@@ -325,9 +325,7 @@ export function checkResources(world: World): void {
             world.known.has("catch-up-race") &&
             connections.some((other) => other !== connection && other.main && other.tab === connection.tab && other.since > connection.since && connection.topics.every((topic) => other.topics.includes(topic)));
         const main = connections.filter((connection) => connection.main && !catchUp(connection)).length;
-        // See "move-while-reconnecting": a connector that moved platforms while its stream reconnected keeps it until its renewal.
-        const moved = world.known.has("move-while-reconnecting") && world.network.hubChangedAt > now - 300_000 ? 1 : 0;
-        if (world.network.up && main - replacing("main") - moved > groups) {
+        if (world.network.up && main - replacing("main") > groups) {
             const held = connections.filter((connection) => connection.main).map((connection) => `${connection.tab.id}: ${connection.topics.map((topic) => topic.replace(/^.*\/channel\//, "")).join(" ")}`);
             world.violate(`profile ${profile.id} holds ${main} main streams for ${tabs.length} open tabs in ${groups} group(s): ${held.join("; ")}`);
         }

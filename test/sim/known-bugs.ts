@@ -40,12 +40,6 @@
  *   life, less 5 s): the stream is interrupted (`stream_error`), and on a hub without history what is published
  *   during the reconnect is lost. Left out: the hub ending a stream at its deadline counts as a cause of the errors
  *   that follow.
- * - move-while-reconnecting: a connector that led the tabs on its own stream is told to move to the engine (another
- *   tab joined, its share client took over, or its lead was stolen) while that stream is reconnecting by itself (the
- *   hub is down): the move reopens only a stream that is open (`move` in connector/mercure-connector.ts, as LeadHooks
- *   in share/load.ts says), the stream reconnects on its own platform when the hub is back, and the tab keeps a main
- *   stream of its own beside the engine's until its next renewal (up to 211 s), authorizing alone meanwhile. Left out:
- *   one main stream more per profile in the five minutes after the hub stopped or started.
  * - whisper-stale-grant: a channel joined again with a whisper listener opens its whisper stream at once, on the
  *   grant of its earlier join, before the join's auth answer: when the cookie expired meanwhile (the page held no
  *   channel for five minutes), the hub refuses it and the channel reports `stream_error` ("The hub closed the whisper
@@ -54,7 +48,7 @@
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
-export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "whisper-stale-grant"]);
+export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "whisper-stale-grant"]);
 
 /** Every known bug the simulation knows how to leave out. */
-export const ALL_KNOWN = ["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "move-while-reconnecting", "whisper-stale-grant"] as const;
+export const ALL_KNOWN = ["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "whisper-stale-grant"] as const;

@@ -165,6 +165,36 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         ]);
     });
 
+    it("a move to the engine while the connector's own stream reconnects by itself (hub down) closes that stream: one stream at the end, the engine's", async () => {
+        const first = browser.tab();
+        const got: unknown[] = [];
+        connector(first)
+            .privateChannel("orders.1")
+            .listen(".shipped", (payload: unknown) => got.push(payload));
+        await settle(() => ES.live().length > 0);
+        const own = only();
+        own.emitOpen();
+        arrive();
+        await settle(() => browser.channels.length > 0);
+        await openAll();
+        // The hub went down: the browser reconnects the stream by itself.
+        own.emitError();
+        await settle();
+        expect(own.closed).toBe(false);
+
+        connector(browser.tab()).privateChannel("chat.1");
+        await settle(() => auth.requests.length > 1);
+        expect(own.closed).toBe(true);
+        // The hub is back: only the engine's stream opens, for both tabs' channels.
+        await openAll();
+        const shared = only();
+        expect(shared).not.toBe(own);
+        expect(shared.matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
+        shared.emitMessage(envelope(["private-orders.1"], "shipped", { n: 1 }), "id-1");
+        await settle(() => got.length > 0);
+        expect(got).toEqual([{ n: 1 }]);
+    });
+
     it("a tab that leads alone asks for the share client only once its first stream has opened: nothing downloads beside the first connection", async () => {
         const created = Date.now(); // The fake clock.
         const made = connector(browser.tab());
