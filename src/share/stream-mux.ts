@@ -377,6 +377,7 @@ export class StreamMux {
             this.#streams.delivered(stream, id);
             if (!this.#seen.claim(id, "")) return;
             this.#cursor = id;
+            this.#catchUps.forwarded(id);
         }
         const message = { t: "event", w: null, type, data: String(event.data), id } as const;
         const recent: Recent = { event: message, channels: undefined };

@@ -320,11 +320,7 @@ export function checkResources(world: World): void {
         const connections = world.network.connections().filter((connection) => connection.tab.profile === profile && !connection.tab.dead);
         // A replacement opened in the last few seconds may still have its predecessor draining (make-before-break).
         const replacing = (kind: "main" | "whisper") => connections.filter((connection) => connection[kind] && connection.since > now - REPLACEMENT_MS).length;
-        // A catch-up stream (share/catch-up.ts) carries a subset of its tab's shared stream's topics; see "catch-up-race".
-        const catchUp = (connection: (typeof connections)[number]) =>
-            world.known.has("catch-up-race") &&
-            connections.some((other) => other !== connection && other.main && other.tab === connection.tab && other.since > connection.since && connection.topics.every((topic) => other.topics.includes(topic)));
-        const main = connections.filter((connection) => connection.main && !catchUp(connection)).length;
+        const main = connections.filter((connection) => connection.main).length;
         if (world.network.up && main - replacing("main") > groups) {
             const held = connections.filter((connection) => connection.main).map((connection) => `${connection.tab.id}: ${connection.topics.map((topic) => topic.replace(/^.*\/channel\//, "")).join(" ")}`);
             world.violate(`profile ${profile.id} holds ${main} main streams for ${tabs.length} open tabs in ${groups} group(s): ${held.join("; ")}`);

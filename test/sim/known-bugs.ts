@@ -11,11 +11,6 @@
  *   replace the profile's one hub cookie with their own channels' grants; a native reconnect (the hub restarted, the
  *   network dropped) then runs on another tab's cookie, and the tab's private channels are silent while `connected`
  *   (`subscribed()` even fires again). Left out: one tab of user 2 at a time when user 2's bearer token is a function.
- * - catch-up-race: the leading tab's catch-up stream for a virtual stream (share/catch-up.ts) ends only when it
- *   delivers an event the shared stream forwarded first; when the shared stream was reopened after it and the hub
- *   writes each update to the older connection first, the catch-up wins every race and stays open for good, a second
- *   main stream on the hub. Left out: the stream count does not count a catch-up stream (its topics a subset of a
- *   newer main stream's of the same tab).
  * - direct-whisper: a connector that leads the tabs on its own stream before the share client has loaded opens its
  *   whisper streams on its own too; when it moves to the engine (another tab joins), its main stream moves and its
  *   whisper streams stay, beside the engine's for the same channels: one more hub connection per channel for the
@@ -48,7 +43,7 @@
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
-export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "whisper-stale-grant"]);
+export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "whisper-stale-grant"]);
 
 /** Every known bug the simulation knows how to leave out. */
-export const ALL_KNOWN = ["alone-cookie", "catch-up-race", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "whisper-stale-grant"] as const;
+export const ALL_KNOWN = ["alone-cookie", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "whisper-stale-grant"] as const;

@@ -129,4 +129,16 @@ describe("the simulation's regression cases (issue 49)", () => {
         const commands = [new OpenTab(0, ["private-encrypted-chat"], false, null), new OpenTab(0, [], false, null), new OpenTab(0, ["presence-room.2"], false, null), new ChunkOutage("leadership", 2, null), new EndTab(0, "reload", null)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
     });
+
+    it("a catch-up stream ends when the shared stream forwards an event it delivered first: no second main stream (catch-up-race; seed 29)", async () => {
+        const commands = [
+            new OpenTab(0, ["private-orders.1"], false, null),
+            new OpenTab(0, ["presence-room.2"], false, null),
+            new Whisper(0, 0, null),
+            new Broadcast(["presence-room.2"], null),
+            new Broadcast(["private-encrypted-chat"], null),
+            new FreezeTab(0, 25_245, null),
+        ];
+        await expect(runScenario(PLAIN, 0, commands, KNOWN_BUGS)).resolves.toBe(6);
+    });
 });

@@ -115,6 +115,25 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         expect(ES.live()).not.toContain(catchUp);
     });
 
+    it("ends when the shared stream forwards an event it delivered first (the hub writes to the older connection first): it never stays open beside the shared stream", async () => {
+        const real = await forwarded(1_100);
+        mux.open("c", "c/1", url("id-100"), false);
+        await vi.advanceTimersByTimeAsync(0);
+        const catchUp = ES.last();
+        expect(catchUp.param("last_event_id")).toBe("id-100");
+        catchUp.emitOpen();
+        catchUp.emitMessage(NEWS, "id-101");
+        // Each live event reaches the catch-up first, then the shared stream: every tab gets it once from the shared stream.
+        catchUp.emitMessage(NEWS, "id-1101");
+        expect(catchUp.closed).toBe(false);
+        real.emitMessage(NEWS, "id-1101");
+        expect(catchUp.closed).toBe(true);
+        expect(ES.live()).toEqual([real]);
+        real.emitMessage(NEWS, "id-1102");
+        expect(replayed("c/1")).toEqual(["id-101", "id-1101"]);
+        expect(broadcast().slice(-2)).toEqual(["id-1101", "id-1102"]);
+    });
+
     it("ends at its first error and when its virtual stream closes; a cursor it keeps, a fresh stream and the engine's first cursor need none", async () => {
         const real = await forwarded(1_100);
         mux.open("c", "c/1", url("id-100"), false);
