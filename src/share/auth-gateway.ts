@@ -51,8 +51,10 @@ interface Waiting {
  * trailing). A failed request (4xx, 5xx, network) gives every client in its batch the same classified result.
  *
  * Issue 13: a client is answered from the last grant without a request when every guarded name it asks for
- * is in the last granted union and the cookie is fresh (before the renewal moment `cookie-refresh.ts`
- * computes). A leave therefore costs no request, nor a public join; a guarded newcomer one; a renewal one. In
+ * is in the last granted union and the cookie is fresh: the renewal the answer schedules (from the cookie's
+ * remaining `expires_in`) comes at most 5 % of the grant's renewal delay after the grant's own renewal moment
+ * (`cookie-refresh.ts`), before the hub may end the streams on that cookie (the first 37 s of a 300 s cookie). A leave therefore
+ * costs no request, nor a public join soon after a grant; a guarded newcomer one; a renewal one. In
  * shared mode the gateway is the only authorizer of the browser for its hub, so the cookie holds its grants;
  * {@link AuthGateway.invalidate} (the hub refused a stream) sends the next request to the server.
  *
@@ -194,7 +196,14 @@ export class AuthGateway {
         const hub = this.host.hubTimeouts();
         const told = this.#told.get(client);
         const now = Date.now();
-        if (now >= last.sentAt + renewalDelay(last.response.expiresIn, hub)) return null;
+        // The client renews next at renewalDelay(left) from now: at most 5 % of the grant's renewal delay after the grant's
+        // own renewal point, well within the 10 % head start a renewal takes on the hub's earliest close of the streams on
+        // this cookie, so that a join or a renewal late in the grant's life, whose timer would run past that close, asks
+        // the server (a 300 s cookie answers from its grant for its first 37 s).
+        const { expiresIn } = last.response;
+        const delay = renewalDelay(expiresIn, hub);
+        const left = expiresIn === null ? null : expiresIn - (now - last.sentAt) / 1_000;
+        if (now >= last.sentAt + delay || (left !== null && left <= 0) || now + renewalDelay(left, hub) > last.sentAt + 1.05 * delay) return null;
         if (told !== undefined && now >= told.at + renewalDelay(told.expiresIn, hub) - 1_000) return null;
         // Public channels never need a grant (laravel-mercure §2.3); a denied or new guarded name asks the server.
         if (names.some((name) => channelKind(name) !== "public" && !last.granted.has(name))) return null;

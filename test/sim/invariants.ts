@@ -177,8 +177,6 @@ function causeOf(world: World, membership: Membership, error: Membership["errors
         !world.network.up ||
         world.network.failures.some((failure) => (failure.profile === null || failure.profile === tab.profile) && after(failure.at)) ||
         chunkFailures.some(after) ||
-        // See "renewal-from-grant" in known-bugs.ts: the hub ended the stream before the renewal that should have replaced it.
-        (world.known.has("renewal-from-grant") && world.network.deadlineEnds.some((end) => end.profile === tab.profile && after(end.at))) ||
         !authorizes(tab.profile.user, membership.name) ||
         error.code === "whisper_failed";
     if (failed) return "failure";

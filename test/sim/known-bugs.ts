@@ -28,13 +28,6 @@
  *   the other tabs reports an interruption (share/virtual-source.ts `down()` → `interrupt()`), and their connectors
  *   report `stream_error` on every channel: a page's error() callbacks fire because the user closed another tab.
  *   Left out: an error within a minute of a tab of the same profile going away or freezing needs no other cause.
- * - renewal-from-grant: the engine answers a tab's cookie renewal from its last grant when it comes a little before
- *   the grant's own renewal point (share/auth-gateway.ts `#fromCache`: a new engine, after a hand-over or a freeze,
- *   sent its first request a second or so after the connector's): no request, no new cookie, no reopen, and the tab's
- *   next renewal is due at 70 % of the little time left, after the hub may end the stream (from 80 % of the cookie's
- *   life, less 5 s): the stream is interrupted (`stream_error`), and on a hub without history what is published
- *   during the reconnect is lost. Left out: the hub ending a stream at its deadline counts as a cause of the errors
- *   that follow.
  * - whisper-stale-grant: a channel joined again with a whisper listener opens its whisper stream at once, on the
  *   grant of its earlier join, before the join's auth answer: when the cookie expired meanwhile (the page held no
  *   channel for five minutes), the hub refuses it and the channel reports `stream_error` ("The hub closed the whisper
@@ -43,7 +36,7 @@
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
-export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "whisper-stale-grant"]);
+export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "direct-whisper", "narrow-on-failure", "handover-error", "whisper-stale-grant"]);
 
 /** Every known bug the simulation knows how to leave out. */
-export const ALL_KNOWN = ["alone-cookie", "direct-whisper", "narrow-on-failure", "handover-error", "renewal-from-grant", "whisper-stale-grant"] as const;
+export const ALL_KNOWN = ["alone-cookie", "direct-whisper", "narrow-on-failure", "handover-error", "whisper-stale-grant"] as const;

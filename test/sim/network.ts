@@ -158,9 +158,6 @@ export class Network {
      */
     readonly failures: Array<{ readonly at: number; readonly profile: Profile | null; readonly kind: "hub" | "fault" | "channel" }> = [];
 
-    /** When the hub ended a connection at its deadline (the cookie's life, the write timeout), and whose. */
-    readonly deadlineEnds: Array<{ readonly at: number; readonly profile: Profile }> = [];
-
     /** When each channel last failed alone (in {@link Network.failing}). */
     readonly failingAt = new Map<string, number>();
 
@@ -338,7 +335,6 @@ export class Network {
         const deadline = (0.8 + 0.2 * this.random()) * life;
         connection.end = setTimeout(() => {
             connection.end = null;
-            this.deadlineEnds.push({ at: Date.now(), profile: source.tab.profile });
             this.#read(connection); // TCP: what was written before the end is read before it.
             this.#end(connection, true);
             source.dropped();

@@ -303,7 +303,7 @@ describe("sharing one hub connection between tabs", () => {
         a.connector.privateChannel("orders.1");
         await settle();
         await openAll();
-        vi.setSystemTime(Date.now() + 100_000);
+        vi.setSystemTime(Date.now() + 30_000);
         const b = open();
         b.connector.channel("news");
         await settle();
@@ -321,10 +321,34 @@ describe("sharing one hub connection between tabs", () => {
             expect(result.kind).toBe("ok");
             expect([...result.response!.channels.entries()]).toEqual([["news", { name: "news", denied: false, jwk: null }]]);
             expect(result.response!.fromGrant).toBe(true);
-            // expires_in 300 at the request; 100 s later plus the 4 s the fake clock spent opening streams.
-            expect(result.response!.expiresIn).toBeGreaterThan(190);
-            expect(result.response!.expiresIn).toBeLessThanOrEqual(200);
+            // expires_in 300 at the request; 30 s later plus the 4 s the fake clock spent opening streams.
+            expect(result.response!.expiresIn).toBeGreaterThan(260);
+            expect(result.response!.expiresIn).toBeLessThanOrEqual(270);
         }
+    });
+
+    it("a request late in the grant's life goes to the server: an answer from the grant never moves the tab's renewal past the hub's close of its stream", async () => {
+        const a = open();
+        a.connector.privateChannel("orders.1");
+        await settle();
+        await openAll();
+        const granted = Date.now();
+        expect(auth.requests).toHaveLength(1);
+        // 150 s on, a public join (or a renewal of a new engine's client): from the grant, the tab's next renewal would
+        // come 0.9 × (0.8 × 150 s − 5 s) = 103.5 s later, at 253.5 s, after the hub may end the stream (235 s).
+        await settle(granted + 150_000 - Date.now());
+        expect(auth.requests).toHaveLength(1);
+        a.connector.channel("news");
+        const asked = Date.now();
+        await settle();
+        expect(auth.requests).toHaveLength(2);
+        await openAll();
+        const reopened = main();
+        // The new cookie's stream: the renewal comes 211.5 s after the request, before the hub may end it (235 s).
+        await settle(asked + 213_000 - Date.now());
+        expect(auth.requests).toHaveLength(3);
+        await openAll();
+        expect(main()).not.toBe(reopened);
     });
 
     it("a client's renewal timer renews the cookie at the server and reopens the real stream with it, even for a client that waited for another's request", async () => {
