@@ -60,6 +60,11 @@ export interface CapabilitySlot<T extends Capability = Capability> {
     readonly part: string;
     /** Its chunk. */
     readonly chunk: LazyChunk<{ create(host: ConnectorHost): T }>;
+    /**
+     * Ask for what the chunk loads next (the chunks and libraries it imports), in the tick its own download starts, so
+     * that none waits for it to arrive (issue 53: no waterfall on the first event's path); idempotent.
+     */
+    readonly alongside?: () => void;
 }
 
 /**
@@ -117,6 +122,7 @@ export class Capabilities {
         if (built !== null) return built;
         const module = slot.chunk.loaded();
         if (module !== undefined) return this.#host().settle(() => this.#build(slot, module));
+        slot.alongside?.();
         return slot.chunk().then((module) => this.get(slot) ?? this.#host().settle(() => this.#build(slot, module)));
     }
 

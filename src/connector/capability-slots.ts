@@ -1,4 +1,5 @@
 import { channelKind } from "../topic/channel-kind";
+import { hasWebCrypto, loadCrypto } from "../crypto/load";
 import { lazyChunk } from "../lazy-chunk";
 import type { MercurePrivateChannel, WhisperLink } from "../channel/mercure-private-channel";
 import { loadFailed } from "../error-messages";
@@ -20,18 +21,32 @@ export const PRESENCE: CapabilitySlot = {
     chunk: /* @__PURE__ */ lazyChunk(() => import("./presence-capability")),
 };
 
-/** Encrypted channels (laravel-mercure §6): loaded when a `private-encrypted-` channel is joined. */
+/**
+ * Encrypted channels (laravel-mercure §6): loaded when a `private-encrypted-` channel is joined. Where WebCrypto exists,
+ * the JWE code (its own chunk, with jose) is asked for beside it (issue 53): the first event needs both, and asking for
+ * it only once the capability had run put one download after the other on its path. A failed prefetch is forgotten by
+ * the loader: the first key or JWE downloads it again and reports a failure then.
+ */
 export const CRYPTO: CapabilitySlot<CryptoCapability> = {
     needs: (name) => channelKind(name) === "encrypted",
     part: "encrypted channel",
     chunk: /* @__PURE__ */ lazyChunk(() => import("./crypto-capability")),
+    alongside: () => void (hasWebCrypto() && loadCrypto().catch(() => undefined)),
 };
 
-/** Whispers (laravel-mercure §7): loaded on the first `whisper()` or whisper listener. */
+/**
+ * Whispers (laravel-mercure §7): loaded on the first `whisper()` or whisper listener. The helpers it shares with other
+ * chunks (split off by the bundler: the response reader, the bounded wait) are asked for beside it (issue 53), not once
+ * the whisper chunk has arrived and names them; a failed one fails the whisper chunk's own import, which reports it.
+ */
 export const WHISPERS: CapabilitySlot<WhisperCapability> = {
     needs: () => false,
     part: "whisper",
     chunk: /* @__PURE__ */ lazyChunk(() => import("./whisper-capability")),
+    alongside: () => {
+        import("../discovery/response").catch(() => undefined);
+        import("../bounded-wait").catch(() => undefined);
+    },
 };
 
 /** The slots a joined channel may need, in the order their capabilities are told. */

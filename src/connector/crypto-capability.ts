@@ -11,8 +11,8 @@ export interface CryptoCapability extends Capability {
 /**
  * Encrypted channels (laravel-mercure §6), loaded when the first `private-encrypted-` channel is joined: the keys of
  * every auth answer, before the stream opens (§6.4), and the ordered decryption of their broadcasts. Where WebCrypto
- * exists, the JWE code (its own chunk, with jose) starts downloading as this one arrives, while the auth request is on
- * its way, instead of after its answer.
+ * exists, the JWE code (its own chunk, with jose) was asked for beside this chunk (see `CRYPTO` in capability-slots.ts);
+ * asking again here costs nothing then, and starts it where the slot's loader is not the one that ran (a fake's).
  */
 export function create(host: ConnectorHost): CryptoCapability {
     const channels = new EncryptedChannels({ socketId: () => host.dispatcher.socketId });

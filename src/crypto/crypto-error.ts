@@ -1,5 +1,7 @@
 import { MercureError } from "../errors";
 
+export { hasWebCrypto } from "./load";
+
 /**
  * The error codes the crypto module reports (both part of `MercureErrorCode`).
  *
@@ -24,10 +26,3 @@ export function cryptoError(code: CryptoErrorCode, channel: string, cause?: unkn
     return new MercureError(code, message, { channel, cause });
 }
 
-/**
- * Whether WebCrypto's `crypto.subtle` exists here; checked before anything loads the JWE chunk.
- */
-export function hasWebCrypto(): boolean {
-    // [spec] browser-facts "Secure contexts": crypto.subtle is undefined on plain-http origins but localhost.
-    return typeof globalThis.crypto?.subtle?.decrypt === "function";
-}
