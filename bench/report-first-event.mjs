@@ -128,6 +128,7 @@ export function firstEventSection(r) {
         "",
         `Before the construction each page loaded ${loaded ?? "n/a"} module files (${eager.map((file) => `\`${file.file}\` ${int(file.bytes)} B`).join(", ")}, minified, not`,
         `gzipped by the dev server); the app module had run ${dec(shown.readyAt)} ms after the navigation started (median, no added latency). Lazy files: ${lazy.map((file) => `\`${file.file.replace(/^chunks\//, "").replace(/-[A-Za-z0-9_-]{8}\.js$/, "")}\` ${int(file.bytes)} B`).join(", ")}.`,
+        ...scriptBytesLines(shown),
         "",
         `Waterfall of the median page of each row${now ? "" : " (before)"}: each request's start → first byte, ms from the construction (module files by chunk name):`,
         "",
@@ -154,6 +155,20 @@ export function firstEventSection(r) {
     }
     if (before?.notes) lines.push(...before.notes, "");
     return lines;
+}
+
+/**
+ * Issue 53: the bytes (gzip, level 9) of the module files the median page of each capability's default row (sharing
+ * on, no added latency) downloaded up to its first event, the app's entry included; empty for figures recorded before
+ * the bench counted them.
+ */
+function scriptBytesLines(shown) {
+    const rows = shown.rows.filter((row) => row.mode === "on" && !row.latencyMs && Number.isFinite(row.scriptGzip));
+    if (rows.length === 0) return [];
+    return [
+        "",
+        `Script bytes a page downloaded up to its first event, sharing on (gzip of every module file the median page requested, the entry with laravel-echo included): ${rows.map((row) => `${row.label} ${int(row.scriptGzip)} B`).join(", ")}.`,
+    ];
 }
 
 /** The summary row's label (bench/first-event.mjs --record finds the row by it). */

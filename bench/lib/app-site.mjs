@@ -7,6 +7,7 @@
 // request hops after the crypto chunk that an app does not have.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { gzipSync } from "node:zlib";
 import nodeResolve from "@rollup/plugin-node-resolve";
 import { rollup } from "rollup";
 import { minify } from "terser";
@@ -29,7 +30,8 @@ function chunkFileName(chunk) {
 
 /**
  * Bundle the app against `distDir` (default this package's dist/), minify each chunk, and write them into `siteDir`
- * (emptied first). Resolves with the files: `{ file, bytes, lazy }`, `lazy` when only `import()` reaches it.
+ * (emptied first). Resolves with the files: `{ file, bytes, gzip, lazy }` (`gzip`: what the file costs served gzipped,
+ * level 9), `lazy` when only `import()` reaches it.
  */
 export async function buildAppSite(siteDir, distDir = join(ROOT, "dist")) {
     const ENTRY = "\0bench-first-event-app";
@@ -74,7 +76,7 @@ export async function buildAppSite(siteDir, distDir = join(ROOT, "dist")) {
         const path = join(siteDir, chunk.fileName);
         mkdirSync(dirname(path), { recursive: true });
         writeFileSync(path, code);
-        files.push({ file: chunk.fileName, bytes: Buffer.byteLength(code), lazy: !eager.has(chunk.fileName) });
+        files.push({ file: chunk.fileName, bytes: Buffer.byteLength(code), gzip: gzipSync(code, { level: 9 }).length, lazy: !eager.has(chunk.fileName) });
     }
     return files.sort((a, b) => Number(a.lazy) - Number(b.lazy) || a.file.localeCompare(b.file));
 }

@@ -321,7 +321,7 @@ function waterfall(requests, startedAt) {
         const start = timing.startTime > 0 ? timing.startTime - startedAt : Number.NaN;
         const firstByte = timing.responseStart >= 0 ? start + timing.responseStart : Number.NaN;
         const name = kind === "module" ? url.pathname.slice("/dist/".length).replace(/^chunks\//, "").replace(/-[A-Za-z0-9_-]{8}\.js$/, "") : kind;
-        entries.push({ kind, name, start, firstByte });
+        entries.push({ kind, name, start, firstByte, ...(kind === "module" ? { file: url.pathname.slice("/dist/".length) } : {}) });
     }
     return entries.sort((a, b) => a.start - b.start);
 }
@@ -375,7 +375,7 @@ export async function measureFirstEventBuilds(browser, targets, plan) {
     } finally {
         for (const build of builds) await build.sender?.context.close().catch(() => undefined);
     }
-    return builds.map((build) => ({ plan, rows: build.cases.map(summarize), files: build.files, readyAt: median(build.readyAt) }));
+    return builds.map((build) => ({ plan, rows: build.cases.map((entry) => summarize(entry, build.files)), files: build.files, readyAt: median(build.readyAt) }));
 }
 
 /** The rows of a plan, each with the pages it takes and none measured yet. */
@@ -427,8 +427,11 @@ function senderStopped(sender) {
     return withTimeout(sender.page.evaluate(() => window.firstEvent.stopWhispering()), 5_000, "the whisper sender to stop").catch((error) => error.message);
 }
 
-/** One row's medians, its request counts after the construction, and the waterfall of its median repetition. */
-function summarize({ kind, label, mode, latencyMs, runs, failures }) {
+/**
+ * One row's medians, its request counts after the construction, the waterfall of its median repetition, and the bytes
+ * (gzip) of the module files that repetition downloaded up to its first event (issue 53: what a page really pays).
+ */
+function summarize({ kind, label, mode, latencyMs, runs, failures }, files = []) {
     const pick = (key) => median(runs.map((run) => run[key]).filter((value) => value !== null));
     const first = pick("first");
     const middle = [...runs].sort((a, b) => a.first - b.first)[(runs.length - 1) >> 1];
@@ -451,6 +454,7 @@ function summarize({ kind, label, mode, latencyMs, runs, failures }) {
         subscribed: pick("subscribed"),
         auth: pick("auth"),
         requests: counts,
+        scriptGzip: middle ? [...new Set(middle.requests.filter((request) => request.kind === "module").map((request) => request.file))].reduce((sum, file) => sum + (files.find((each) => each.file === file)?.gzip ?? Number.NaN), 0) : Number.NaN,
         modulesAtLoad: middle ? middle.requests.filter((request) => request.kind === "module" && request.start < 0).length : Number.NaN,
         // The median page's own requests and times (the medians above may come from different pages).
         page: middle
