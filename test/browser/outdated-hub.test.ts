@@ -93,7 +93,10 @@ describeInChromium(
                             expect(error.message).toContain("upgrade the hub to Mercure 1.0");
                         }
                         for (const tab of tabs) expect((await tab.snapshot()).status).toBe("failed");
-                        expect(deployment.front.hub.stats.subscribeConnections[0]?.status).toBe(setup.answer);
+                        // The first connection the hub answered (the front records 502 for one the page closed before the hub
+                        // answered: a lone tab's own stream, still connecting when the tab moved it to the tabs' engine).
+                        const answered = deployment.front.hub.stats.subscribeConnections.filter((record) => record.status !== 0 && record.status !== 502);
+                        expect(answered[0]?.status).toBe(setup.answer);
 
                         const auth = deployment.app.app.stats.authRequests.length;
                         const streams = deployment.front.hub.stats.subscribeConnections.length;

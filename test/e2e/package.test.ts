@@ -209,12 +209,14 @@ describe("the published package", () => {
         const staticImports = (code: string) => [...code.matchAll(/^import\b.*?from\s+['"]([^'"]+)['"]/gm)].map((match) => match[1]!).sort();
         const read = (file: string) => readFileSync(`dist/chunks/${file}`, "utf8");
         const local = (ids: string[]) => ids.filter((id) => id !== "laravel-echo" && id !== `./${coreChunk[0]}`);
-        // The core's only module edges: laravel-echo statically, the lazy entries dynamically (the JWE code is reached
-        // from the encrypted channels' chunk; the tabs' protocol, which the share client and the engine both import, is
-        // fetched beside them: see src/share/load.ts).
+        // The core's only module edges: laravel-echo statically, the lazy entries dynamically (the tabs' protocol, which
+        // the share client and the engine both import, is fetched beside them: see src/share/load.ts; the JWE code and the
+        // whisper chunk's shared helpers are fetched beside their capability's chunk, issue 53: see capability-slots.ts).
         expect(staticImports(core)).toEqual(["laravel-echo"]);
+        const whisperHelpers = local(staticImports(read(whisper))).map((id) => id.slice(2)).filter((file) => shared.includes(file));
+        expect(whisperHelpers.length).toBeGreaterThan(0);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, isolation, encrypted, whisper, presence, credentials, unheard, share, protocol, setup, streamDiagnosis].map((file) => `./${file}`).sort(),
+            [diagnose, discover, engine, isolation, encrypted, jwe, whisper, ...whisperHelpers, presence, credentials, unheard, share, protocol, setup, streamDiagnosis].map((file) => `./${file}`).sort(),
         );
         // The platform set-up is loaded only where the options are not the common page's: what its checks say of a missing
         // part (outside a page), header auth (the hubToken option), the EventSource adapter.
