@@ -5,6 +5,6 @@
  */
 export { MercureHub, startDevHub, type DevHub, type DevHubOptions, type HubStats, type HubUpdate, type MercureHubOptions, type OpenStream, type SubscribeConnectionRecord, type UngrantedSubscription } from "./hub";
 export { BroadcastingApp, deriveChannelKey, openJwe, sealJwe, type BroadcastInput, type BroadcastingAppOptions, type ChannelCallback, type DevUser } from "./laravel";
-export { startDevServer, type DevServer, type DevServerOptions } from "./server";
+export { startDevServer, type DevServer, type DevServerOptions, type RenderedPage } from "./server";
 export { startDemo, DEMO_USERS } from "./demo/demo";
 export { cookieJarFetch, type CookieJarFetch } from "./cookie-jar";

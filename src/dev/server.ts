@@ -12,6 +12,16 @@ import { BroadcastingApp } from "./laravel/app";
 import type { BroadcastInput } from "./laravel/broadcaster";
 import { DEFAULT_ISSUER, type BroadcastingAppOptions, type ChannelCallback } from "./laravel/options";
 
+/** What the dev stack's Laravel stand-in renders into a page given as a function in `pages`. */
+export interface RenderedPage {
+    /**
+     * `<link rel="mercure" href="…" last-event-id="…">` for the page's `<head>`: the hub URL and the hub's last event id
+     * at this request (left out when the hub's subscriptions API does not give one). A connector whose `host` is that
+     * hub, or that finds it by discovery, starts from that id: every event published after the render arrives, once.
+     */
+    readonly hubLink: string;
+}
+
 /**
  * Options of {@link startDevServer}: where to listen, and the hub's and the Laravel app's settings.
  */
@@ -43,8 +53,12 @@ export interface DevServerOptions {
     app?: Partial<Omit<BroadcastingAppOptions, "jwtKey" | "hubUrl">>;
     /** Channel authorization callbacks by pattern, as in `routes/channels.php`. */
     channels?: Record<string, ChannelCallback>;
-    /** Extra HTML pages by path (for example `{ "/": "<!doctype html>…" }`). */
-    pages?: Record<string, string>;
+    /**
+     * Extra HTML pages by path (for example `{ "/": "<!doctype html>…" }`). A function renders its page at each request,
+     * as a Laravel view does, with what the app renders into it: the `<link rel="mercure">` carrying the hub's last
+     * event id (see {@link RenderedPage}).
+     */
+    pages?: Record<string, string | ((page: RenderedPage) => string)>;
     /**
      * Folder served at `/dist/`: your page's scripts (a relative path is resolved against the working directory; a
      * folder that does not exist is refused). Default: the package's own `dist/`.
@@ -203,8 +217,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         if (hub.handle(req, res)) return;
         if (await app.handle(req, res)) return;
         const path = new URL(req.url ?? "/", "http://localhost").pathname;
-        const page = pages[path];
-        if (page !== undefined && (req.method === "GET" || req.method === "HEAD")) {
+        const served = pages[path];
+        if (served !== undefined && (req.method === "GET" || req.method === "HEAD")) {
+            const page = typeof served === "string" ? served : served({ hubLink: await app.hubLink() });
             res.writeHead(200, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Set-Cookie": app.pageCookies(req) });
             res.end(req.method === "HEAD" ? undefined : page);
             return;

@@ -5,6 +5,7 @@ import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
 import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type Platform, type PlatformOptions } from "../transport/platform";
 import { loadDiscovery } from "./load";
+import { renderedCursor } from "./rendered-cursor";
 
 /*
  * Where a connector's hub is (mercure-hub §5): the `host` option, else (in the lazily loaded discovery chunk:
@@ -245,7 +246,8 @@ export class HubLocator {
 
     /**
      * Resolve the platform for the located hub with `options` (throws a `MercureError` naming the missing piece), and offer
-     * the link's `last-event-id` to `cursor` if it has none, once per connector (not after a `disconnect()`).
+     * the link's `last-event-id` to `cursor` if it has none, once per connector (not after a `disconnect()`): the
+     * discovered link's, or for the `host` option the `<head>` link to that hub (see {@link renderedCursor}).
      */
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.#location;
@@ -263,8 +265,9 @@ export class HubLocator {
         if (this.#stale) platform.stale?.();
         this.#stale = false;
         log?.("hub", { url: platform.hub.href, source: location?.source });
-        // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
-        if (!this.#cursorOffered) cursor.cursor ??= location?.lastEventId ?? null;
+        // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()): the discovered
+        // link's, else (the hub `host` names) the page's own `<head>` link to that hub.
+        if (!this.#cursorOffered) cursor.cursor ??= location?.lastEventId ?? renderedCursor(platform.hub) ?? null;
         this.#cursorOffered = true;
         return platform;
     }

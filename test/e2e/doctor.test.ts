@@ -68,13 +68,29 @@ describeEachHub("laravel-echo-mercure doctor against a deployment", ALL_HUBS, (h
     it("passes every check of a healthy deployment, on one origin or two, and exits with 0", async () => {
         for (const kind of ["healthy", "external_healthy"] as const) {
             const { deployment, cookie } = await deployWithCookie(kind);
+            // The app page on the hub's origin renders the hub's last event id (as the docs' middleware does); the
+            // other deployment's page renders the hub link alone, and is told what that loses across pages.
+            if (kind === "healthy") await deployment.stack.broadcast({ channels: ["news"], event: "App\\Events\\Published", payload: {} });
             const result = await doctor([deployment.appUrl, "--cookie", cookie]);
             expect(result.stdout).toContain(`pass  hub found                   ${deployment.hubUrl} (<link rel="mercure"> in the page)`);
             expect(failed(result.stdout)).toEqual([]);
-            expect(verdicts(result.stdout).map(([verdict]) => verdict)).toEqual(["pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass"]);
+            expect(verdicts(result.stdout).map(([verdict]) => verdict)).toEqual(["pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", kind === "healthy" ? "pass" : "warn"]);
+            if (kind === "healthy") expect(result.stdout).toMatch(/pass {2}history across pages +the hub replays from the page's cursor \(urn:uuid:/);
+            else expect(result.stdout).toMatch(/warn {2}history across pages +the page renders no last-event-id with its hub link/);
             expect(result.stdout).toContain("pass  credentials accepted        the hub accepts a subscription with --cookie mercure_access_token");
             expect(result.code).toBe(0);
         }
+    });
+
+    it("warns, once, that nothing can be replayed across pages on a hub without history (it answers earliest)", async () => {
+        const { deployment, cookie } = await deployWithCookie("no_history");
+        await deployment.stack.broadcast({ channels: ["news"], event: "App\\Events\\Published", payload: {} });
+        const result = await doctor([deployment.appUrl, "--cookie", cookie]);
+        expect(failed(result.stdout)).toEqual([]);
+        expect(verdicts(result.stdout).filter(([verdict]) => verdict === "warn")).toEqual([["warn", "history across pages"]]);
+        expect(result.stdout).toMatch(/warn {2}history across pages +the hub answered Mercure-Last-Event-ID: earliest to the page's cursor urn:uuid:\S+: it keeps no history/);
+        expect(result.stdout).toContain("fix: keep history on the hub");
+        expect(result.code).toBe(0);
     });
 
     it("reports the audience when the hub expects another resource identifier", async () => {

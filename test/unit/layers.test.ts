@@ -54,6 +54,10 @@ const DEV_INTERNALS_PENDING = new Set([
     "dev/doctor/find-hub.ts → discovery/response.ts",
     "dev/doctor/find-hub.ts → transport/platform.ts",
     "dev/doctor/find-hub.ts → transport/deadline.ts",
+    "dev/doctor/history.ts → discovery/probe.ts",
+    "dev/doctor/history.ts → discovery/response.ts",
+    "dev/doctor/history.ts → transport/deadline.ts",
+    "dev/doctor/history.ts → transport/platform.ts",
 ]);
 
 const SRC = resolve(__dirname, "../../src");

@@ -46,6 +46,7 @@ export function startDemo(options: DemoOptions = {}): Promise<DevServer> {
             lobby: (user) => ({ id: user.id, name: user.name }),
         },
         // The page subscribes on the hub's path as the dev server serves it (an external hub's own path).
-        pages: { "/": demoPage(external === undefined || typeof external === "function" ? undefined : new URL(external.url).pathname) },
+        // Rendered at each request with the hub's last event id, as a Laravel view with the docs' middleware is.
+        pages: { "/": (page) => demoPage(external === undefined || typeof external === "function" ? undefined : new URL(external.url).pathname, page.hubLink) },
     });
 }

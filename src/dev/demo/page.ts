@@ -15,9 +15,11 @@ const WHISPER_EVERY_MS = 1_000;
  * `EventSource` that records every envelope the hub sends before the connector reads it. The connector
  * settles the encrypted channel's events one by one in order of arrival (delivered, or reported on
  * `error()`), and drops the copies a stream reopen delivers twice, so the n-th distinct envelope recorded
- * is the one behind the n-th message or error. `hubPath` is where the dev server serves the hub.
+ * is the one behind the n-th message or error. `hubPath` is where the dev server serves the hub; `hubLink` is the
+ * `<link rel="mercure" last-event-id="…">` the app rendered (see `RenderedPage`): the connector starts from its id, so
+ * what is broadcast while the page loads (a reload, a redirect) still arrives.
  */
-export function demoPage(hubPath = "/.well-known/mercure"): string {
+export function demoPage(hubPath = "/.well-known/mercure", hubLink = ""): string {
     return `<!doctype html>
 <html lang="en">
 <head>
@@ -25,6 +27,7 @@ export function demoPage(hubPath = "/.well-known/mercure"): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>laravel-echo-mercure demo</title>
 <link rel="icon" href="data:,">
+${hubLink}
 <style>
   body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1f2328; background: #f6f8fa; }
   header { background: #1f2328; color: #fff; padding: 14px 24px; display: flex; gap: 16px; align-items: center; flex-wrap: wrap; }
@@ -145,6 +148,8 @@ export function demoPage(hubPath = "/.well-known/mercure"): string {
     };
     const echo = new MercureEcho({ host: ${JSON.stringify(hubPath)}, eventSource: RecordingEventSource });
     window.echo = echo;
+    const rendered = document.querySelector('head > link[rel="mercure"]')?.getAttribute("last-event-id");
+    if (rendered) add("log", "page rendered at hub event " + rendered + ": what is broadcast from then on arrives");
     $("socket").textContent = echo.socketId();
     echo.connector.onConnectionChange((status) => {
       $("status").textContent = status; $("status").dataset.status = status; add("log", "status: " + status);

@@ -3,6 +3,7 @@ import { probe, probeUrl } from "../../discovery/probe";
 import type { FetchLike } from "../../transport/platform";
 import { evaluate, type CheckResult } from "./checks";
 import { findHub } from "./find-hub";
+import { checkHistory } from "./history";
 
 /** What `doctor` checks. */
 export interface DoctorOptions {
@@ -37,7 +38,7 @@ export interface DoctorReport {
 }
 
 /** The checks run after "hub found", skipped together when no hub was found. */
-const LATER_CHECKS = ["hub reachable", "metadata valid", "Mercure 1.0", "CORS for the app origin", "cookie name", "anonymous access", "credentials accepted", "publish origin (whispers)"];
+const LATER_CHECKS = ["hub reachable", "metadata valid", "Mercure 1.0", "CORS for the app origin", "cookie name", "anonymous access", "credentials accepted", "publish origin (whispers)", "history across pages"];
 
 /** Default deadline of each request, in milliseconds. */
 export const DEFAULT_DOCTOR_TIMEOUT = 10_000;
@@ -80,11 +81,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
         headers: { Origin: origin, Cookie: `${cookieName}=laravel-echo-mercure-doctor`, "Content-Type": "application/x-www-form-urlencoded" },
         timeout,
     });
+    // From the cursor the page rendered: with the credentials where they may go, else anonymously.
+    const history = await checkHistory(hub, located.cursor ?? null, withheld === null ? credentialHeaders : null, fetch, timeout);
     const checks = [
         located.result,
         ...evaluate({ hub, origin, anonymous, metadata, credentialed, cookie, token, publish, now: (options.now ?? Date.now)() }).map((check) =>
             check.name === "credentials accepted" && withheld !== null ? { name: check.name, verdict: "skip" as const, detail: `${token !== null ? "--token" : "--cookie"} not sent: ${withheld}` } : check,
         ),
+        history,
     ];
     return { appUrl: options.appUrl, origin, hub: hub.href, checks, ok: checks.every((check) => check.verdict !== "fail") };
 }

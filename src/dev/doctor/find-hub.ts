@@ -14,6 +14,8 @@ export interface FoundHub {
     readonly result: CheckResult;
     /** The hub URL, or null when none was found. */
     readonly hub: URL | null;
+    /** The `last-event-id` the page rendered with the hub's link (mercure-hub §5), or null when none. */
+    readonly cursor?: string | null;
 }
 
 const NAME = "hub found";
@@ -41,11 +43,11 @@ export async function findHub(appUrl: string, fetch: FetchLike, timeout: number)
     // [spec] mercure-hub §5: a Link header wins over links in the document.
     for (const link of linksWithRel(parseLinkHeader(readHeader(response, "link"), base), "mercure")) {
         const hub = discoveredHub(link.href)?.hub;
-        if (hub !== undefined) return found(hub, `Link header of ${appUrl}`);
+        if (hub !== undefined) return found(hub, `Link header of ${appUrl}`, link.params["last-event-id"]);
     }
     for (const link of findHtmlLinks(body, base)) {
         const hub = link.rel.includes("mercure") ? discoveredHub(link.href)?.hub : undefined;
-        if (hub !== undefined) return found(hub, '<link rel="mercure"> in the page');
+        if (hub !== undefined) return found(hub, '<link rel="mercure"> in the page', link.attributes["last-event-id"]);
     }
     const origin = new URL(base).origin;
     const wellKnown = new URL("/.well-known/mercure", origin);
@@ -68,6 +70,6 @@ export async function findHub(appUrl: string, fetch: FetchLike, timeout: number)
     };
 }
 
-function found(hub: URL, source: string): FoundHub {
-    return { hub, result: { name: NAME, verdict: "pass", detail: `${hub.href} (${source})` } };
+function found(hub: URL, source: string, cursor?: string): FoundHub {
+    return { hub, cursor: cursor || null, result: { name: NAME, verdict: "pass", detail: `${hub.href} (${source})` } };
 }

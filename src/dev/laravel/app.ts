@@ -17,6 +17,7 @@ import {
     type ResolvedOptions,
 } from "./options";
 import { signPublisherToken } from "./publisher-token";
+import { hubLastEventId, hubLinkElement } from "./rendered-cursor";
 
 /** One auth request as the app saw it. */
 export interface AuthRequestRecord {
@@ -181,6 +182,19 @@ export class BroadcastingApp {
         const ids: string[] = [];
         for (const publication of publications) ids.push(await publish(hubUrl, publication, bearer));
         return ids;
+    }
+
+    /**
+     * The `<link rel="mercure" href="…" last-event-id="…">` a page of the app renders in its `<head>`: the public hub URL
+     * and the hub's last event id now, asked of the hub's subscriptions API (see {@link hubLastEventId}); the connector
+     * starts its first stream from it, so the page receives every event published after its render, once.
+     */
+    async hubLink(): Promise<string> {
+        const hubUrl = urlValue(this.options.hubUrl);
+        const publicUrl = absolutePublicUrl(urlValue(this.options.publicUrl), this.options.appUrl === null ? hubUrl : urlValue(this.options.appUrl));
+        const audience = this.options.audience === null ? publicUrl : urlValue(this.options.audience);
+        const lastEventId = await hubLastEventId({ hubUrl, jwtKey: this.options.jwtKey, issuer: this.options.issuer, audience, now: this.options.now() });
+        return hubLinkElement(publicUrl, lastEventId);
     }
 
     /** Forget the recorded auth requests. */

@@ -5,6 +5,7 @@ import { fromDiagnosis } from "../../../src/dev/doctor/checks";
 import { findHub } from "../../../src/dev/doctor/find-hub";
 import { doctorCommand, formatReport, parseDoctorArgs, runDoctor } from "../../../src/dev/doctor";
 import { startDevHub, type DevHub } from "../../../src/dev/hub";
+import { signJwt } from "../../../src/dev/jwt/jwt";
 import type { FetchLike } from "../../../src/transport/platform";
 
 const fetch: FetchLike = (url, init) => globalThis.fetch(url, init);
@@ -110,7 +111,7 @@ describe("runDoctor()", () => {
         const origin = await app(() => ({ status: 404 }));
         const report = await runDoctor({ appUrl: origin + "/" });
         expect(report.ok).toBe(false);
-        expect(report.checks.map((check) => check.verdict)).toEqual(["fail", "skip", "skip", "skip", "skip", "skip", "skip", "skip", "skip"]);
+        expect(report.checks.map((check) => check.verdict)).toEqual(["fail", "skip", "skip", "skip", "skip", "skip", "skip", "skip", "skip", "skip"]);
     });
 
     it("checks a bearer token and names its expiry", async () => {
@@ -227,9 +228,63 @@ describe("doctorCommand()", () => {
         const io = { stdout: { write: (text: string) => out.push(text) }, stderr: { write: (text: string) => out.push(text) } };
         const devHub = await hub({ anonymous: true, publishOrigins: ["*"] });
         expect(await doctorCommand([devHub.origin + "/"], io)).toBe(0);
-        expect(out.join("")).toContain("No check failed (9 checks).");
+        expect(out.join("")).toContain("No check failed (10 checks).");
         expect(await doctorCommand([devHub.origin + "/", "--origin", "http://other.test"], io)).toBe(1);
         expect(out.join("")).toContain("FAIL  CORS for the app origin");
         expect(await doctorCommand(["--nope"], io)).toBe(2);
+    });
+});
+
+describe("the history across pages check (issue 52)", () => {
+    /** Publish one update on `hub` with its own JWT key; resolves with its id. */
+    async function publishOne(devHub: DevHub): Promise<string> {
+        const now = Math.floor(Date.now() / 1000);
+        const details = [{ type: "https://mercure.rocks/authorization-detail", actions: ["publish"], topics: [{ match: "*" }] }];
+        const token = signJwt({ iss: "https://app.test", aud: devHub.url, sub: "app", iat: now, exp: now + 60, authorization_details: details }, "doctor-test-key-of-at-least-32-bytes!", "HS256");
+        const response = await globalThis.fetch(devHub.url, {
+            method: "POST",
+            headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/x-www-form-urlencoded" },
+            body: "topic=news&data=x",
+        });
+        expect(response.status).toBe(200);
+        return response.text();
+    }
+
+    /** The history line of a doctor run on an app page that renders `link` in its head. */
+    async function historyLine(link: (hubUrl: string) => string, devHub: DevHub): Promise<{ verdict: string; detail: string }> {
+        const origin = await app(() => ({ headers: { "Content-Type": "text/html" }, body: `<!doctype html><head>${link(devHub.url)}</head><body></body>` }));
+        const report = await runDoctor({ appUrl: origin + "/", timeout: 2_000 });
+        const line = report.checks.find((check) => check.name === "history across pages")!;
+        return { verdict: line.verdict, detail: line.detail };
+    }
+
+    it("passes when the hub replays from the page's rendered cursor", async () => {
+        const devHub = await hub({ anonymous: true });
+        const id = await publishOne(devHub);
+        const line = await historyLine((url) => `<link rel="mercure" href="${url}" last-event-id="${id}">`, devHub);
+        expect(line).toEqual({ verdict: "pass", detail: `the hub replays from the page's cursor (${id}): what is broadcast before the page joins still arrives` });
+    });
+
+    it("warns once that nothing can be replayed on a hub without history (it answers earliest)", async () => {
+        const devHub = await hub({ anonymous: true, history: false });
+        const id = await publishOne(devHub);
+        const line = await historyLine((url) => `<link rel="mercure" href="${url}" last-event-id="${id}">`, devHub);
+        expect(line.verdict).toBe("warn");
+        expect(line.detail).toContain(`the hub answered Mercure-Last-Event-ID: earliest to the page's cursor ${id}: it keeps no history`);
+    });
+
+    it("warns that a page without a rendered cursor loses what is broadcast before it joins; skips on earliest", async () => {
+        const devHub = await hub({ anonymous: true });
+        expect((await historyLine((url) => `<link rel="mercure" href="${url}">`, devHub)).verdict).toBe("warn");
+        expect(await historyLine((url) => `<link rel="mercure" href="${url}" last-event-id="earliest">`, devHub)).toEqual({
+            verdict: "skip",
+            detail: "the page's cursor is earliest (nothing was published yet): whether the hub keeps history shows once something was",
+        });
+    });
+
+    it("skips, saying why, when the hub refuses the anonymous subscription", async () => {
+        const devHub = await hub({ anonymous: false });
+        const line = await historyLine((url) => `<link rel="mercure" href="${url}" last-event-id="urn:uuid:x">`, devHub);
+        expect(line).toEqual({ verdict: "skip", detail: "a subscription from the page's cursor got HTTP 401 (pass --cookie or --token for a hub without anonymous access)" });
     });
 });

@@ -23,7 +23,7 @@ import { waitFor } from "./wait";
  * - `legacy`: a Mercure 0.x hub: the dev hub's `legacyProtocol`, or the reference hub v0.24.2.
  * - `external_healthy`: hub on another origin, configured rightly (CORS, cookie name, publish origins).
  */
-export type DeploymentKind = "healthy" | "audience" | "key" | "issuer" | "cookie_name" | "cors" | "publish_origin" | "legacy" | "external_healthy";
+export type DeploymentKind = "healthy" | "audience" | "key" | "issuer" | "cookie_name" | "cors" | "publish_origin" | "legacy" | "external_healthy" | "no_history";
 
 /** A running deployment. */
 export interface Deployment {
@@ -57,8 +57,8 @@ export const OTHER_RESOURCE = "http://hub.example/.well-known/mercure";
 const CHANNELS: DevServerOptions["channels"] = { "room.{id}": (user) => ({ id: user.id, name: user.name }) };
 
 /** The app's page: it announces `hubUrl` as browsers discover it. */
-function page(hubUrl: string): string {
-    return `<!doctype html><html><head><title>app</title><link rel="mercure" href="${hubUrl}"></head><body>app</body></html>`;
+function page(hubUrl: string, hubLink = `<link rel="mercure" href="${hubUrl}">`): string {
+    return `<!doctype html><html><head><title>app</title>${hubLink}</head><body>app</body></html>`;
 }
 
 /** Whether the hub of `kind` runs on another origin than the app. */
@@ -73,7 +73,7 @@ function separate(kind: DeploymentKind): boolean {
  * the request counters); a `legacy` deployment runs the reference hub v0.24.2.
  */
 export async function deploy(kind: DeploymentKind, target: HubTarget = DEV_HUB, appPages: Readonly<Record<string, string>> = {}): Promise<Deployment> {
-    const pages: Record<string, string> = { ...appPages };
+    const pages: NonNullable<DevServerOptions["pages"]> = { ...appPages };
     if (separate(kind)) {
         let hubUrl = "";
         const cookieName = kind === "cookie_name" ? "laravel_mercure" : "mercure_access_token";
@@ -112,7 +112,8 @@ export async function deploy(kind: DeploymentKind, target: HubTarget = DEV_HUB, 
         };
     }
     const stack = await startStack(target.reference === null ? { pages, channels: CHANNELS, hub: devHubSettings(kind) } : { pages, channels: CHANNELS, externalHub: referenceHubSettings(kind, target.reference) });
-    pages["/"] = page(stack.hubUrl);
+    // Rendered as the docs' middleware renders a Laravel page: the hub link with the hub's last event id.
+    pages["/"] = (rendered) => page(stack.hubUrl, rendered.hubLink);
     return { stack, hub: stack.hub, hubUrl: stack.hubUrl, appUrl: stack.url + "/", cookieName: "mercure_access_token", close: () => stack.close() };
 }
 
@@ -129,6 +130,8 @@ function devHubSettings(kind: DeploymentKind): DevServerOptions["hub"] {
             return { publishOrigins: [] };
         case "legacy":
             return { legacyProtocol: true };
+        case "no_history":
+            return { history: false };
         default:
             return {};
     }
@@ -143,6 +146,7 @@ function referenceHubSettings(kind: DeploymentKind, version: ReferenceHubVersion
             resource: kind === "audience" ? OTHER_RESOURCE : context.publicUrl,
             cookieName: context.cookieName,
             publishOrigins: kind === "publish_origin" ? [] : [context.origin],
+            ...(kind === "no_history" ? { history: false } : {}),
         });
 }
 

@@ -142,6 +142,8 @@ export function blockKind(block: ReadmeBlock): "script" | "shell" | "skipped" | 
     if (SHELL_LANGUAGES.has(language)) return "shell";
     if (SKIPPED_LANGUAGES.has(language)) return "skipped";
     if (OTHER_LANGUAGES.has(language)) return language as "html" | "php" | "vue" | "svelte";
+    // A Blade view: checked as PHP (the `config()` keys it reads).
+    if (language === "blade") return "php";
     return null;
 }
 

@@ -108,3 +108,65 @@ describe("a connector without host", () => {
         expect(h.stream().url.startsWith("https://app.test/.well-known/mercure?")).toBe(true);
     });
 });
+
+describe("a connector with host: the page's rendered cursor (issue 52)", () => {
+    it("starts from the last-event-id of the <head> link to the hub host names", async () => {
+        pageLink("/.well-known/mercure#ignored", "urn:uuid:rendered");
+        const h = createHarness({});
+        h.connector.channel("news");
+        await settle();
+        expect(h.stream().param("last_event_id")).toBe("urn:uuid:rendered");
+    });
+
+    it("ignores a link to another hub, a link without cursor or with an empty one, and a link outside <head>", async () => {
+        pageLink(LINKED, "urn:uuid:other-hub");
+        pageLink("https://app.test/.well-known/mercure", "");
+        pageLink("https://app.test/.well-known/mercure");
+        const injected = document.createElement("link");
+        injected.setAttribute("rel", "mercure");
+        injected.setAttribute("href", "https://app.test/.well-known/mercure");
+        injected.setAttribute("last-event-id", "urn:uuid:injected");
+        document.body.append(injected);
+        try {
+            const h = createHarness({});
+            h.connector.channel("news");
+            await settle();
+            expect(h.stream().param("last_event_id")).toBeNull();
+        } finally {
+            injected.remove();
+        }
+    });
+
+    it("offers it once: a reconnect resumes from what was received, a disconnect() and connect() from now", async () => {
+        pageLink("https://app.test/.well-known/mercure", "urn:uuid:rendered");
+        const h = createHarness({});
+        h.track(h.connector.privateChannel("orders.1"));
+        await settle();
+        const first = h.stream();
+        expect(first.param("last_event_id")).toBe("urn:uuid:rendered");
+        first.emitOpen();
+        first.emitMessage(envelope(["private-orders.1"], "x"), "urn:uuid:2");
+        h.connector.channel("news");
+        await settle();
+        const reopened = h.EventSource.live().find((stream) => stream !== first)!;
+        expect(reopened.param("last_event_id")).toBe("urn:uuid:2");
+        h.connector.disconnect();
+        h.connector.connect();
+        await settle();
+        expect(h.stream().param("last_event_id")).toBeNull();
+    });
+
+    it("reads the page once, at the first connection: a link added later is not a cursor", async () => {
+        const h = createHarness({});
+        h.connector.channel("news");
+        await settle();
+        const first = h.stream();
+        expect(first.param("last_event_id")).toBeNull();
+        first.emitOpen();
+        pageLink("https://app.test/.well-known/mercure", "urn:uuid:late");
+        h.connector.channel("other");
+        await settle();
+        const reopened = h.EventSource.live().find((stream) => stream !== first)!;
+        expect(reopened.param("last_event_id")).toBeNull();
+    });
+});
