@@ -47,8 +47,9 @@ const chunkFileNames = (extension) => (chunk) => `chunks/${chunk.name === "index
 const ts = () => typescript({ tsconfig: "./tsconfig.build.json", outDir: undefined, declaration: false, noEmitOnError: true });
 const nodeExternal = (id) => id.startsWith("node:") || builtinModules.includes(id) || id === "laravel-echo";
 
-// Only the minified builds ship source maps, with their sources inside: see the top of this file.
-const sourcemap = false;
+// Only the minified builds ship source maps, with their sources inside: see the top of this file. The bench builds the
+// others with maps too (BENCH_SOURCEMAPS=1, `npm run bench`): its breakdown of the core entry by part of src/ reads them.
+const sourcemap = process.env["BENCH_SOURCEMAPS"] === "1";
 const sourcemapExcludeSources = false;
 const minifiedSourcemap = true;
 

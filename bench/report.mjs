@@ -300,6 +300,7 @@ export function renderReport(r) {
             (run) => `| ${run.history ? "with history" : "without history"} | ${int(run.published)} | ${int(run.received)} | ${run.lost} | ${run.duplicated} | ${run.outOfOrder ? "yes" : "no"} | ${run.reopens} |`,
         ),
         "",
+        ...pageLoadSection(r),
         "## Memory",
         "",
         `Heap in use after a full garbage collection: in Chromium through the DevTools protocol (\`HeapProfiler.collectGarbage\`,`,
@@ -576,3 +577,28 @@ function referenceJoinNotes(ref) {
     const failed = ref.joins.filter((row) => !row.subscribed && row.errors.length > 0);
     return failed.flatMap((row) => [`With ${row.size} ${row.kind} channels the connector reported: ${row.errors[0]}`, ""]);
 }
+
+/** Issue 52's section: numbers lost and duplicated across a multi-page app's page load, per mode, on both hubs. */
+function pageLoadSection(r) {
+    if (r.pageLoads === undefined) return [];
+    const plan = r.plan.pageLoads;
+    const reference = r.reference?.pageLoads ?? null;
+    const cell = (run) => (run === undefined ? "n/a" : `${run.lost} of ${run.published}, ${run.duplicated}`);
+    return [
+        "## Across a page load (Chromium)",
+        "",
+        `A private channel receives numbers at ${plan.rate} messages/s. After ${dec(plan.beforeMs / 1000, 1)} s the page navigates (a full document load) to a`,
+        `page of the same app that joins the channel ${dec(plan.joinAfterMs / 1000, 1)} s after its load, as a page whose scripts run late does; the`,
+        `numbers go on for ${dec(plan.afterMs / 1000, 1)} s more. Every number published from the first page's subscription on is then accounted`,
+        "for over both pages: lost (neither page had it) or duplicated. Each mode on a fresh stack whose hub keeps history; the",
+        "rendered cursor is the hub's last event id in the next page's `<link rel=\"mercure\" last-event-id>`, asked of the hub's",
+        "subscriptions API when the page is rendered (docs/channels-and-events.md, “Nothing lost between pages”).",
+        ...(r.pageLoadsMeasured === undefined ? [] : [`Measured again alone (\`npm run bench -- --only=page-loads\`) on ${r.pageLoadsMeasured.date}, load average ${dec(r.pageLoadsMeasured.load, 1)}.`]),
+        "",
+        `| Mode | dev hub: lost, duplicated | ${reference === null ? "reference hub" : r.reference.hub}: lost, duplicated |`,
+        "|---|---|---|",
+        ...r.pageLoads.map((run) => `| ${run.label} | ${cell(run)} | ${cell(reference?.find((other) => other.mode === run.mode))} |`),
+        "",
+    ];
+}
+

@@ -152,6 +152,7 @@ function decodeLine(line, state) {
 export async function coreEntryParts(distDir = join(ROOT, "dist")) {
     const file = coreChunkFile(distDir);
     const code = readFileSync(file, "utf8");
+    if (!existsSync(`${file}.map`)) throw new Error(`${file}.map is missing: the breakdown by part needs the build's source maps (BENCH_SOURCEMAPS=1 npm run build, as npm run bench does)`);
     const map = JSON.parse(readFileSync(`${file}.map`, "utf8"));
     const out = await minify(code, { ...TERSER_OPTIONS, sourceMap: { content: map } });
     const minMap = JSON.parse(out.map);

@@ -71,25 +71,26 @@ describeInChromium("a page rendered with the hub's last event id, host set, in C
         });
     }
 
-    it("a follower whose leader keeps the stream: the follower's next page gets the gap once, from its rendered cursor", async () => {
+    /** Two tabs of Ann sharing one connection, the first leading, both joined and both past 1..3. */
+    async function twoTabs(): Promise<[PageHarness, PageHarness]> {
         const leader = await open(ANN);
         await join(leader, true);
         const follower = await leader.openTab();
         await join(follower, true);
         await broadcastNumbered(dev(), ORDERS, range(1, 3));
+        await waitForNumber(leader, ORDERS, 3);
         await waitForNumber(follower, ORDERS, 3);
+        return [leader, follower];
+    }
+
+    it("a follower whose leader keeps the stream: the follower's next page gets the gap once, from its rendered cursor", async () => {
+        const [leader, follower] = await twoTabs();
         expect(await navigate(follower, RENDERED, true)).toEqual(range(4, 10));
         expect(numbersOf(await waitForNumber(leader, ORDERS, 10), ORDERS)).toEqual(range(1, 10));
     });
 
     it("a leader that hands over while it navigates: its next page gets the gap once, the other tab loses nothing", async () => {
-        const leader = await open(ANN);
-        await join(leader, true);
-        const other = await leader.openTab();
-        await join(other, true);
-        await broadcastNumbered(dev(), ORDERS, range(1, 3));
-        await waitForNumber(leader, ORDERS, 3);
-        await waitForNumber(other, ORDERS, 3);
+        const [leader, other] = await twoTabs();
         expect(await navigate(leader, RENDERED, true)).toEqual(range(4, 10));
         expect(numbersOf(await waitForNumber(other, ORDERS, 10), ORDERS)).toEqual(range(1, 10));
     });
