@@ -20,8 +20,11 @@ export type HubSource = "option" | "link-element" | "link-header" | "well-known"
 export interface HubLocation {
     /** The `host` to resolve the platform with; null for the default (`/.well-known/mercure`, or `missing_platform` outside a browser). */
     readonly host: string | null;
-    /** The link's `last-event-id`: the first `last_event_id`, so that nothing published since the page was rendered is missed. */
-    readonly lastEventId?: string;
+    /**
+     * The link's `last-event-id` (with `host`, the page's `<head>` link to that hub: see {@link renderedCursor}): the first
+     * `last_event_id`, so that nothing published since the page was rendered is missed.
+     */
+    readonly lastEventId?: string | undefined;
     /** How it was found. */
     readonly source: HubSource;
 }
@@ -97,7 +100,8 @@ export class HubLocator {
      * {@link HubLocator.prepare}.
      */
     locate(options: HubOptions): boolean {
-        if (options.host) this.#location ??= { host: options.host, source: "option" };
+        // [spec] mercure-hub §5: the page's `<head>` link to the hub `host` names may carry the cursor it was rendered at.
+        if (options.host) this.#location ??= { host: options.host, source: "option", lastEventId: renderedCursor(options.host) };
         return this.#location !== null && (this.#alone() || !this.#needs(options));
     }
 
@@ -265,9 +269,8 @@ export class HubLocator {
         if (this.#stale) platform.stale?.();
         this.#stale = false;
         log?.("hub", { url: platform.hub.href, source: location?.source });
-        // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()): the discovered
-        // link's, else (the hub `host` names) the page's own `<head>` link to that hub.
-        if (!this.#cursorOffered) cursor.cursor ??= location?.lastEventId ?? renderedCursor(platform.hub) ?? null;
+        // [spec] mercure-hub §5: a link's last-event-id is the first cursor (not after a disconnect()).
+        if (!this.#cursorOffered) cursor.cursor ??= location?.lastEventId ?? null;
         this.#cursorOffered = true;
         return platform;
     }

@@ -156,7 +156,16 @@ describe("a connector with host: the page's rendered cursor (issue 52)", () => {
         expect(h.stream().param("last_event_id")).toBeNull();
     });
 
-    it("reads the page once, at the first connection: a link added later is not a cursor", async () => {
+    it("reads the page as it was when the connector was created (the page as rendered)", async () => {
+        pageLink("https://app.test/.well-known/mercure", "urn:uuid:rendered");
+        const h = createHarness({});
+        for (const link of document.head.querySelectorAll("link")) link.remove();
+        h.connector.channel("news");
+        await settle();
+        expect(h.stream().param("last_event_id")).toBe("urn:uuid:rendered");
+    });
+
+    it("reads the page once: a link added after the connector was created is not a cursor", async () => {
         const h = createHarness({});
         h.connector.channel("news");
         await settle();
