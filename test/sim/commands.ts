@@ -208,6 +208,29 @@ export class EndTab extends Command {
     }
 }
 
+/**
+ * A tab navigates to the next page of the app (issue 52): rendered with the hub's last event id in its `<head>` link,
+ * its connector created at once and its channels joined `joinAfter` ms later.
+ */
+export class NavigateTab extends Command {
+    constructor(
+        readonly tab: number,
+        readonly joinAfter: number,
+        race: number | null,
+    ) {
+        super(race);
+    }
+    check(model: Readonly<Model>): boolean {
+        return model.tabs.length > 0;
+    }
+    act(model: Model, world: World) {
+        world.navigate(tabAt(model, this.tab), this.joinAfter);
+    }
+    describe(): string {
+        return `NavigateTab(tab #${this.tab}, join after ${this.joinAfter} ms)`;
+    }
+}
+
 /** A tab is frozen for a while (the `freeze` event: a leading tab steps down), then resumes (`resume`). */
 export class FreezeTab extends Command {
     constructor(
@@ -398,6 +421,7 @@ export function commandArbitraries(): Array<fc.Arbitrary<fc.AsyncCommand<Model, 
     ];
     arbitraries.push(fc.tuple(fc.constantFrom(...CHANNELS.filter(guarded)), fc.boolean(), race).map(([c, f, r]) => new FailChannel(c, f, r)));
     arbitraries.push(race.map((r) => new RotateXsrf(r)));
+    if (process.env["SIM_NAVIGATE"] === "1") arbitraries.push(fc.tuple(tab, fc.integer({ min: 0, max: 3_000 }), race).map(([t, j, r]) => new NavigateTab(t, j, r)));
     arbitraries.push(fc.tuple(fc.integer({ min: 1, max: 2 }), race).map(([n, r]) => new HangCredentials(n, r)));
     return arbitraries;
 }

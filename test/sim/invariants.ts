@@ -241,6 +241,8 @@ export function checkPresence(world: World): void {
             const membership = tab.memberships.get(name);
             if (membership === undefined || !world.joined(membership)) continue;
             holders.add(tab.profile.user);
+            // narrow-on-failure (known-bugs.ts): a cookie that lost the tab's grants counts it on no stream.
+            if (world.known.has("narrow-on-failure") && !world.streamGranted(tab, channelTopic(name))) continue;
             if (healthy(world, membership)) healthyUsers.add(tab.profile.user);
         }
         // A leave narrows the stream after an auth request: while the profile's auth fails (a fault, not a channel that fails
@@ -254,6 +256,7 @@ export function checkPresence(world: World): void {
         for (const tab of world.alive()) {
             const membership = tab.memberships.get(name);
             if (membership === undefined || !healthy(world, membership)) continue;
+            if (world.known.has("narrow-on-failure") && !world.streamGranted(tab, channelTopic(name))) continue;
             const roster = (membership.channel as MercurePresenceChannel<{ id: number }>).roster?.members();
             const view = membership.view;
             if (view === null) {

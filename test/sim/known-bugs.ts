@@ -23,7 +23,9 @@
  *   cookie when the hub is back, stay deaf without an error (whisper streams are not reopened after an auth) until the
  *   hub ends them minutes later; a renewal in that window reopens the main stream without the tab's private channels,
  *   silent and `connected`. Left out: a broadcast, a probe or a whisper on a guarded channel is expected only by tabs
- *   whose profile holds a stream on its topic under a grant that covers it.
+ *   whose profile holds a stream on its topic under a grant that covers it, and the hub is expected to count such a
+ *   tab's user in a presence channel only then (seed 1 found the presence side once the navigation command came: the
+ *   leading tab froze, a tab's set narrowed to nothing, and the next renewal's cookie lost its presence grant).
  * - handover-error: when the leading tab goes away (closed, discarded, frozen, reloaded), every open virtual stream of
  *   the other tabs reports an interruption (share/virtual-source.ts `down()` → `interrupt()`), and their connectors
  *   report `stream_error` on every channel: a page's error() callbacks fire because the user closed another tab.

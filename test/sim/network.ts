@@ -344,13 +344,23 @@ export class Network {
             log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} ${source.tab.id} hub: open ${connection.subscriber} ${source.topics.map((topic) => topic.replace(/^.*\/(channel|whisper)\//, "$1:")).join(" ")} (grant: ${granted})`);
         }
         source.opened();
+        // [spec] mercure-hub §1.4: a hub without history (the reference hub's local transport) replays nothing. The
+        // reference hub writes the replay first (its transport's AddSubscriber), then announces the subscription.
+        if (lastEventId !== null && this.history) {
+            // `earliest` (a page rendered before anything was published) asks for every retained update.
+            const since = lastEventId === "earliest" ? -1 : this.#log.findIndex((update) => update.id === lastEventId);
+            if (since >= 0 || lastEventId === "earliest") for (const update of this.#log.slice(since + 1)) this.#deliver(connection, update);
+        }
         // [spec] mercure-hub §4.1: every new subscription is announced, to the subscriber itself too.
         for (const topic of source.topics) this.#announce(topic, connection, true);
-        // [spec] mercure-hub §1.4: a hub without history (the reference hub's local transport) replays nothing.
-        if (lastEventId !== null && this.history) {
-            const since = this.#log.findIndex((update) => update.id === lastEventId);
-            if (since >= 0) for (const update of this.#log.slice(since + 1)) this.#deliver(connection, update);
-        }
+    }
+
+    /**
+     * The id of the last update the hub dispatched, or `earliest` before the first (since its last start without history):
+     * what the subscriptions API answers, and a Laravel page renders into its `<link rel="mercure" last-event-id>`.
+     */
+    get lastEventId(): string {
+        return this.#log.at(-1)?.id ?? "earliest";
     }
 
     /** The browser closed a stream (or its tab went away): its subscriptions end. */

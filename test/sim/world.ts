@@ -79,6 +79,13 @@ export class SimTab implements NetworkTab {
     readonly ever = new Set<string>();
     /** Its page's connector (made once the tab exists: its `fetch` and `EventSource` are the tab's). */
     connector!: MercureConnector;
+    /**
+     * Its page was rendered with the hub's last event id in its `<head>` link (issue 52: see `World.navigate`): the id of
+     * the last broadcast published then (0 for none); null for a page rendered without.
+     */
+    rendered: number | null = null;
+    /** When its page last made a whisper or registered a whisper listener: each downloads the whisper code if it is missing. */
+    whisperUsedAt = -Infinity;
 
     constructor(
         readonly id: string,
@@ -206,6 +213,15 @@ export class World {
         tab.memberships.set(name, membership);
         this.#joins.push(membership);
         tab.ever.add(name);
+        // A page rendered with the hub's cursor gets what was published since its render on what it joins before its
+        // first stream opened: the hub replays it (with history).
+        if (this.#replaysFromRender(tab)) {
+            for (const published of this.network.broadcasts) {
+                if (published.id > tab.rendered! && published.channels.includes(name) && authorizes(tab.profile.user, name)) {
+                    this.expectations.push({ kind: "broadcast", id: published.id, membership, at: published.at });
+                }
+            }
+        }
         const live = () => tab.memberships.get(name) === membership && membership.left === null;
         channel.listen(".sim", (payload: { b?: number }) => {
             const id = payload?.b;
@@ -224,6 +240,7 @@ export class World {
         if (name.startsWith("presence-")) this.#watchPresence(membership, channel as MercurePresenceChannel<{ id: number }>);
         if (listen && guarded(name)) {
             membership.listeningSince = Date.now();
+            tab.whisperUsedAt = Date.now();
             channel.listenForWhisper("typing", (data: { w?: number }) => {
                 const id = data?.w;
                 if (typeof id !== "number") return this.violate(`${tab.id} got a malformed whisper on ${name}: ${JSON.stringify(data)}`);
@@ -287,6 +304,7 @@ export class World {
         const membership = tab.memberships.get(name);
         if (membership === undefined || !this.joined(membership)) return;
         const id = ++this.#whisperIds;
+        tab.whisperUsedAt = Date.now();
         this.sent.set(id, { tab, channel: name });
         (membership.channel as MercureChannel & { whisper(event: string, data: unknown): void }).whisper("typing", { w: id });
     }
@@ -326,6 +344,45 @@ export class World {
         return this.openTab(this.profiles.indexOf(tab.profile as World["profiles"][number]), channels.map((membership) => membership.name), listen);
     }
 
+    /**
+     * Navigate `tab` to the next page of the app (issue 52): Laravel renders it with the hub's last event id in its
+     * `<head>` link (the docs' middleware), the tab's page goes (`pagehide`), and the next page's connector is created at
+     * once (it reads the link then), its channels joined `joinAfter` ms later, as a page whose scripts run late joins.
+     * The realm has one document: the link is there only while the next page's connector is created.
+     */
+    navigate(tab: SimTab, joinAfter: number): SimTab {
+        const channels = [...tab.memberships.values()].filter((membership) => this.joined(membership)).map((membership) => membership.name);
+        const listen = [...tab.memberships.values()].some((membership) => this.joined(membership) && membership.listeningSince !== null);
+        const cursor = this.network.lastEventId;
+        const rendered = this.network.broadcasts.at(-1)?.id ?? 0;
+        this.close(tab, true);
+        const link = document.createElement("link");
+        link.setAttribute("rel", "mercure");
+        link.setAttribute("href", HUB_URL);
+        link.setAttribute("last-event-id", cursor);
+        document.head.append(link);
+        let next: SimTab;
+        try {
+            next = this.openTab(this.profiles.indexOf(tab.profile as World["profiles"][number]), [], listen);
+        } finally {
+            link.remove();
+        }
+        next.rendered = rendered;
+        setTimeout(() => {
+            if (next.dead) return;
+            for (const name of channels) this.join(next, name, listen);
+        }, joinAfter);
+        return next;
+    }
+
+    /**
+     * Whether `tab`'s page was rendered with the hub's cursor and has not had a stream open yet: what it joins now is
+     * replayed from the render (with history; a hub without any replays nothing, and the page starts from now).
+     */
+    #replaysFromRender(tab: SimTab): boolean {
+        return this.config.history && tab.rendered !== null && !this.memberships(tab).some((membership) => membership.subscribed.length > 0);
+    }
+
     /** Let `ms` of fake time pass: every timer, message between tabs, request and stream event due meanwhile runs. */
     async settle(ms: number): Promise<void> {
         await vi.advanceTimersByTimeAsync(ms);
@@ -341,7 +398,8 @@ export class World {
         for (const tab of this.alive()) {
             for (const name of published.channels) {
                 const membership = tab.memberships.get(name);
-                if (membership === undefined || !this.joined(membership) || membership.subscribed.length === 0 || !authorizes(tab.profile.user, name)) continue;
+                const replayed = membership !== undefined && this.#replaysFromRender(tab);
+                if (membership === undefined || !this.joined(membership) || (membership.subscribed.length === 0 && !replayed) || !authorizes(tab.profile.user, name)) continue;
                 if (this.known.has("narrow-on-failure") && !this.streamGranted(tab, channelTopic(name))) continue;
                 this.expectations.push({ kind: "broadcast", id: published.id, membership, at: published.at });
             }
@@ -360,9 +418,24 @@ export class World {
             const membership = tab.memberships.get(whispered.channel);
             if (tab === sender || membership === undefined || !this.joined(membership) || membership.subscribed.length === 0) continue;
             if (membership.listeningSince === null || membership.listeningSince > whispered.at - 5_000) continue;
+            if (this.#whisperCodeMissing(tab)) continue;
             if (this.known.has("narrow-on-failure") && !this.streamGranted(tab, whisperTopic(whispered.channel))) continue;
             this.expectations.push({ kind: "whisper", id, membership, at: whispered.at });
         }
+    }
+
+    /**
+     * Whether `tab`'s page lacks the whisper code as documented (capability-slots.ts, `whisperLink`): its download failed
+     * (`load_failed`, told on each channel that waited for it) and the page has made no whisper nor whisper listener
+     * since, which would download it again; until then its listeners hear nothing. (The simulation's tabs share one
+     * realm, where another tab's download loads the code for all: a browser's tab downloads its own.)
+     */
+    #whisperCodeMissing(tab: SimTab): boolean {
+        let failed = -Infinity;
+        for (const membership of this.memberships(tab)) {
+            for (const error of membership.errors) if (error.code === "load_failed" && error.message.startsWith("The whisper code ") && error.at > failed) failed = error.at;
+        }
+        return failed >= tab.whisperUsedAt;
     }
 
     /**
