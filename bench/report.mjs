@@ -3,6 +3,7 @@ import { median, quantile } from "./lib/stats.mjs";
 import { encryptionSection, encryptionSummaryRows } from "./report-encryption.mjs";
 import { firstEventSection, firstEventSummaryRows } from "./report-first-event.mjs";
 import { shareCostSection } from "./report-share-cost.mjs";
+import { pageResumeTable } from "./scenarios/page-resume.mjs";
 
 /** A whole number with thousands separators. */
 const int = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a");
@@ -440,6 +441,20 @@ export function renderReport(r) {
         ),
         "",
     );
+    if (r.pageResume !== undefined) {
+        const plan = r.plan.pageResume;
+        push(
+            "## Events across a multi-page app's navigation (issue 52, Chromium)",
+            "",
+            `A page receives numbers on a public channel at ${plan.rate}/s (${plan.count} of them); ${plan.navigateAtMs / 1000} s in, the tab navigates`,
+            `(\`location.href\`, a full document load) to a page that joins the same channel ${plan.joinAfterMs / 1000} s after its load. Counted over both`,
+            "pages: numbers neither received (lost) and numbers received twice. The connector shares across tabs (the default); the hubs keep",
+            "history (`bench/scenarios/page-resume.mjs`, alone: `node bench/page-resume.mjs`).",
+            "",
+            ...pageResumeTable([r.pageResume, ...(r.reference?.pageResume === undefined ? [] : [r.reference.pageResume])]),
+            "",
+        );
+    }
     return lines.join("\n");
 }
 

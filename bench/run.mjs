@@ -19,13 +19,15 @@
 //   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
 //   memory       scenarios/memory.mjs: heap after GC through join/leave cycles and delivered messages
 //   navigation   scenarios/navigation.mjs: issue 13's auth requests per 100 SPA navigations, sharing off and on
+//   page resume  scenarios/page-resume.mjs: events lost and received twice across a multi-page app's navigation (issue 52):
+//                a raw EventSource, the connector by default and with resumeAcrossPages, on the dev hub and the reference hub
 //   reference    the reference Go hub (test/reference-hub/, behind the dev server's proxy, published to over HTTP):
 //                the public channel's throughput and latency, join bursts and continuity, beside the dev hub's
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./lib/chromium.mjs";
-import { prepareReferenceHub, REFERENCE_HUB, startBenchStack } from "./lib/stack.mjs";
+import { DEV_HUB, prepareReferenceHub, REFERENCE_HUB, startBenchStack } from "./lib/stack.mjs";
 import { renderReport } from "./report.mjs";
 import { measureContinuity } from "./scenarios/continuity.mjs";
 import { measureDecryptCost } from "./scenarios/decrypt.mjs";
@@ -35,6 +37,7 @@ import { measureFirstJoins } from "./scenarios/first-join.mjs";
 import { COOKIE_LIMIT, measureCookieSizes, measureJoinBursts, measurePresenceUrls, presenceChannelsUnder, REQUEST_LINE_LIMIT } from "./scenarios/join.mjs";
 import { measureBrowserMemory, measureNodeMemory } from "./scenarios/memory.mjs";
 import { measureNavigations } from "./scenarios/navigation.mjs";
+import { measurePageResume, PAGE_RESUME_PLAN } from "./scenarios/page-resume.mjs";
 import { measureSizes, readBudget, ROOT } from "./size.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -64,6 +67,7 @@ const PLAN = {
         messageBatch: 5_000,
     },
     navigation: { navigations: 100, dwellMs: 50 },
+    pageResume: PAGE_RESUME_PLAN,
     // The reference hub: the public channel only, bursts of fewer messages, published over HTTP (1 to 2 ms per
     // message on 16 connections on the 2 busy cores): the hold adapts to the publishing (stack.holdFor).
     reference: {
@@ -148,6 +152,7 @@ async function measureReferenceHub(browser) {
             delivery: await measureDelivery(browser, reference, PLAN.reference.delivery),
             joins: await measureJoinBursts(browser, reference, PLAN.reference.join),
             continuity: await measureContinuity(browser, PLAN.continuity, REFERENCE_HUB),
+            pageResume: await measurePageResume(browser, PLAN.pageResume, REFERENCE_HUB),
         };
     } finally {
         await reference.server.close();
@@ -188,6 +193,7 @@ async function measureDevHub(browser, results) {
             before: await measureNavigations(browser, stack, PLAN.navigation, { shareAcrossTabs: false }),
             after: await measureNavigations(browser, stack, PLAN.navigation),
         }));
+        results.pageResume = await section("page resume", () => measurePageResume(browser, PLAN.pageResume, DEV_HUB));
         // Without history the memory runs measure what stays in the client's memory.
         results.shareCost = await section("sharing", () => measureSharingCost(browser, quiet, PLAN.sharing));
         results.shareCostTypical = await section("sharing, typical rate", () => measureSharingCost(browser, quiet, PLAN.sharingTypical));
