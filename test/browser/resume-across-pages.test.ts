@@ -48,6 +48,15 @@ async function navigate(tab: PageHarness, path: string = NEXT_PAGE): Promise<voi
     await tab.page.waitForFunction(() => typeof (window as unknown as { harness?: unknown }).harness === "object", undefined, DEADLINE);
 }
 
+/** A new tab the page of `tab` opens with `window.open` (the harness page, its app not started): its first page, `history.length` 1. */
+async function openedTab(tab: PageHarness): Promise<PageHarness> {
+    const popup = tab.page.context().waitForEvent("page");
+    await tab.page.evaluate((path) => void window.open(path), HARNESS_PAGE + "?page=opened");
+    const opened = await popup;
+    await opened.waitForFunction(() => typeof (window as unknown as { harness?: unknown }).harness === "object", undefined, DEADLINE);
+    return new (PageHarness as unknown as new (context: unknown, page: unknown) => PageHarness)(tab.page.context(), opened);
+}
+
 /**
  * The page of `tab` receives 1..10; the tab navigates; 11..20 are published while the next page is loaded and not
  * joined; it joins, then 21..30 are published. Resolves with what each page received.
@@ -87,6 +96,20 @@ describeInChromium("resumeAcrossPages: nothing lost, nothing twice across a navi
             expect(next).toEqual(range(21, 30));
         });
     }
+
+    it("resumes the tab's first page after a reload (history.length stays 1: the reload is told apart from a new tab)", async () => {
+        const tab = await openedTab(await suite.open(ANN));
+        await startPage(tab, { resumeAcrossPages: true, shareAcrossTabs: false });
+        await broadcastNumbered(suite.dev(), CHANNEL, range(1, 10));
+        await waitForNumber(tab, CHANNEL, 10);
+        expect(await tab.page.evaluate(() => history.length)).toBe(1);
+        await tab.page.reload();
+        await tab.page.waitForFunction(() => typeof (window as unknown as { harness?: unknown }).harness === "object", undefined, DEADLINE);
+        await broadcastNumbered(suite.dev(), CHANNEL, range(11, 20));
+        await startPage(tab, { resumeAcrossPages: true, shareAcrossTabs: false });
+        await broadcastNumbered(suite.dev(), CHANNEL, range(21, 30));
+        expect(numbersOf(await waitForNumber(tab, CHANNEL, 30), CHANNEL)).toEqual(range(11, 30));
+    });
 
     it("resumes a follower page whose leading tab keeps the stream on the same channel (sharing on)", async () => {
         const profile = suite.track(await Profile.open(suite.browser(), suite.dev().url, ANN));
@@ -132,7 +155,11 @@ describeInChromium("resumeAcrossPages: nothing lost, nothing twice across a navi
         await waitForNumber(other, "sports", 1);
         await startPage(leader, { resumeAcrossPages: true, shareAcrossTabs: true });
         await broadcastNumbered(suite.dev(), CHANNEL, range(21, 30));
-        expect(numbersOf(await waitForNumber(leader, CHANNEL, 30), CHANNEL)).toEqual(range(11, 30));
+        // The new leader's engine never forwarded the page's cursor: a catch-up stream of the page's own replays 11..20
+        // (share/catch-up.ts) beside the shared stream, which may deliver 21 first. Every number once, in any order.
+        await waitForNumber(leader, CHANNEL, 20);
+        const received = numbersOf(await waitForNumber(leader, CHANNEL, 30), CHANNEL);
+        expect([...received].sort((a, b) => a - b)).toEqual(range(11, 30));
     });
 
     it("replays nothing to the next page after a login as another user (the session's CSRF token was regenerated)", async () => {
@@ -169,14 +196,10 @@ describeInChromium("resumeAcrossPages: nothing lost, nothing twice across a navi
         await waitForNumber(tab, CHANNEL, 10);
         // The tab goes to the next page (which leaves a record), and that page opens a new tab of itself.
         await navigate(tab);
-        const popup = tab.page.context().waitForEvent("page");
-        await tab.page.evaluate((path) => void window.open(path), HARNESS_PAGE + "?page=popup");
-        const opened = await popup;
-        await opened.waitForFunction(() => typeof (window as unknown as { harness?: unknown }).harness === "object", undefined, DEADLINE);
-        const copied = await opened.evaluate(() => Object.keys(sessionStorage).filter((name) => name.startsWith("laravel-echo-mercure:resume:")).length);
+        const newTab = await openedTab(tab);
+        const copied = await newTab.page.evaluate(() => Object.keys(sessionStorage).filter((name) => name.startsWith("laravel-echo-mercure:resume:")).length);
         expect(copied).toBe(1); // Chromium copied the record: the new tab must tell itself apart.
         await broadcastNumbered(suite.dev(), CHANNEL, range(11, 20));
-        const newTab = new (PageHarness as unknown as new (context: unknown, page: unknown) => PageHarness)(tab.page.context(), opened);
         await startPage(newTab, { resumeAcrossPages: true, shareAcrossTabs: false });
         await broadcastNumbered(suite.dev(), CHANNEL, range(21, 30));
         expect(numbersOf(await waitForNumber(newTab, CHANNEL, 30), CHANNEL)).toEqual(range(21, 30));
