@@ -109,7 +109,9 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         shared.emitMessage(NEWS, "id-1101");
         catchUp.emitMessage(NEWS, "id-1101");
         catchUp.emitMessage(NEWS, "id-1102");
-        expect(replayed("c/1")).toEqual(["id-101", "id-102", "id-1100"]);
+        // Issue 52: the tab's cursor went back to id-1100 with the catch-up; the newest event the shared stream forwarded
+        // it comes again (its ledger drops it), so that its cursor is id-1101 and a next page resumes after it.
+        expect(replayed("c/1")).toEqual(["id-101", "id-102", "id-1100", "id-1101"]);
         expect(broadcast().filter((id) => id === "id-1101")).toEqual(["id-1101"]);
         expect(catchUp.closed).toBe(true);
         expect(ES.live()).not.toContain(catchUp);
