@@ -9,26 +9,46 @@ import type { ConnectorHost } from "./connector-host";
  * (see `takeResume` in dispatch/page-resume.ts) and makes its cursor the first `last_event_id`, unless the page already
  * has one: a `last-event-id` rendered into the page wins. When the page leaves (`pagehide`, which also runs for a page
  * that enters the back/forward cache: the next page resumes from it, and the restored page keeps its own state), it
- * writes the id of the last event it received for the next page.
+ * writes the id of the last event it received for the next page (a page that never connected passes the previous
+ * page's on).
  */
 export function create(host: ConnectorHost): Capability {
-    return createResume(host, browserPage());
+    const options = host.hubOptions as { csrfToken?: unknown; resumeEnvironment?: ResumeEnvironment };
+    return createResume(host, options.resumeEnvironment ?? pageEnvironment(options.csrfToken));
 }
 
-/** {@link create} on the page APIs `page` (tests). */
-export function createResume(host: ConnectorHost, page: ResumePage): Capability {
-    const options = host.hubOptions as { csrfToken?: unknown };
-    const scope = globalThis as { Laravel?: { csrfToken?: unknown }; document?: Document; addEventListener?: (type: string, listener: () => void) => void };
+/** @internal Tests only (the simulation): one tab's page APIs, its page's session token, and where its `pagehide` is heard. */
+export interface ResumeEnvironment {
+    /** The tab's storage, history length, navigation type and clock. */
+    readonly page: ResumePage;
+    /** The page's session CSRF token, or null for none. */
+    readonly token: unknown;
+    /** Where `pagehide` is heard (`window`), or undefined outside a page. */
+    readonly window: { addEventListener(type: "pagehide", listener: () => void): void } | undefined;
+}
+
+/** The page's own environment; `csrfToken`: the option. */
+function pageEnvironment(csrfToken: unknown): ResumeEnvironment {
+    const scope = globalThis as { Laravel?: { csrfToken?: unknown }; document?: Document; addEventListener?: (type: "pagehide", listener: () => void) => void };
     // The page's session token, in Echo's order (a function given as `csrfToken` is not called: it may be async).
-    const rendered = [scope.Laravel?.csrfToken, options.csrfToken, scope.document?.querySelector?.('meta[name="csrf-token"]')?.getAttribute("content")];
-    const session = sessionFingerprint(rendered.find((token) => typeof token === "string" && token !== ""));
+    const rendered = [scope.Laravel?.csrfToken, csrfToken, scope.document?.querySelector?.('meta[name="csrf-token"]')?.getAttribute("content")];
+    const window = typeof scope.addEventListener === "function" ? (scope as Required<Pick<typeof scope, "addEventListener">>) : undefined;
+    return { page: browserPage(), token: rendered.find((token) => typeof token === "string" && token !== ""), window };
+}
+
+/** {@link create} in `env` (tests). */
+export function createResume(host: ConnectorHost, env: ResumeEnvironment): Capability {
+    const { page } = env;
+    const session = sessionFingerprint(env.token);
     /** Whether the record was taken (at the first granted auth; once per connector). */
     let taken = false;
-    scope.addEventListener?.("pagehide", () => {
-        const cursor = host.dispatcher.cursor;
+    env.window?.addEventListener("pagehide", () => {
         const hub = host.hub.platform?.hub.href;
-        // [spec] mercure-hub §1.4: event ids are hub-wide cursors; the next page's stream asks for what followed this one.
-        if (cursor !== null && hub !== undefined && session !== null && taken) saveResume(page, hub, { cursor, at: page.now(), session });
+        if (hub === undefined || session === null) return;
+        // A page that never connected passes the previous page's cursor on (it received nothing after it); else, [spec]
+        // mercure-hub §1.4: event ids are hub-wide cursors, and the next page's stream asks for what followed this one's.
+        const cursor = taken ? host.dispatcher.cursor : takeResume(page, hub, session).cursor;
+        if (cursor !== null) saveResume(page, hub, { cursor, at: page.now(), session });
     });
     return {
         authorized: ({ platform }) => {

@@ -11,8 +11,10 @@
  * header or credential is stored in any form (SECURITY.md).
  *
  * A record is taken once (removed as it is read, used or not), only by a page of the same tab (a tab's first page, a
- * new tab into which the browser copied the opener's `sessionStorage`, resumes nothing), and only within
- * {@link RESUME_MAX_AGE_MS} of the moment the previous page left.
+ * new tab into which the browser copied the opener's `sessionStorage`, resumes nothing), only by the page that
+ * follows the one that wrote it (written after this page's navigation started: a page in between that did not take it,
+ * without the option or whose resume code did not download, may have received what follows its cursor), and only
+ * within {@link RESUME_MAX_AGE_MS} of the moment the previous page left.
  */
 
 /** How long after the previous page left the next one may resume from its cursor: 2 minutes. */
@@ -34,6 +36,8 @@ export interface ResumePage {
     readonly navigation: string | undefined;
     /** The wall clock, in milliseconds. */
     readonly now: () => number;
+    /** When this document's navigation started, on that clock (the previous page leaves after it). */
+    readonly startedAt: number;
 }
 
 /** What the page that left wrote: the cursor, when, and whose session it was. */
@@ -47,7 +51,7 @@ export interface ResumeRecord {
 }
 
 /** Why a page resumes nothing (the `debug` log's `reason`), or "resumed". */
-export type ResumeOutcome = "resumed" | "none" | "first page" | "other session" | "too old" | "no session";
+export type ResumeOutcome = "resumed" | "none" | "first page" | "other session" | "earlier page" | "too old" | "no session";
 
 /** The page's own APIs, read now; undefined pieces where the platform has none. */
 export function browserPage(): ResumePage {
@@ -59,7 +63,9 @@ export function browserPage(): ResumePage {
         storage = undefined;
     }
     const entry = scope.performance?.getEntriesByType?.("navigation")[0] as { type?: string } | undefined;
-    return { storage, historyLength: scope.history?.length ?? 0, navigation: entry?.type, now: Date.now };
+    // performance.now() counts from the navigation's start; read beside Date.now(), not from timeOrigin, which drifts from it.
+    const startedAt = Date.now() - (scope.performance?.now() ?? 0);
+    return { storage, historyLength: scope.history?.length ?? 0, navigation: entry?.type, now: Date.now, startedAt };
 }
 
 /**
@@ -95,6 +101,7 @@ export function takeResume(page: ResumePage, hub: string, session: string | null
         page.historyLength <= 1 && page.navigation !== "reload" ? "first page"
         : session === null ? "no session"
         : record.session !== session ? "other session"
+        : record.at < page.startedAt ? "earlier page"
         : !(page.now() - record.at < RESUME_MAX_AGE_MS && page.now() >= record.at) ? "too old"
         : "resumed";
     return { cursor: outcome === "resumed" ? record.cursor : null, outcome, record };

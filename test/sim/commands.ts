@@ -208,6 +208,29 @@ export class EndTab extends Command {
     }
 }
 
+/**
+ * The page of a tab goes to the next page of the same browser tab (issue 52: a link, a form's redirect), which creates
+ * its connector with `resumeAcrossPages` at once and joins the same channels `joinAfterMs` later.
+ */
+export class Navigate extends Command {
+    constructor(
+        readonly tab: number,
+        readonly joinAfterMs: number,
+        race: number | null,
+    ) {
+        super(race);
+    }
+    check(model: Readonly<Model>): boolean {
+        return model.tabs.length > 0;
+    }
+    act(model: Model, world: World) {
+        world.navigate(tabAt(model, this.tab), this.joinAfterMs);
+    }
+    describe(): string {
+        return `Navigate(tab #${this.tab}, joins ${(this.joinAfterMs / 1000).toFixed(1)} s after the load)`;
+    }
+}
+
 /** A tab is frozen for a while (the `freeze` event: a leading tab steps down), then resumes (`resume`). */
 export class FreezeTab extends Command {
     constructor(
@@ -399,5 +422,9 @@ export function commandArbitraries(): Array<fc.Arbitrary<fc.AsyncCommand<Model, 
     arbitraries.push(fc.tuple(fc.constantFrom(...CHANNELS.filter(guarded)), fc.boolean(), race).map(([c, f, r]) => new FailChannel(c, f, r)));
     arbitraries.push(race.map((r) => new RotateXsrf(r)));
     arbitraries.push(fc.tuple(fc.integer({ min: 1, max: 2 }), race).map(([n, r]) => new HangCredentials(n, r)));
+    // Issue 52's navigations with `resumeAcrossPages`, when asked for (`SIM_NAVIGATE=1 npm run fuzz`): a new command
+    // draws other sequences from every seed, and the fixed seeds of `npm test` stay the ones they were (test/sim/
+    // navigation.test.ts runs navigations as fixed sequences instead).
+    if (process.env["SIM_NAVIGATE"] === "1") arbitraries.push(...weighted(fc.tuple(tab, fc.integer({ min: 0, max: 3_000 }), race).map(([t, ms, r]) => new Navigate(t, ms, r)), 2));
     return arbitraries;
 }

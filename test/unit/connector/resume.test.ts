@@ -15,6 +15,7 @@ beforeEach(async () => {
     useScopedFakeTimers();
     sessionStorage.clear();
     vi.spyOn(history, "length", "get").mockReturnValue(3); // A tab that has been on other pages.
+    vi.spyOn(performance, "now").mockReturnValue(2_000); // Each page's navigation started 2 s before its connector was created.
     setToken(TOKEN);
 });
 afterEach(() => {
@@ -108,11 +109,30 @@ describe("resumeAcrossPages", () => {
         const first = await openPage();
         first.stream().emitMessage(envelope(["orders"], "Shipped"), "urn:uuid:6");
         leave(first);
+        await vi.advanceTimersByTimeAsync(1_000);
         const idle = createHarness({ resumeAcrossPages: true }); // A page whose connector joins no channel.
         await settleLoadsUntil(() => RESUME.chunk.loaded() !== undefined);
-        leave(idle);
+        await vi.advanceTimersByTimeAsync(1_000);
+        leave(idle); // It passes the cursor on.
+        await vi.advanceTimersByTimeAsync(1_000);
         const next = await openPage();
         expect(next.stream().param("last_event_id")).toBe("urn:uuid:6");
+        next.connector.disconnect();
+    });
+
+    it("resumes nothing after a page in between that did not take the record (without the option): it received what follows", async () => {
+        const first = await openPage();
+        first.stream().emitMessage(envelope(["orders"], "Shipped"), "urn:uuid:9");
+        leave(first);
+        await vi.advanceTimersByTimeAsync(1_000);
+        const between = await openPage({});
+        between.stream().emitMessage(envelope(["orders"], "Shipped"), "urn:uuid:10");
+        await vi.advanceTimersByTimeAsync(3_000);
+        leave(between);
+        await vi.advanceTimersByTimeAsync(1_000);
+        const next = await openPage();
+        expect(next.stream().param("last_event_id")).toBeNull();
+        expect(sessionStorage.getItem(RESUME_KEY + HUB)).toBeNull();
         next.connector.disconnect();
     });
 

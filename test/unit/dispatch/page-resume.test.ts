@@ -12,7 +12,7 @@ function page(overrides: Partial<ResumePage> = {}, store = new Map<string, strin
         setItem: (key: string, value: string) => void store.set(key, value),
         removeItem: (key: string) => void store.delete(key),
     };
-    return { storage, historyLength: 2, navigation: "navigate", now: () => 1_000_000, store, ...overrides };
+    return { storage, historyLength: 2, navigation: "navigate", now: () => 1_000_000, startedAt: 1_000_000 - 10_000, store, ...overrides };
 }
 
 describe("sessionFingerprint", () => {
@@ -61,6 +61,13 @@ describe("takeResume", () => {
         expect(next.store.size).toBe(0);
     });
 
+    it("resumes nothing from a record older than this page's navigation: a page in between did not take it", () => {
+        const later = page({ startedAt: 1_000_000 - 4_000 });
+        write(later, 1_000_000 - 5_000);
+        expect(takeResume(later, HUB, SESSION)).toMatchObject({ cursor: null, outcome: "earlier page" });
+        expect(later.store.size).toBe(0);
+    });
+
     it("resumes nothing on a page without a session token", () => {
         const next = page();
         write(next);
@@ -68,10 +75,10 @@ describe("takeResume", () => {
     });
 
     it(`resumes nothing ${RESUME_MAX_AGE_MS / 1000} s or more after the previous page left, nor from a time to come`, () => {
-        const late = page();
+        const late = page({ startedAt: 0 });
         write(late, 1_000_000 - RESUME_MAX_AGE_MS);
         expect(takeResume(late, HUB, SESSION)).toMatchObject({ cursor: null, outcome: "too old" });
-        const justInTime = page();
+        const justInTime = page({ startedAt: 0 });
         write(justInTime, 1_000_000 - RESUME_MAX_AGE_MS + 1);
         expect(takeResume(justInTime, HUB, SESSION).outcome).toBe("resumed");
         const future = page();
