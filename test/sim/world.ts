@@ -76,8 +76,8 @@ export interface Navigation {
     readonly from: SimTab;
     /** When it left (`pagehide`). */
     readonly at: number;
-    /** The channels it held then, which this page joins again. */
-    readonly channels: ReadonlySet<string>;
+    /** The channels it held then, which this page joins again: each until that join was first subscribed or left. */
+    readonly channels: Set<string>;
     /** What this page's resume capability logged (`resumed`, `none`, ...), once it took the record; null before. */
     outcome: string | null;
 }
@@ -344,6 +344,7 @@ export class World {
         if (membership === undefined) return;
         membership.left = Date.now();
         tab.memberships.delete(name);
+        tab.navigation?.channels.delete(name);
         tab.connector.leaveChannel(name);
     }
 
@@ -434,7 +435,8 @@ export class World {
      */
     #expectResumed(membership: Membership): void {
         const navigation = membership.tab.navigation;
-        if (navigation === null || navigation.outcome !== "resumed" || !this.config.history || !navigation.channels.has(membership.name)) return;
+        // Only the join the navigation made (not one made again later, after a leave: it starts from the page's cursor then).
+        if (navigation === null || !navigation.channels.delete(membership.name) || navigation.outcome !== "resumed" || !this.config.history) return;
         if (!authorizes(membership.tab.profile.user, membership.name)) return;
         for (const published of this.network.broadcasts) {
             if (published.at < navigation.at || !published.channels.includes(membership.name)) continue;
