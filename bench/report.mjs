@@ -3,6 +3,7 @@ import { median, quantile } from "./lib/stats.mjs";
 import { encryptionSection, encryptionSummaryRows } from "./report-encryption.mjs";
 import { firstEventSection, firstEventSummaryRows } from "./report-first-event.mjs";
 import { shareCostSection } from "./report-share-cost.mjs";
+import { pageResumeTable } from "./scenarios/page-resume.mjs";
 
 /** A whole number with thousands separators. */
 const int = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a");
@@ -300,7 +301,6 @@ export function renderReport(r) {
             (run) => `| ${run.history ? "with history" : "without history"} | ${int(run.published)} | ${int(run.received)} | ${run.lost} | ${run.duplicated} | ${run.outOfOrder ? "yes" : "no"} | ${run.reopens} |`,
         ),
         "",
-        ...pageLoadSection(r),
         "## Memory",
         "",
         `Heap in use after a full garbage collection: in Chromium through the DevTools protocol (\`HeapProfiler.collectGarbage\`,`,
@@ -441,6 +441,23 @@ export function renderReport(r) {
         ),
         "",
     );
+    if (r.pageResume !== undefined) {
+        const plan = r.plan.pageResume;
+        push(
+            "## Events across a multi-page app's navigation (issue 52, Chromium)",
+            "",
+            `A page receives numbers on a public channel at ${plan.rate}/s (${plan.count} of them); ${plan.navigateAtMs / 1000} s in, the tab navigates`,
+            `(\`location.href\`, a full document load) to a page that joins the same channel ${plan.joinAfterMs / 1000} s after its load. Counted over both`,
+            "pages: numbers neither received (lost) and numbers received twice. The connector shares across tabs (the default); the hubs keep",
+            "history (`bench/scenarios/page-resume.mjs`, alone: `node bench/page-resume.mjs`). The rendered pages carry the hub's last event id",
+            "in their `<link rel=\"mercure\" last-event-id>`, asked of the hub's subscriptions API when each page is rendered",
+            "(docs/channels-and-events.md, “Nothing lost between pages”).",
+            ...(r.pageResumeMeasured === undefined ? [] : [`Measured again alone (\`npm run bench -- --only=page-resume\`) on ${r.pageResumeMeasured.date}, load average ${dec(r.pageResumeMeasured.load, 1)}.`]),
+            "",
+            ...pageResumeTable([r.pageResume, ...(r.reference?.pageResume === undefined ? [] : [r.reference.pageResume])]),
+            "",
+        );
+    }
     return lines.join("\n");
 }
 
@@ -577,28 +594,3 @@ function referenceJoinNotes(ref) {
     const failed = ref.joins.filter((row) => !row.subscribed && row.errors.length > 0);
     return failed.flatMap((row) => [`With ${row.size} ${row.kind} channels the connector reported: ${row.errors[0]}`, ""]);
 }
-
-/** Issue 52's section: numbers lost and duplicated across a multi-page app's page load, per mode, on both hubs. */
-function pageLoadSection(r) {
-    if (r.pageLoads === undefined) return [];
-    const plan = r.plan.pageLoads;
-    const reference = r.reference?.pageLoads ?? null;
-    const cell = (run) => (run === undefined ? "n/a" : `${run.lost} of ${run.published}, ${run.duplicated}`);
-    return [
-        "## Across a page load (Chromium)",
-        "",
-        `A private channel receives numbers at ${plan.rate} messages/s. After ${dec(plan.beforeMs / 1000, 1)} s the page navigates (a full document load) to a`,
-        `page of the same app that joins the channel ${dec(plan.joinAfterMs / 1000, 1)} s after its load, as a page whose scripts run late does; the`,
-        `numbers go on for ${dec(plan.afterMs / 1000, 1)} s more. Every number published from the first page's subscription on is then accounted`,
-        "for over both pages: lost (neither page had it) or duplicated. Each mode on a fresh stack whose hub keeps history; the",
-        "rendered cursor is the hub's last event id in the next page's `<link rel=\"mercure\" last-event-id>`, asked of the hub's",
-        "subscriptions API when the page is rendered (docs/channels-and-events.md, “Nothing lost between pages”).",
-        ...(r.pageLoadsMeasured === undefined ? [] : [`Measured again alone (\`npm run bench -- --only=page-loads\`) on ${r.pageLoadsMeasured.date}, load average ${dec(r.pageLoadsMeasured.load, 1)}.`]),
-        "",
-        `| Mode | dev hub: lost, duplicated | ${reference === null ? "reference hub" : r.reference.hub}: lost, duplicated |`,
-        "|---|---|---|",
-        ...r.pageLoads.map((run) => `| ${run.label} | ${cell(run)} | ${cell(reference?.find((other) => other.mode === run.mode))} |`),
-        "",
-    ];
-}
-

@@ -19,15 +19,15 @@
 //   continuity   scenarios/continuity.mjs: lost/duplicated messages across reopens, with and without history
 //   memory       scenarios/memory.mjs: heap after GC through join/leave cycles and delivered messages
 //   navigation   scenarios/navigation.mjs: issue 13's auth requests per 100 SPA navigations, sharing off and on
-//   page loads   scenarios/page-loads.mjs: issue 52's numbers lost/duplicated across a multi-page app's page load, per
-//                mode (raw EventSource, the connector without and with the page's rendered cursor), both hubs
+//   page resume  scenarios/page-resume.mjs: events lost and received twice across a multi-page app's navigation (issue 52):
+//                a raw EventSource, the connector by default and with resumeAcrossPages, on the dev hub and the reference hub
 //   reference    the reference Go hub (test/reference-hub/, behind the dev server's proxy, published to over HTTP):
 //                the public channel's throughput and latency, join bursts and continuity, beside the dev hub's
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem, type } from "node:os";
 import { join } from "node:path";
 import { launchChromium } from "./lib/chromium.mjs";
-import { prepareReferenceHub, REFERENCE_HUB, startBenchStack } from "./lib/stack.mjs";
+import { DEV_HUB, prepareReferenceHub, REFERENCE_HUB, startBenchStack } from "./lib/stack.mjs";
 import { renderReport } from "./report.mjs";
 import { measureContinuity } from "./scenarios/continuity.mjs";
 import { measureDecryptCost } from "./scenarios/decrypt.mjs";
@@ -37,7 +37,7 @@ import { measureFirstJoins } from "./scenarios/first-join.mjs";
 import { COOKIE_LIMIT, measureCookieSizes, measureJoinBursts, measurePresenceUrls, presenceChannelsUnder, REQUEST_LINE_LIMIT } from "./scenarios/join.mjs";
 import { measureBrowserMemory, measureNodeMemory } from "./scenarios/memory.mjs";
 import { measureNavigations } from "./scenarios/navigation.mjs";
-import { measurePageLoads } from "./scenarios/page-loads.mjs";
+import { measurePageResume, PAGE_RESUME_PLAN } from "./scenarios/page-resume.mjs";
 import { measureSizes, readBudget, ROOT } from "./size.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -67,8 +67,7 @@ const PLAN = {
         messageBatch: 5_000,
     },
     navigation: { navigations: 100, dwellMs: 50 },
-    // Issue 52's measurement as a new user made it: 20 numbers/s, the next page joining 1.5 s after its load.
-    pageLoads: { rate: 20, beforeMs: 1_000, joinAfterMs: 1_500, afterMs: 1_000 },
+    pageResume: PAGE_RESUME_PLAN,
     // The reference hub: the public channel only, bursts of fewer messages, published over HTTP (1 to 2 ms per
     // message on 16 connections on the 2 busy cores): the hold adapts to the publishing (stack.holdFor).
     reference: {
@@ -105,30 +104,30 @@ const env = {
 };
 
 /**
- * `--only=page-loads` measures that section alone, on both hubs, into the last full run's results
+ * `--only=page-resume` measures that section alone, on both hubs, into the last full run's results
  * (.bench-results/latest.json), and writes BENCHMARKS.md again from them; the section says when it was measured.
  */
 const only = process.argv.find((arg) => arg.startsWith("--only="))?.slice("--only=".length) ?? null;
 if (only !== null) {
-    if (only !== "page-loads") throw new Error(`--only knows page-loads, not "${only}"`);
+    if (only !== "page-resume") throw new Error(`--only knows page-resume, not "${only}"`);
     const file = join(ROOT, ".bench-results", "latest.json");
     if (!existsSync(file)) throw new Error(`${file} is missing: run the whole bench (npm run bench) first`);
     const results = JSON.parse(readFileSync(file, "utf8"));
     const browser = await launchChromium();
     try {
-        results.plan.pageLoads = PLAN.pageLoads;
-        results.pageLoads = await section("page loads", () => measurePageLoads(browser, PLAN.pageLoads));
+        results.plan.pageResume = PLAN.pageResume;
+        results.pageResume = await section("page resume", () => measurePageResume(browser, PLAN.pageResume, DEV_HUB));
         const prepared = prepareReferenceHub();
         if (prepared.ok && results.reference?.skipped === null) {
-            results.reference.pageLoads = await section("page loads (reference)", () => measurePageLoads(browser, PLAN.pageLoads, REFERENCE_HUB));
+            results.reference.pageResume = await section("page resume (reference)", () => measurePageResume(browser, PLAN.pageResume, REFERENCE_HUB));
         }
-        results.pageLoadsMeasured = { date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC", load: loadavg()[0] };
+        results.pageResumeMeasured = { date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC", load: loadavg()[0] };
     } finally {
         await browser.close();
     }
     writeFileSync(file, JSON.stringify(results, null, 2) + "\n");
     writeFileSync(join(ROOT, "BENCHMARKS.md"), renderReport(results));
-    console.log("\nBENCHMARKS.md written again with the page loads measured now");
+    console.log("\nBENCHMARKS.md written again with the page resume section measured now");
     process.exit(0);
 }
 
@@ -181,7 +180,7 @@ async function measureReferenceHub(browser) {
             delivery: await measureDelivery(browser, reference, PLAN.reference.delivery),
             joins: await measureJoinBursts(browser, reference, PLAN.reference.join),
             continuity: await measureContinuity(browser, PLAN.continuity, REFERENCE_HUB),
-            pageLoads: await measurePageLoads(browser, PLAN.pageLoads, REFERENCE_HUB),
+            pageResume: await measurePageResume(browser, PLAN.pageResume, REFERENCE_HUB),
         };
     } finally {
         await reference.server.close();
@@ -218,11 +217,11 @@ async function measureDevHub(browser, results) {
         results.presenceUrls = await section("urls", () => measurePresenceUrls(browser, stack, PLAN.presenceUrls));
         results.presenceUnderLimit = presenceChannelsUnder(stack, REQUEST_LINE_LIMIT);
         results.continuity = await section("continuity", () => measureContinuity(browser, PLAN.continuity));
-        results.pageLoads = await section("page loads", () => measurePageLoads(browser, PLAN.pageLoads));
         results.navigation = await section("navigation", async () => ({
             before: await measureNavigations(browser, stack, PLAN.navigation, { shareAcrossTabs: false }),
             after: await measureNavigations(browser, stack, PLAN.navigation),
         }));
+        results.pageResume = await section("page resume", () => measurePageResume(browser, PLAN.pageResume, DEV_HUB));
         // Without history the memory runs measure what stays in the client's memory.
         results.shareCost = await section("sharing", () => measureSharingCost(browser, quiet, PLAN.sharing));
         results.shareCostTypical = await section("sharing, typical rate", () => measureSharingCost(browser, quiet, PLAN.sharingTypical));

@@ -105,7 +105,7 @@ export class Capabilities {
     /** A channel was joined: tell the loaded capabilities, and start the download of each one it needs. */
     joined(channel: MercureChannel): void {
         this.tell("joined", channel);
-        for (const slot of this.#slots) if (!this.#built.has(slot) && slot.needs(channel.name)) this.#start(slot);
+        for (const slot of this.#slots) if (!this.#built.has(slot) && slot.needs(channel.name)) this.start(slot);
     }
 
     /** The capability of `slot` if it is loaded, else null. */
@@ -144,11 +144,11 @@ export class Capabilities {
     }
 
     /**
-     * Start the download of `slot` (once at a time); a failure leaves the channels that need it. The download is no
-     * longer in flight once it failed, before the channels hear it: a channel their `error()` callback joins again
-     * downloads anew instead of waiting for a download that is over.
+     * Start the download of `slot` (once at a time), awaited by {@link Capabilities.ready}; a failure leaves the channels
+     * that need it. The download is no longer in flight once it failed, before the channels hear it: a channel their
+     * `error()` callback joins again downloads anew instead of waiting for a download that is over.
      */
-    #start(slot: CapabilitySlot): void {
+    start(slot: CapabilitySlot): void {
         if (this.#loading.has(slot)) return;
         const result = this.use(slot);
         if (!(result instanceof Promise)) return;

@@ -49,6 +49,17 @@ export const WHISPERS: CapabilitySlot<WhisperCapability> = {
     },
 };
 
+/**
+ * Resuming across the pages of one tab (issue 52 part 2): started when a connector is created with `resumeAcrossPages`
+ * (no channel needs it, so none is named in a `load_failed` or left: `part` stays empty). A failed download resumes
+ * nothing: the page starts from now, as without the option.
+ */
+export const RESUME: CapabilitySlot = {
+    needs: () => false,
+    part: "",
+    chunk: /* @__PURE__ */ lazyChunk(() => import("./resume-capability")),
+};
+
 /** The slots a joined channel may need, in the order their capabilities are told. */
 export const CAPABILITY_SLOTS: readonly CapabilitySlot[] = [PRESENCE, CRYPTO, WHISPERS];
 

@@ -7,7 +7,7 @@ import { ChannelRegistry } from "../channel/channel-registry";
 import type { MercureChannel } from "../channel/mercure-channel";
 import { MercurePrivateChannel } from "../channel/mercure-private-channel";
 import { Capabilities } from "./capabilities";
-import { CAPABILITY_SLOTS, whisperLink } from "./capability-slots";
+import { CAPABILITY_SLOTS, RESUME, whisperLink } from "./capability-slots";
 import { HubLocator, type HubOptions } from "../discovery/hub-location";
 import type { RouteTarget } from "../dispatch/deliver-route";
 import { Dispatcher } from "../dispatch/dispatcher";
@@ -205,6 +205,7 @@ export class MercureConnector extends EchoChannelMethods {
      */
     constructor(options: MercureConnectorOptions) {
         super(options as never);
+        if (this.options["resumeAcrossPages"]) this.#capabilities.start(RESUME); // Issue 52: read before the first stream.
         this.#resolveEarly();
     }
 

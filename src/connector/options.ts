@@ -75,6 +75,15 @@ export interface MercureConnectorOptions {
      * (covers a reload and a tab hand-over); 0 reports at once.
      */
     leaveDelay?: number;
+    /**
+     * Resume the stream across the pages of one browser tab (a link, a form's redirect, a reload): the next page subscribes
+     * from the last event the previous page received, so that what is broadcast while the browser moves from one page
+     * to the next arrives on the next page, once. Default false. Kept in `sessionStorage` for 2 minutes after the page
+     * left, per hub and per Laravel session (a login or logout starts afresh); a new tab resumes nothing. Needs the
+     * page's CSRF token (`<meta name="csrf-token">`, `window.Laravel.csrfToken` or a string `csrfToken`). A
+     * `last-event-id` rendered into the page wins; see docs/channels-and-events.md.
+     */
+    resumeAcrossPages?: boolean;
     /** Other Echo options (for example `withoutInterceptors`) pass through untouched. */
     [option: string]: unknown;
 }

@@ -50,14 +50,19 @@ export class CatchUps {
 
     /**
      * Open the catch-up of virtual stream `id` on `url` (its parameters and cursor); `live(eventId)` says whether the
-     * shared stream forwarded that event since this call.
+     * shared stream forwarded that event since this call; `caughtUp()` runs when the catch-up ends on such an event,
+     * which it does not forward (the tab has it): its older events moved the tab's cursor back, and the engine sends
+     * the tab the newest event it forwarded it again (issue 52: the cursor a page leaves to the next one).
      */
-    open(id: string, url: string, topics: readonly string[], live: (eventId: string) => boolean): void {
+    open(id: string, url: string, topics: readonly string[], live: (eventId: string) => boolean, caughtUp: () => void): void {
         this.close(id);
         const delivered = new Set<string>();
         const forward = (type: EventMessage["type"]) => (stream: HubStream, event: StreamMessage) => {
             const eventId = event.lastEventId;
-            if (eventId !== "" && live(eventId)) return this.#end(id, stream);
+            if (eventId !== "" && live(eventId)) {
+                this.#end(id, stream);
+                return caughtUp();
+            }
             if (eventId !== "") {
                 delivered.add(eventId);
                 // The oldest goes first (a Set keeps insertion order): a race is between the newest events only.

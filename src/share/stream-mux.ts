@@ -314,7 +314,21 @@ export class StreamMux {
         const start = this.#forwarded;
         // [spec] laravel-mercure §4.1 and §8: the virtual stream's own parameters, resuming from its own cursor.
         const url = buildSubscribeUrl(this.host.hub, { topics: main.topics, patterns: main.patterns, lastEventId: cursor });
-        this.#catchUps.open(id, url, main.topics, (eventId) => this.#forwardedSince(eventId, start));
+        this.#catchUps.open(id, url, main.topics, (eventId) => this.#forwardedSince(eventId, start), () => this.#newestTo(id, main, start));
+    }
+
+    /**
+     * Send virtual stream `id` again the newest broadcast the shared stream forwarded it since its catch-up began
+     * (`start`): a catch-up ended on an event the tab already had, and the older events it replayed left the tab's
+     * cursor (its `last_event_id`, and what its page leaves to the next one with `resumeAcrossPages`) behind what the tab
+     * received. Its connector's ledger drops the delivery; only the cursor moves. Nothing from before the catch-up: the
+     * tab never had it (a page's first cursor may be older than events this engine forwarded to another page).
+     */
+    #newestTo(id: string, main: VirtualMain, start: number): void {
+        for (let at = this.#recent.length - 1, left = this.#forwarded - start; left > 0 && at >= 0; at--, left--) {
+            const recent = this.#recent[at]!;
+            if (recent.event.type === "message" && wants(main, recent)) return this.host.send({ ...recent.event, s: id });
+        }
     }
 
     /** Whether event `id` is among those forwarded since {@link StreamMux.#forwarded} was `start` (as far as they are kept). */

@@ -199,9 +199,9 @@ describe("the published package", () => {
             expect(found, prefix).toHaveLength(1);
             return found[0]!;
         };
-        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "platform-setup", "stream-diagnosis"].map(named);
-        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, isolation, credentials, unheard, share, protocol, setup, streamDiagnosis] = entries as [
-            string, string, string, string, string, string, string, string, string, string, string, string, string, string,
+        const entries = ["jwe", "crypto-capability", "whisper-capability", "presence-capability", "diagnose", "discover", "leadership", "batch-isolation", "credentials", "unheard-event", "share-platform", "protocol", "platform-setup", "stream-diagnosis", "resume-capability"].map(named);
+        const [jwe, encrypted, whisper, presence, diagnose, discover, engine, isolation, credentials, unheard, share, protocol, setup, streamDiagnosis, resume] = entries as [
+            string, string, string, string, string, string, string, string, string, string, string, string, string, string, string,
         ];
         // What rollup splits out as shared helpers (named after their first module) is its business; they are
         // only ever reached from the lazy chunks, never from the core.
@@ -216,7 +216,7 @@ describe("the published package", () => {
         const whisperHelpers = local(staticImports(read(whisper))).map((id) => id.slice(2)).filter((file) => shared.includes(file));
         expect(whisperHelpers.length).toBeGreaterThan(0);
         expect([...core.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1]).sort()).toEqual(
-            [diagnose, discover, engine, isolation, encrypted, jwe, whisper, ...whisperHelpers, presence, credentials, unheard, share, protocol, setup, streamDiagnosis].map((file) => `./${file}`).sort(),
+            [diagnose, discover, engine, isolation, encrypted, jwe, whisper, ...whisperHelpers, presence, credentials, unheard, share, protocol, setup, streamDiagnosis, resume].map((file) => `./${file}`).sort(),
         );
         // The platform set-up is loaded only where the options are not the common page's: what its checks say of a missing
         // part (outside a page), header auth (the hubToken option), the EventSource adapter.
@@ -229,6 +229,9 @@ describe("the published package", () => {
         // Issue 32: presence and the encrypted channels' keys and queue load with the first channel that needs them.
         for (const presenceCode of ["function createPresenceRooms", "function createRoster", "function fetchSnapshot", "function parseSubscriptionEvent"]) expect(core).not.toContain(presenceCode);
         expect(read(presence)).toContain("function createPresenceRooms");
+        // Issue 52: resumeAcrossPages's storage loads only with the option.
+        for (const resumeCode of ["function takeResume", "function saveResume", "function sessionFingerprint"]) expect(core).not.toContain(resumeCode);
+        expect(read(resume)).toContain("function takeResume");
         expect(core).not.toContain("class EncryptedChannels");
         expect(read(encrypted)).toContain("class EncryptedChannels");
         for (const diagnosticsCode of ["function classify", "function probe(", "function fetchMetadata", "function locateHub"]) expect(core).not.toContain(diagnosticsCode);

@@ -70,9 +70,27 @@ export interface Expectation {
     readonly at: number;
 }
 
+/** What a page of a tab took over from the tab's previous page with `resumeAcrossPages` (see {@link World.navigate}). */
+export interface Navigation {
+    /** The previous page of the tab. */
+    readonly from: SimTab;
+    /** When it left (`pagehide`). */
+    readonly at: number;
+    /** The channels it held then, which this page joins again: each until that join was first subscribed or left. */
+    readonly channels: Set<string>;
+    /** What this page's resume capability logged (`resumed`, `none`, ...), once it took the record; null before. */
+    outcome: string | null;
+}
+
 /** A simulated tab: its fake browser tab, its connector, its joins; {@link NetworkTab} for the network. */
 export class SimTab implements NetworkTab {
     dead = false;
+    /** The browser tab's `sessionStorage` (a page that navigates hands it to the next page of the tab). */
+    storage = new Map<string, string>();
+    /** The navigation that opened this page (issue 52), or null for a tab's first page. */
+    navigation: Navigation | null = null;
+    /** The page's own `pagehide` listeners (`resumeAcrossPages`), besides its tab links' on {@link SimTab.fake}. */
+    readonly pagehide: Array<() => void> = [];
     /** Its channels by name (the current join of each). */
     readonly memberships = new Map<string, Membership>();
     /** Every channel it ever joined (a message about any other one must never reach it). */
@@ -155,12 +173,21 @@ export class World {
         return this.tabs.filter((tab) => !tab.dead);
     }
 
-    /** Open a tab of `profile` (0: user 1, 1: user 2) whose page joins `channels` (`listen`: with a whisper listener on the guarded ones). */
-    openTab(profileIndex: number, channels: readonly string[], listen: boolean): SimTab {
+    /**
+     * Open a tab of `profile` (0: user 1, 1: user 2) whose page joins `channels` (`listen`: with a whisper listener on the
+     * guarded ones); `navigation`: the next page of a tab (issue 52), with `resumeAcrossPages`, which joins them
+     * `joinAfterMs` after its connector is created.
+     */
+    openTab(profileIndex: number, channels: readonly string[], listen: boolean, navigation?: { from: SimTab; joinAfterMs: number; renderedAfter?: number }): SimTab {
         const profile = this.profiles[profileIndex]!;
         const fake = profile.browser.tab();
         const id = "t" + (this.tabs.length + 1);
         const tab = new SimTab(id, profile, fake);
+        if (navigation !== undefined) {
+            tab.rendered = navigation.renderedAfter ?? null;
+            tab.storage = navigation.from.storage;
+            tab.navigation = { from: navigation.from, at: Date.now(), channels: new Set(channels), outcome: null };
+        }
         // A dead tab's lock requests are never answered (its page is gone); the fake browser already drops its messages.
         const env: ShareEnvironment = {
             ...fake.env,
@@ -191,12 +218,42 @@ export class World {
             fetch: this.network.fetchFor(tab),
             shareEnvironment: env,
             leaveDelay: this.config.leaveDelay,
-            ...(trace ? { debug: (what: string, detail?: object) => log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} ${id} ${what} ${JSON.stringify(detail)}`) } : {}),
+            ...(trace || tab.navigation !== null
+                ? {
+                      debug: (what: string, detail?: object) => {
+                          if (what === "resume" && tab.navigation !== null) tab.navigation.outcome = String((detail as { outcome?: unknown }).outcome);
+                          if (trace) log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} ${id} ${what} ${JSON.stringify(detail)}`);
+                      },
+                  }
+                : {}),
+            ...(tab.navigation !== null || navigation !== undefined ? { resumeAcrossPages: true, resumeEnvironment: this.#resumeEnvironment(tab) } : {}),
             ...credentials,
         });
         this.tabs.push(tab);
-        for (const name of channels) this.join(tab, name, listen);
+        const joinAll = () => {
+            if (!tab.dead) for (const name of channels) this.join(tab, name, listen);
+        };
+        if (navigation !== undefined && navigation.joinAfterMs > 0) setTimeout(joinAll, navigation.joinAfterMs);
+        else joinAll();
         return tab;
+    }
+
+    /**
+     * The page APIs of `tab` for `resumeAcrossPages`: its browser tab's storage, a history of 2 entries (the next page of
+     * a tab), its profile's session CSRF token (40 characters: one Laravel session per profile), its `pagehide`.
+     */
+    #resumeEnvironment(tab: SimTab) {
+        const storage = {
+            getItem: (key: string) => tab.storage.get(key) ?? null,
+            setItem: (key: string, value: string) => void tab.storage.set(key, value),
+            removeItem: (key: string) => void tab.storage.delete(key),
+        };
+        return {
+            page: { storage, historyLength: 2, navigation: "navigate", now: () => Date.now(), startedAt: Date.now() },
+            token: `session-of-user-${tab.profile.user}`.padEnd(40, "x"),
+            // Apart from the tab links' (whose count the bounds check), fired by close() with them.
+            window: { addEventListener: (_type: "pagehide", listener: () => void) => void tab.pagehide.push(listener) },
+        };
     }
 
     /** The page of `tab` joins `name` and listens to it (`listen`: for whispers too, on a guarded channel). */
@@ -234,9 +291,18 @@ export class World {
             membership.events.set(id, count);
             membership.delivered.push(Date.now());
             if (count > 1) this.violate(`${tab.id} got broadcast #${id} on ${name} ${count} times`);
+            // Issue 52: nothing an earlier page of the browser tab received comes again on a later one.
+            for (let page = tab.navigation?.from; page !== undefined; page = page.navigation?.from) {
+                if (this.memberships(page).some((earlier) => earlier.name === name && earlier.events.has(id))) {
+                    this.violate(`${tab.id} got broadcast #${id} on ${name}, which ${page.id}, an earlier page of its browser tab, had got`);
+                }
+            }
         });
         channel.error((error: MercureError) => membership.errors.push({ at: Date.now(), code: error.code, message: error.message }));
-        channel.subscribed(() => membership.subscribed.push(Date.now()));
+        channel.subscribed(() => {
+            if (membership.subscribed.length === 0) this.#expectResumed(membership);
+            membership.subscribed.push(Date.now());
+        });
         if (name.startsWith("presence-")) this.#watchPresence(membership, channel as MercurePresenceChannel<{ id: number }>);
         if (listen && guarded(name)) {
             membership.listeningSince = Date.now();
@@ -296,6 +362,7 @@ export class World {
         if (membership === undefined) return;
         membership.left = Date.now();
         tab.memberships.delete(name);
+        tab.navigation?.channels.delete(name);
         tab.connector.leaveChannel(name);
     }
 
@@ -314,6 +381,7 @@ export class World {
         if (tab.dead) return;
         this.lifecycleAt.set(tab.profile.id, Date.now());
         this.handovers.push({ tab, at: Date.now() });
+        if (pagehide) for (const listener of tab.pagehide) listener();
         tab.fake.close(pagehide);
         tab.dead = true;
         this.network.dropTab(tab);
@@ -345,34 +413,35 @@ export class World {
     }
 
     /**
-     * Navigate `tab` to the next page of the app (issue 52): Laravel renders it with the hub's last event id in its
-     * `<head>` link (the docs' middleware), the tab's page goes (`pagehide`), and the next page's connector is created at
-     * once (it reads the link then), its channels joined `joinAfter` ms later, as a page whose scripts run late joins.
-     * The realm has one document: the link is there only while the next page's connector is created.
+     * The page of `tab` navigates (issue 52): `pagehide`, the page is gone, and the next page of the same tab (its
+     * `sessionStorage` too) creates its connector with `resumeAcrossPages` at once and joins the same channels
+     * `joinAfterMs` later. It resumes from what the page left if that page had the option too (a page opened by a
+     * navigation). With `rendered`, Laravel rendered the next page with the hub's last event id in its `<head>` link
+     * (the docs' middleware), read when its connector is created, which wins over the resumed cursor; the realm has one
+     * document, so the link is there only while that connector is created.
      */
-    navigate(tab: SimTab, joinAfter: number): SimTab {
-        const channels = [...tab.memberships.values()].filter((membership) => this.joined(membership)).map((membership) => membership.name);
-        const listen = [...tab.memberships.values()].some((membership) => this.joined(membership) && membership.listeningSince !== null);
-        const cursor = this.network.lastEventId;
-        const rendered = this.network.broadcasts.at(-1)?.id ?? 0;
-        this.close(tab, true);
+    navigate(tab: SimTab, joinAfterMs: number, rendered = false): SimTab {
+        const channels = [...tab.memberships.values()].filter((membership) => this.joined(membership));
+        const listen = channels.some((membership) => membership.listeningSince !== null);
+        const profile = this.profiles.indexOf(tab.profile as World["profiles"][number]);
+        const names = channels.map((membership) => membership.name);
+        if (!rendered) {
+            this.close(tab, true);
+            return this.openTab(profile, names, listen, { from: tab, joinAfterMs });
+        }
+        // Rendered before the page leaves: what the hub dispatched last, and the last broadcast then.
         const link = document.createElement("link");
         link.setAttribute("rel", "mercure");
         link.setAttribute("href", HUB_URL);
-        link.setAttribute("last-event-id", cursor);
+        link.setAttribute("last-event-id", this.network.lastEventId);
+        const renderedAfter = this.network.broadcasts.at(-1)?.id ?? 0;
+        this.close(tab, true);
         document.head.append(link);
-        let next: SimTab;
         try {
-            next = this.openTab(this.profiles.indexOf(tab.profile as World["profiles"][number]), [], listen);
+            return this.openTab(profile, names, listen, { from: tab, joinAfterMs, renderedAfter });
         } finally {
             link.remove();
         }
-        next.rendered = rendered;
-        setTimeout(() => {
-            if (next.dead) return;
-            for (const name of channels) this.join(next, name, listen);
-        }, joinAfter);
-        return next;
     }
 
     /**
@@ -403,6 +472,22 @@ export class World {
                 if (this.known.has("narrow-on-failure") && !this.streamGranted(tab, channelTopic(name))) continue;
                 this.expectations.push({ kind: "broadcast", id: published.id, membership, at: published.at });
             }
+        }
+    }
+
+    /**
+     * Issue 52: a page that resumed from the tab's previous page (`resumeAcrossPages`, on a hub with history) gets, on a
+     * channel both held, every broadcast published after the previous page left and before this join was first
+     * subscribed, once (or reports why not): what was broadcast during the navigation.
+     */
+    #expectResumed(membership: Membership): void {
+        const navigation = membership.tab.navigation;
+        // Only the join the navigation made (not one made again later, after a leave: it starts from the page's cursor then).
+        if (navigation === null || !navigation.channels.delete(membership.name) || navigation.outcome !== "resumed" || !this.config.history) return;
+        if (!authorizes(membership.tab.profile.user, membership.name)) return;
+        for (const published of this.network.broadcasts) {
+            if (published.at < navigation.at || !published.channels.includes(membership.name)) continue;
+            this.expectations.push({ kind: "broadcast", id: published.id, membership, at: published.at });
         }
     }
 

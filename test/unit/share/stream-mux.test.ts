@@ -109,7 +109,9 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         shared.emitMessage(NEWS, "id-1101");
         catchUp.emitMessage(NEWS, "id-1101");
         catchUp.emitMessage(NEWS, "id-1102");
-        expect(replayed("c/1")).toEqual(["id-101", "id-102", "id-1100"]);
+        // Issue 52: the tab's cursor went back to id-1100 with the catch-up; the newest event the shared stream forwarded
+        // it comes again (its ledger drops it), so that its cursor is id-1101 and a next page resumes after it.
+        expect(replayed("c/1")).toEqual(["id-101", "id-102", "id-1100", "id-1101"]);
         expect(broadcast().filter((id) => id === "id-1101")).toEqual(["id-1101"]);
         expect(catchUp.closed).toBe(true);
         expect(ES.live()).not.toContain(catchUp);
@@ -132,6 +134,25 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         real.emitMessage(NEWS, "id-1102");
         expect(replayed("c/1")).toEqual(["id-101", "id-1101"]);
         expect(broadcast().slice(-2)).toEqual(["id-1101", "id-1102"]);
+    });
+
+    it("sends a stream whose catch-up ended at once nothing from before it began (a page rendered with a cursor this engine never forwarded)", async () => {
+        // Issue 52: a tab's next page, rendered with the hub's last event id (another user's update, say), joins beside a
+        // leader that forwarded id-1 … id-1100 to the page before it. The hub has no history: the catch-up's first event
+        // is the announcement of its own subscription, which the shared stream forwarded first. It ends there, and the
+        // page must not get id-1100, which only its previous page had.
+        const real = await forwarded(1_100);
+        mux.open("c", "c/1", url("elsewhere"), false);
+        await vi.advanceTimersByTimeAsync(0);
+        const catchUp = ES.last();
+        expect(catchUp.param("last_event_id")).toBe("elsewhere");
+        catchUp.emitOpen();
+        const announced = JSON.stringify({ id: "/.well-known/mercure/subscriptions/exact/news/sub-2", type: "subscription", match: "news", active: true });
+        real.emitSubscription(announced, "id-1101");
+        catchUp.emitSubscription(announced, "id-1101");
+        expect(catchUp.closed).toBe(true);
+        expect(replayed("c/1")).toEqual([]);
+        expect(sent.filter((message) => message["id"] === "id-1100")).toHaveLength(1); // Its broadcast to a/1, before c/1 existed.
     });
 
     it("ends at its first error and when its virtual stream closes; a cursor it keeps, a fresh stream and the engine's first cursor need none", async () => {

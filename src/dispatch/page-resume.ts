@@ -1,0 +1,131 @@
+/*
+ * Resume across the pages of one tab (issue 52 part 2, the `resumeAcrossPages` option): the page a tab leaves keeps the
+ * id of the last event it delivered in `sessionStorage`, and the tab's next page subscribes from it, so that what the
+ * server broadcast while the browser moved from one page to the next arrives on the next page, and nothing twice.
+ *
+ * One record per hub (its key names the hub URL), holding the cursor, when it was written and a fingerprint of the
+ * page's session CSRF token: Laravel regenerates that token at every login and logout, so another user's page, or
+ * the same user's after a logout, finds a fingerprint that does not match and resumes nothing. The token is 40 random
+ * characters (`Str::random(40)`, about 238 bits); 53 bits of a hash of it cannot give it back. A token shorter than
+ * {@link MIN_TOKEN_LENGTH} (not Laravel's) is never fingerprinted: its page neither writes nor resumes. No other
+ * header or credential is stored in any form (SECURITY.md).
+ *
+ * A record is taken once (removed as it is read, used or not), only by a page of the same tab (a tab's first page, a
+ * new tab into which the browser copied the opener's `sessionStorage`, resumes nothing), only by the page that
+ * follows the one that wrote it (written after this page's navigation started: a page in between that did not take it,
+ * without the option or whose resume code did not download, may have received what follows its cursor), and only
+ * within {@link RESUME_MAX_AGE_MS} of the moment the previous page left.
+ */
+
+/** How long after the previous page left the next one may resume from its cursor: 2 minutes. */
+export const RESUME_MAX_AGE_MS = 120_000;
+
+/** The shortest CSRF token fingerprinted: shorter ones are not Laravel's random session tokens. */
+export const MIN_TOKEN_LENGTH = 20;
+
+/** The `sessionStorage` key prefix of the records; the hub URL follows. */
+export const RESUME_KEY = "laravel-echo-mercure:resume:";
+
+/** The page APIs the records need, injected for tests. */
+export interface ResumePage {
+    /** The tab's `sessionStorage`, or undefined where there is none (Node.js, storage blocked). */
+    readonly storage: Pick<Storage, "getItem" | "setItem" | "removeItem"> | undefined;
+    /** `history.length`: 1 on a tab's first page (a new tab, or one opened by `window.open`). */
+    readonly historyLength: number;
+    /** How this document was loaded (`performance.getEntriesByType("navigation")[0].type`): "navigate", "reload", "back_forward". */
+    readonly navigation: string | undefined;
+    /** The wall clock, in milliseconds. */
+    readonly now: () => number;
+    /** When this document's navigation started, on that clock (the previous page leaves after it). */
+    readonly startedAt: number;
+}
+
+/** What the page that left wrote: the cursor, when, and whose session it was. */
+export interface ResumeRecord {
+    /** The id of the last event the page delivered. */
+    readonly cursor: string;
+    /** When the page left (wall clock, ms). */
+    readonly at: number;
+    /** The fingerprint of its session CSRF token (see {@link sessionFingerprint}). */
+    readonly session: string;
+}
+
+/** Why a page resumes nothing (the `debug` log's `reason`), or "resumed". */
+export type ResumeOutcome = "resumed" | "none" | "first page" | "other session" | "earlier page" | "too old" | "no session";
+
+/** The page's own APIs, read now; undefined pieces where the platform has none. */
+export function browserPage(): ResumePage {
+    const scope = globalThis as { sessionStorage?: Storage; history?: History; performance?: Performance };
+    let storage: Storage | undefined;
+    try {
+        storage = scope.sessionStorage; // Throws where storage is blocked (sandboxed frames, some privacy settings).
+    } catch {
+        storage = undefined;
+    }
+    const entry = scope.performance?.getEntriesByType?.("navigation")[0] as { type?: string } | undefined;
+    // performance.now() counts from the navigation's start; read beside Date.now(), not from timeOrigin, which drifts from it.
+    const startedAt = Date.now() - (scope.performance?.now() ?? 0);
+    return { storage, historyLength: scope.history?.length ?? 0, navigation: entry?.type, now: Date.now, startedAt };
+}
+
+/**
+ * A fingerprint of the page's session CSRF token, or null for none or one shorter than {@link MIN_TOKEN_LENGTH}: two
+ * seeded 32-bit multiplicative hashes mixed into 53 bits, in base 36. Enough to tell two sessions apart; too little to
+ * give a 238-bit token back.
+ */
+export function sessionFingerprint(token: unknown): string | null {
+    if (typeof token !== "string" || token.length < MIN_TOKEN_LENGTH) return null;
+    let a = 0x9e3779b9;
+    let b = 0x85ebca6b;
+    for (let i = 0; i < token.length; i++) {
+        const code = token.charCodeAt(i);
+        a = Math.imul(a ^ code, 0x01000193);
+        b = Math.imul(b ^ code, 0x5bd1e995);
+    }
+    a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) ^ Math.imul(b ^ (b >>> 13), 0x297a2d39);
+    b = Math.imul(b ^ (b >>> 16), 0xcc9e2d51) ^ Math.imul(a ^ (a >>> 13), 0x1b873593);
+    return ((b >>> 0) % 0x200000 * 0x100000000 + (a >>> 0)).toString(36);
+}
+
+/**
+ * Take the record of `hub` from the tab's storage: removed whatever follows; its cursor when it belongs to
+ * `session` (see {@link sessionFingerprint}), was written less than {@link RESUME_MAX_AGE_MS} ago, and this is not
+ * the tab's first page.
+ */
+export function takeResume(page: ResumePage, hub: string, session: string | null): { cursor: string | null; outcome: ResumeOutcome; record: ResumeRecord | null } {
+    const record = readRecord(page, hub);
+    if (record === null) return { cursor: null, outcome: "none", record };
+    // A tab's first page has no previous page: a record there was copied from the opener's storage (window.open, a
+    // link with target=_blank where the browser still copies it). A reload of it keeps its history length of 1.
+    const outcome: ResumeOutcome =
+        page.historyLength <= 1 && page.navigation !== "reload" ? "first page"
+        : session === null ? "no session"
+        : record.session !== session ? "other session"
+        : record.at < page.startedAt ? "earlier page"
+        : !(page.now() - record.at < RESUME_MAX_AGE_MS && page.now() >= record.at) ? "too old"
+        : "resumed";
+    return { cursor: outcome === "resumed" ? record.cursor : null, outcome, record };
+}
+
+/** Read and remove the record of `hub`: null when there is none, or it does not parse. */
+function readRecord(page: ResumePage, hub: string): ResumeRecord | null {
+    try {
+        const text = page.storage?.getItem(RESUME_KEY + hub) ?? null;
+        page.storage?.removeItem(RESUME_KEY + hub);
+        const parsed: unknown = text === null ? null : JSON.parse(text);
+        if (typeof parsed !== "object" || parsed === null) return null;
+        const { cursor, at, session } = parsed as Record<string, unknown>;
+        return typeof cursor === "string" && cursor !== "" && typeof at === "number" && typeof session === "string" ? { cursor, at, session } : null;
+    } catch {
+        return null; // Storage blocked, or not JSON: nothing to resume.
+    }
+}
+
+/** Write the record of `hub` (the page leaves); nothing when storage refuses it (full, blocked). */
+export function saveResume(page: ResumePage, hub: string, record: ResumeRecord): void {
+    try {
+        page.storage?.setItem(RESUME_KEY + hub, JSON.stringify(record));
+    } catch {
+        // Quota or blocked storage: the next page starts from now, as without the option.
+    }
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { MIN_TOKEN_LENGTH, RESUME_KEY, RESUME_MAX_AGE_MS, saveResume, sessionFingerprint, takeResume, type ResumePage } from "../../../src/dispatch/page-resume";
+
+const HUB = "https://app.test/.well-known/mercure";
+const TOKEN = "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5kL7n"; // 40 characters, as Laravel's Str::random(40)
+const SESSION = sessionFingerprint(TOKEN)!;
+
+/** A page of one tab on an in-memory storage, the `historyLength`-th entry of its history, at time `now`. */
+function page(overrides: Partial<ResumePage> = {}, store = new Map<string, string>()): ResumePage & { store: Map<string, string> } {
+    const storage = {
+        getItem: (key: string) => store.get(key) ?? null,
+        setItem: (key: string, value: string) => void store.set(key, value),
+        removeItem: (key: string) => void store.delete(key),
+    };
+    return { storage, historyLength: 2, navigation: "navigate", now: () => 1_000_000, startedAt: 1_000_000 - 10_000, store, ...overrides };
+}
+
+describe("sessionFingerprint", () => {
+    it("tells two session tokens apart, and gives one token the same fingerprint every time", () => {
+        const other = sessionFingerprint(TOKEN.slice(0, -1) + "m");
+        expect(SESSION).toMatch(/^[0-9a-z]+$/);
+        expect(other).not.toBe(SESSION);
+        expect(sessionFingerprint(TOKEN)).toBe(SESSION);
+    });
+
+    it("fingerprints no token shorter than a random session token, and nothing that is not a string", () => {
+        expect(sessionFingerprint("x".repeat(MIN_TOKEN_LENGTH - 1))).toBeNull();
+        expect(sessionFingerprint("x".repeat(MIN_TOKEN_LENGTH))).not.toBeNull();
+        expect(sessionFingerprint(undefined)).toBeNull();
+        expect(sessionFingerprint(null)).toBeNull();
+    });
+
+    it("holds at most 53 bits: the token is not in it", () => {
+        expect(parseInt(SESSION, 36)).toBeLessThan(2 ** 53);
+        expect(SESSION).not.toContain(TOKEN.slice(0, 6).toLowerCase());
+    });
+});
+
+describe("takeResume", () => {
+    const write = (p: ResumePage, at = 1_000_000 - 5_000, session = SESSION) => saveResume(p, HUB, { cursor: "urn:uuid:41", at, session });
+
+    it("gives the cursor the previous page of the tab left for this hub, once", () => {
+        const next = page();
+        write(next);
+        expect(takeResume(next, HUB, SESSION)).toMatchObject({ cursor: "urn:uuid:41", outcome: "resumed" });
+        expect(next.store.size).toBe(0);
+        expect(takeResume(next, HUB, SESSION)).toMatchObject({ cursor: null, outcome: "none" });
+    });
+
+    it("keeps one record per hub", () => {
+        const next = page();
+        write(next);
+        expect(takeResume(next, "https://other.test/.well-known/mercure", SESSION)).toMatchObject({ cursor: null, outcome: "none" });
+        expect(takeResume(next, HUB, SESSION).cursor).toBe("urn:uuid:41");
+    });
+
+    it("resumes nothing in another session (a login, a logout, another user), and removes the record", () => {
+        const next = page();
+        write(next);
+        expect(takeResume(next, HUB, sessionFingerprint("Z".repeat(40)))).toMatchObject({ cursor: null, outcome: "other session" });
+        expect(next.store.size).toBe(0);
+    });
+
+    it("resumes nothing from a record older than this page's navigation: a page in between did not take it", () => {
+        const later = page({ startedAt: 1_000_000 - 4_000 });
+        write(later, 1_000_000 - 5_000);
+        expect(takeResume(later, HUB, SESSION)).toMatchObject({ cursor: null, outcome: "earlier page" });
+        expect(later.store.size).toBe(0);
+    });
+
+    it("resumes nothing on a page without a session token", () => {
+        const next = page();
+        write(next);
+        expect(takeResume(next, HUB, null)).toMatchObject({ cursor: null, outcome: "no session" });
+    });
+
+    it(`resumes nothing ${RESUME_MAX_AGE_MS / 1000} s or more after the previous page left, nor from a time to come`, () => {
+        const late = page({ startedAt: 0 });
+        write(late, 1_000_000 - RESUME_MAX_AGE_MS);
+        expect(takeResume(late, HUB, SESSION)).toMatchObject({ cursor: null, outcome: "too old" });
+        const justInTime = page({ startedAt: 0 });
+        write(justInTime, 1_000_000 - RESUME_MAX_AGE_MS + 1);
+        expect(takeResume(justInTime, HUB, SESSION).outcome).toBe("resumed");
+        const future = page();
+        write(future, 1_000_000 + 1);
+        expect(takeResume(future, HUB, SESSION).outcome).toBe("too old");
+    });
+
+    it("resumes nothing on a tab's first page (a new tab into which the opener's storage was copied), but does on its reload", () => {
+        const opened = page({ historyLength: 1 });
+        write(opened);
+        expect(takeResume(opened, HUB, SESSION)).toMatchObject({ cursor: null, outcome: "first page" });
+        expect(opened.store.size).toBe(0); // Not left for the new tab's next page either.
+        const reloaded = page({ historyLength: 1, navigation: "reload" });
+        write(reloaded);
+        expect(takeResume(reloaded, HUB, SESSION).outcome).toBe("resumed");
+    });
+
+    it("reads a record that does not parse, or has the wrong shape, as none", () => {
+        for (const text of ["{", "null", "[]", '{"cursor":"","at":1,"session":"x"}', '{"cursor":"a","at":"1","session":"x"}']) {
+            const next = page();
+            next.store.set(RESUME_KEY + HUB, text);
+            expect(takeResume(next, HUB, SESSION)).toMatchObject({ cursor: null, outcome: "none" });
+            expect(next.store.size).toBe(0);
+        }
+    });
+
+    it("goes on without storage, or with storage that throws", () => {
+        expect(takeResume(page({ storage: undefined }), HUB, SESSION).outcome).toBe("none");
+        const throwing = { getItem: () => { throw new Error("blocked"); }, setItem: () => { throw new Error("quota"); }, removeItem: () => undefined };
+        const blocked = page({ storage: throwing });
+        expect(() => write(blocked)).not.toThrow();
+        expect(takeResume(blocked, HUB, SESSION).outcome).toBe("none");
+    });
+});
