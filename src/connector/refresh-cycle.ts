@@ -29,6 +29,9 @@ export class RefreshCycle {
     /** Channels whose auth fails alone (issue 30): found, reported, left out of the batch and retried alone; loaded at first need. */
     #isolation: BatchIsolation | null = null;
 
+    /** The topic prefix of the last granted batch (the streams' topics are named with it). */
+    #topicPrefix: string | null = null;
+
     /** Refresh for `host`. */
     constructor(host: ConnectorHost) {
         this.#host = host;
@@ -158,6 +161,7 @@ export class RefreshCycle {
             // With `hubToken`, the token's `exp` may come before the cookie's: the renewal follows the earlier.
             host.cookieRefresh.authorized(requestedAt, platform.hubToken?.lifetime(requestedAt, outcome.response.expiresIn) ?? outcome.response.expiresIn);
             // [spec] laravel-mercure §6.4, §7.3: keys and whisper streams follow every auth, before the stream opens and counts them.
+            this.#topicPrefix = outcome.response.topicPrefix;
             const report = (name: string, error: MercureError) => host.reportEach([name], () => error);
             host.capabilities.tell("authorized", { granted: outcome.granted, response: outcome.response, platform, report });
             if (outcome.granted.length > 0) host.openStream(outcome.granted, outcome.response.topicPrefix, platform);
@@ -170,6 +174,22 @@ export class RefreshCycle {
             host.reportEach(names, outcome.failure);
             host.backOff();
         }
+        this.#narrow(platform);
         host.capabilities.tell("authFailed");
+    }
+
+    /**
+     * After a failed batch: a stream that still carries channels left since (the batch was the leave's) is replaced by
+     * one without them, on the cookie it has, which grants more than it then carries: until the retry's auth passes, a
+     * presence channel left must not keep its member on the hub (issue 49's simulation: the last channel of a tab failing
+     * alone, its presence channel left meanwhile). The channels still joined stay carried as they were.
+     */
+    #narrow(platform: Platform): void {
+        const host = this.#host;
+        const carried = host.streams.latest()?.channels;
+        const kept = carried === undefined ? [] : [...carried].filter((name) => host.registry.has(name));
+        if (carried === undefined || kept.length === carried.size) return;
+        if (kept.length > 0) host.openStream(kept, this.#topicPrefix, platform);
+        else host.streams.closeAll();
     }
 }

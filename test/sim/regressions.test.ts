@@ -141,4 +141,9 @@ describe("the simulation's regression cases (issue 49)", () => {
         ];
         await expect(runScenario(PLAIN, 0, commands, KNOWN_BUGS)).resolves.toBe(6);
     });
+
+    it("a presence channel left while the tab's other channels fail alone leaves the hub too: the stream narrows on the cookie it has (seed 13 with navigations drawn)", async () => {
+        const commands = [new FailChannel("private-team", true, null), new OpenTab(0, ["private-team", "presence-room.2", "private-encrypted-chat"], false, null), new FailChannel("private-encrypted-chat", true, null), new Leave(0, 1, null)];
+        await expect(runScenario(PLAIN, 0, commands, KNOWN_BUGS)).resolves.toBe(4);
+    });
 });

@@ -559,3 +559,29 @@ describe("the 100-channel limit", () => {
         expect(h.stream().matches()).toHaveLength(100);
     });
 });
+
+describe("a leave whose batch fails (issue 49's simulation, seed 13 with navigations drawn)", () => {
+    it("narrows the stream on the cookie it has: the channel left is no longer subscribed (no presence member left behind)", async () => {
+        vi.spyOn(Math, "random").mockReturnValue(0.5);
+        const h = createHarness();
+        const state = { broken: false };
+        h.auth.handler = (names) => (state.broken && names.includes("private-reports") ? { status: 500 } : grant(names));
+        for (const channel of [h.connector.privateChannel("reports"), h.connector.privateChannel("room")]) h.track(channel);
+        await h.flush();
+        const first = h.stream();
+        first.emitOpen();
+        expect(first.matches()).toEqual([topic("private-reports"), topic("private-room")]);
+        // The only channel left fails alone from now on: the leave's batch fails, and no part of it passes.
+        state.broken = true;
+        h.connector.leaveChannel("private-room");
+        await h.flush();
+        expect(h.auth.requests.at(-1)!.channelNames).toEqual(["private-reports"]);
+        expect(h.errors.map((entry) => entry.error.code)).toContain("auth_failed");
+        const narrowed = h.EventSource.live().find((stream) => stream !== first)!;
+        expect(narrowed.matches()).toEqual([topic("private-reports")]);
+        narrowed.emitOpen();
+        await vi.advanceTimersByTimeAsync(5_000); // The old stream drains, then closes.
+        expect(h.EventSource.live()).toContain(narrowed);
+        expect(h.EventSource.live()).not.toContain(first);
+    });
+});
