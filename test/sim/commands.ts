@@ -424,11 +424,7 @@ export function commandArbitraries(): Array<fc.Arbitrary<fc.AsyncCommand<Model, 
     arbitraries.push(fc.tuple(fc.constantFrom(...CHANNELS.filter(guarded)), fc.boolean(), race).map(([c, f, r]) => new FailChannel(c, f, r)));
     arbitraries.push(race.map((r) => new RotateXsrf(r)));
     arbitraries.push(fc.tuple(fc.integer({ min: 1, max: 2 }), race).map(([n, r]) => new HangCredentials(n, r)));
-    // Issue 52's navigations with `resumeAcrossPages`, when asked for (`SIM_NAVIGATE=1 npm run fuzz`): a new command
-    // draws other sequences from every seed, and the fixed seeds of `npm test` stay the ones they were (test/sim/
-    // navigation.test.ts runs navigations as fixed sequences instead).
-    if (process.env["SIM_NAVIGATE"] === "1") {
-        arbitraries.push(...weighted(fc.tuple(tab, fc.integer({ min: 0, max: 3_000 }), race, fc.boolean()).map(([t, ms, r, rendered]) => new Navigate(t, ms, r, rendered)), 2));
-    }
+    // Issue 52's navigations, to a page rendered with the hub's cursor or not, with `resumeAcrossPages`.
+    arbitraries.push(...weighted(fc.tuple(tab, fc.integer({ min: 0, max: 3_000 }), race, fc.boolean()).map(([t, ms, r, rendered]) => new Navigate(t, ms, r, rendered)), 2));
     return arbitraries;
 }

@@ -16,7 +16,7 @@ vi.mock("../../src/lazy-chunk", async () => ({ lazyChunk: (await import("./chunk
  * (each command's race), on a hub with history. Besides every invariant of the simulation: nothing a page received
  * comes again on a later page of its tab, and a page that resumed gets every broadcast published on its channels since
  * the previous page left (world.ts, `#expectResumed`). The first page of a tab has no option (an OpenTab's), so a tab's
- * second navigation is the first that resumes. Fixed sequences: the fuzzer draws navigations with SIM_NAVIGATE=1.
+ * second navigation is the first that resumes. Fixed sequences here; every seed of the fuzzer draws navigations too.
  */
 
 beforeAll(async () => {

@@ -146,4 +146,9 @@ describe("the simulation's regression cases (issue 49)", () => {
         const commands = [new FailChannel("private-team", true, null), new OpenTab(0, ["private-team", "presence-room.2", "private-encrypted-chat"], false, null), new FailChannel("private-encrypted-chat", true, null), new Leave(0, 1, null)];
         await expect(runScenario(PLAIN, 0, commands, KNOWN_BUGS)).resolves.toBe(4);
     });
+
+    it("a tab's request that reaches the engine while a split runs is never answered granted for its channel that fails alone (seed 205)", async () => {
+        const commands = [new FailChannel("private-orders.2", true, null), new OpenTab(1, [], false, null), new OpenTab(0, ["presence-room.2"], false, null), new Join(0, "news", false, null), new OpenTab(0, ["private-orders.2"], false, null)];
+        await expect(runScenario({ ...PLAIN, bearerFunction: true }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
+    });
 });

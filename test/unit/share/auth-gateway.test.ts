@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import type { AuthResult } from "../../../src/auth/auth-client";
+import { DEFAULT_HUB_TIMEOUTS } from "../../../src/auth/cookie-refresh";
+import { AuthGateway } from "../../../src/share/auth-gateway";
+
+// The tabs' engine authorizes the union of every tab's set (share/auth-gateway.ts). A channel whose auth fails alone
+// (Laravel answers 5xx for any batch that holds it) is found by the split and suspended for its tab.
+
+const BROKEN = "private-broken";
+
+/** The gateway on a server that fails every batch holding {@link BROKEN}; each request waits until released. */
+function gateway() {
+    const requests: string[][] = [];
+    const pending: Array<() => void> = [];
+    const host = {
+        request(names: readonly string[]): Promise<AuthResult> {
+            requests.push([...names]);
+            return new Promise((resolve) =>
+                pending.push(() =>
+                    resolve(
+                        names.includes(BROKEN)
+                            ? { kind: "error", status: 500, cause: null }
+                            : {
+                                  kind: "ok",
+                                  response: {
+                                      channels: new Map(names.map((name) => [name, { name, denied: false, jwk: null }])),
+                                      expiresIn: 300,
+                                      topicPrefix: "https://laravel.test/",
+                                      clientEvents: true,
+                                  },
+                              },
+                    ),
+                ),
+            );
+        },
+        hubTimeouts: () => DEFAULT_HUB_TIMEOUTS,
+        granted: () => undefined,
+        failed: () => undefined,
+    };
+    const flush = async () => {
+        for (let round = 0; round < 20; round++) {
+            for (const release of pending.splice(0)) release();
+            await new Promise((resolve) => setTimeout(resolve, 0));
+        }
+    };
+    return { auth: new AuthGateway(host), requests, flush };
+}
+
+describe("AuthGateway: a tab's request that comes while a split runs (issue 49's simulation, seed 205)", () => {
+    it("is asked for alone when the split suspended its channel: its tab is told the failure, never that the channel was granted", async () => {
+        const { auth, requests, flush } = gateway();
+        const answers: Record<string, AuthResult[]> = { a: [], b: [] };
+        auth.request("a", ["private-a.1"], (result) => answers["a"]!.push(result));
+        await flush();
+        // B's set reaches the engine (its `hello`) before its request: the union A's next request sends holds it.
+        auth.record("b", [BROKEN]);
+        auth.request("a", ["private-a.1", "private-a.2"], (result) => answers["a"]!.push(result));
+        await Promise.resolve();
+        // B's request comes while that union is in flight; it fails, the split finds B's set failing alone.
+        auth.request("b", [BROKEN], (result) => answers["b"]!.push(result));
+        await flush();
+        expect(answers["a"]!.map((result) => result.kind)).toEqual(["ok", "ok"]);
+        expect(answers["b"]!.map((result) => result.kind)).toEqual(["error"]);
+        // Asked for alone after the split (the retry path), never answered from a union that left it out.
+        expect(requests.at(-1)).toEqual([BROKEN]);
+    });
+});
