@@ -92,13 +92,7 @@ describeInChromium(
             suite.dev().app.resetStats();
             const tab = await suite.open(1, CREDENTIALS_PAGE);
             // A server-rendered page: its <meta name="csrf-token"> holds the session's token when it loaded.
-            await tab.page.evaluate(async () => {
-                const { token } = (await (await fetch("/dev/csrf")).json()) as { token: string };
-                const meta = document.createElement("meta");
-                meta.name = "csrf-token";
-                meta.content = token;
-                document.head.append(meta);
-            });
+            await tab.renderCsrfToken();
             // Unshared: with tabs sharing, the 419 and the cookie's retry go the same way through the leading tab's engine
             // (issue 49: the CSRF token names no group), but the public join below is answered from the engine's last
             // grant without a request (issue 13), and this test needs the request.

@@ -22,15 +22,7 @@ const server: DevServerOptions = {
 };
 
 /** Render the session's CSRF token into the page's `<head>`, as a Blade layout does (`<meta name="csrf-token">`). */
-async function renderToken(tab: PageHarness): Promise<void> {
-    await tab.page.evaluate(async () => {
-        const { token } = (await (await fetch("/dev/csrf")).json()) as { token: string };
-        const meta = document.createElement("meta");
-        meta.name = "csrf-token";
-        meta.content = token;
-        document.head.append(meta);
-    });
-}
+const renderToken = (tab: PageHarness): Promise<void> => tab.renderCsrfToken();
 
 /** The page's app: Echo created with `options`, `news` joined; resolves once subscribed. */
 async function startPage(tab: PageHarness, options: Record<string, unknown>): Promise<void> {

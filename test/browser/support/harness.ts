@@ -126,6 +126,20 @@ export class PageHarness {
         return this.page.evaluate((channel) => (window as unknown as HarnessWindow).harness.members(channel), name);
     }
 
+    /**
+     * Render the session's CSRF token into the page's `<head>` (`<meta name="csrf-token">`), as a Blade layout does when
+     * the page loads: the dev stack's `/dev/csrf` gives the session's token.
+     */
+    renderCsrfToken(): Promise<void> {
+        return this.page.evaluate(async () => {
+            const { token } = (await (await fetch("/dev/csrf")).json()) as { token: string };
+            const meta = document.createElement("meta");
+            meta.name = "csrf-token";
+            meta.content = token;
+            document.head.append(meta);
+        });
+    }
+
     /** Create `MercureEcho` in the page; resolves with its socket id. */
     create(options: Record<string, unknown> = {}): Promise<string> {
         return this.page.evaluate((opts) => (window as unknown as HarnessWindow).harness.create(opts), options);
