@@ -255,7 +255,7 @@ export class HubLocator {
      */
     resolve(options: HubOptions, cursor: { cursor: string | null }, log: ((step: string, detail: object) => void) | null): Platform {
         const location = this.#location;
-        const own = this.#own(options);
+        const own = this.#own(options, log);
         // Shared across tabs when the browser allows it: the auth and the streams go to the leading tab's engine. The
         // share client once loaded, which leaves the platform as it is where the options do not share; it takes over a
         // lead this connector won, and lets it keep its own stream while it leads alone (`leadOnOwn`).
@@ -276,8 +276,8 @@ export class HubLocator {
     }
 
     /** The page's own platform for the located hub: the set-up's once loaded (its checks resolve a common page's options as `pagePlatform` does). */
-    #own(options: HubOptions): Platform {
-        const located = { ...options, host: this.#location?.host ?? options.host };
+    #own(options: HubOptions, log: PlatformOptions["log"] = null): Platform {
+        const located = { ...options, host: this.#location?.host ?? options.host, log };
         return loadSetup.loaded()?.resolvePlatform(located) ?? pagePlatform(located);
     }
 

@@ -51,6 +51,12 @@ export interface AdaptOptions {
     readonly token: HubTokenSource | null;
     /** The polyfill's `heartbeatTimeout` (ms; the `heartbeatTimeout` option), {@link DEFAULT_HEARTBEAT_TIMEOUT} when not a positive number. */
     readonly heartbeatTimeout?: unknown;
+    /**
+     * Told when a stream that asked for a cursor (not `earliest`) is answered `Mercure-Last-Event-ID: earliest`: the hub
+     * replays nothing from it (no history, or that event is gone; mercure-hub §1.4). Only a stream whose requests go
+     * through `fetch` can read that header (the `eventsource` package's): a browser's `EventSource` cannot.
+     */
+    readonly replayGap?: (cursor: string) => void;
 }
 
 /**
@@ -78,7 +84,18 @@ export function adaptEventSource(Impl: EventSourceConstructor, options: AdaptOpt
         // Read on each of the polyfill's own reconnects: they carry the newest token.
         if (token !== null) extra["headers"] = { get Authorization() { return `Bearer ${token.current() ?? ""}`; } };
     } else if (fetch !== undefined) {
-        extra.fetch = ((url, init) => fetch(String(url), init)) as StreamFetch;
+        const gap = options.replayGap;
+        extra.fetch = ((url, init) => {
+            const sent = fetch(String(url), init);
+            if (gap === undefined) return sent;
+            // [spec] mercure-hub §1.4: the cursor goes as `last_event_id` first, as the `Last-Event-ID` header on reconnects.
+            const headers = new Headers((init as { headers?: HeadersInit } | undefined)?.headers);
+            const cursor = headers.get("last-event-id") ?? new URL(String(url)).searchParams.get("last_event_id");
+            return sent.then((response) => {
+                if (cursor && cursor !== "earliest" && response.headers?.get("mercure-last-event-id") === "earliest") gap(cursor);
+                return response;
+            });
+        }) as StreamFetch;
     }
     return class extends Impl {
         constructor(url: string, init?: EventSourceInitLike) {

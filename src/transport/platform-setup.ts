@@ -22,11 +22,25 @@ export function resolvePlatform(options: PlatformOptions): Platform {
     const { hubToken: option, heartbeatTimeout } = options;
     const hubToken = hasHubToken(option) ? new HubTokenSource(option) : null;
     const fetch = hubToken === null ? resolveFetch(options.fetch) : withHubToken(resolveFetch(options.fetch), hub, hubToken);
+    const log = options.log ?? null;
+    /** Whether the debug log was told the hub keeps no history (once per platform: a hub without any answers so at every reconnect). */
+    let told = false;
     const EventSource = adaptEventSource(resolveEventSource(options.eventSource), {
-        // The stream goes through the `fetch` option, or through the global one when the token must be added.
-        fetch: options.fetch === undefined && hubToken === null ? undefined : fetch,
+        // The stream goes through the `fetch` option, or through the global one when the token must be added or the
+        // debug log reads the hub's answers.
+        fetch: options.fetch === undefined && hubToken === null && log === null ? undefined : fetch,
         token: hubToken,
         heartbeatTimeout,
+        // [spec] mercure-hub §1.4: reported once, never acted on (refetching on `earliest` would loop on such a hub).
+        ...(log === null
+            ? {}
+            : {
+                  replayGap: (cursor: string) => {
+                      if (told) return;
+                      told = true;
+                      log("history", { cursor, replayed: false, why: "the hub answered Mercure-Last-Event-ID: earliest: it keeps no history, or no longer has that event; what was published before the stream opened is not replayed" });
+                  },
+              }),
     });
     return { hub, authEndpoint: resolveAuthEndpoint(options.authEndpoint, hub), EventSource, fetch, hubToken };
 }

@@ -117,6 +117,8 @@ export interface PlatformOptions {
     readonly hubToken?: HubTokenOption | null;
     /** The `heartbeatTimeout` option (`event-source-polyfill`'s). */
     readonly heartbeatTimeout?: unknown;
+    /** The connector's `debug` log, or null: the set-up logs there what only it can see (a hub that keeps no history). */
+    readonly log?: ((step: string, detail: object) => void) | null;
 }
 
 /**

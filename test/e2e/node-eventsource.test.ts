@@ -71,6 +71,40 @@ describeEachHub("the connector in Node.js with the eventsource package", ALL_HUB
 });
 
 describeEachHub("the eventsource package with a cookie-keeping fetch, over time", ALL_HUBS, (hub) => {
+    for (const history of [false, true]) {
+        it(`says once in the debug log that the hub replays nothing when it answers earliest to a reconnect's cursor (hub ${history ? "with" : "without"} history: ${history ? "nothing said" : "said once"})`, async () => {
+            // Issue 52: on a hub without history a reconnect's Last-Event-ID is answered Mercure-Last-Event-ID: earliest
+            // (mercure-hub §1.4); the eventsource package's requests go through the connector's fetch, which reads it.
+            server = await startStack({ hub: { history } }, hub);
+            const stack = server;
+            const fetch = cookieJarFetch();
+            expect((await fetch(`${stack.url}/dev/login?user=1`, { method: "POST" })).status).toBe(200);
+            const steps: Array<{ step: string; detail: unknown }> = [];
+            const echo = new MercureEcho({ host: stack.hubUrl, eventSource: EventSource, fetch, debug: (step, detail) => steps.push({ step, detail }) });
+            echos.push(echo);
+            const received: number[] = [];
+            let subscribed = 0;
+            echo.private("orders.1")
+                .listen(".tick", (payload: { n: number }) => received.push(payload.n))
+                .subscribed(() => subscribed++);
+            await waitFor(() => subscribed === 1, "the channel to be subscribed", 15_000);
+            for (let drop = 1; drop <= 2; drop++) {
+                await stack.broadcast({ channels: ["private-orders.1"], event: "tick", payload: { n: drop } });
+                await waitFor(() => received.length === drop, `tick ${drop}`, 15_000);
+                // Every stream drops: the eventsource package reconnects with the last id in Last-Event-ID.
+                const before = stack.hub.stats.subscribeConnections.length;
+                stack.hub.dropConnections();
+                await waitFor(() => stack.hub.stats.subscribeConnections.length > before && echo.connectionStatus() === "connected", `reconnect ${drop}`, 15_000);
+                await sleep(200);
+            }
+            const told = steps.filter((entry) => entry.step === "history");
+            if (!history) {
+                expect(told).toHaveLength(1);
+                expect(told[0]!.detail).toMatchObject({ cursor: expect.stringMatching(/^urn:uuid:/), replayed: false });
+            } else expect(told).toEqual([]);
+        }, 45_000);
+    }
+
     it("receives every private broadcast, in order, across a cookie expiry and a hub restart (the hub keeps history)", async () => {
         // 10 s cookies on a hub with a 1 s dispatch timeout: the dev hub ends a stream 1 s before its token's exp
         // (fraction 100 %), the reference hub at 80–100 % of the token's remaining life less 1 s (6.2 s or later, the

@@ -100,6 +100,27 @@ describe("adaptEventSource", () => {
         expect(adaptEventSource(native, { fetch, token: null, heartbeatTimeout: 3_000 })).toBe(native);
     });
 
+    it("tells replayGap when a stream that asked for a cursor is answered Mercure-Last-Event-ID: earliest (issue 52: a hub without history)", async () => {
+        const answers: Array<string | null> = [];
+        const fetch: FetchLike = () => {
+            const value = answers.shift() ?? null;
+            return Promise.resolve({ status: 200, headers: { get: (name: string) => (name.toLowerCase() === "mercure-last-event-id" ? value : null) }, text: () => Promise.resolve("") });
+        };
+        const gaps: string[] = [];
+        const { Impl, inits } = recording();
+        new (adaptEventSource(Impl, { fetch, token: null, heartbeatTimeout: 3_000, replayGap: (cursor) => gaps.push(cursor) }))(HUB, { withCredentials: true });
+        const streamFetch = inits[0]!.fetch as (url: string, init?: { headers?: Record<string, string> }) => Promise<unknown>;
+        // The first request's cursor is in the URL, a reconnect's in the Last-Event-ID header (the eventsource package's).
+        answers.push("earliest", "urn:uuid:2", "earliest", "earliest");
+        await streamFetch(`${HUB}?match=x&last_event_id=urn:uuid:1`);
+        await streamFetch(`${HUB}?match=x`, { headers: { "Last-Event-ID": "urn:uuid:2" } });
+        await streamFetch(`${HUB}?match=x`, { headers: { "Last-Event-ID": "urn:uuid:3" } });
+        // No cursor asked, or `earliest` asked: nothing was expected to be replayed from a position.
+        await streamFetch(`${HUB}?match=x&last_event_id=earliest`);
+        await streamFetch(`${HUB}?match=x`);
+        expect(gaps).toEqual(["urn:uuid:1", "urn:uuid:3"]);
+    });
+
     it("refuses the browser's EventSource with a hub token, naming both fixes", () => {
         const token = new HubTokenSource("a.b.c");
         expect(() => adaptEventSource(recording("native").Impl, { fetch: undefined, token, heartbeatTimeout: 3_000 })).toThrow(
