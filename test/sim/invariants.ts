@@ -59,15 +59,17 @@ const HANDOVER_MS = 5_000;
 
 /**
  * Whether a publish at `at` fell in a hand-over of `membership`'s stream on a hub without history, the loss issue 49
- * point 8 documents (docs/tabs-and-connections.md): another tab of its profile closed, was discarded, reloaded or froze
+ * point 8 documents (docs/tabs-and-connections.md): a tab of its profile (another, or this one if it froze beside others) closed, was discarded, reloaded or froze
  * at most {@link HANDOVER_MS} before, the tab was not subscribed again between that and the publish, and was after it
  * (its stream moved to the next leading tab). A hub with history replays it; a lone tab keeps its stream (no hand-over).
  */
 function handedOver(world: World, membership: Membership, at: number): boolean {
     if (world.config.history) return false;
+    // The tab that froze is handed over too when another tab of its profile took the lead (a lone one keeps its stream).
+    const others = world.alive().some((tab) => tab !== membership.tab && tab.profile === membership.tab.profile);
     return world.handovers.some(
         (handover) =>
-            handover.tab !== membership.tab &&
+            (handover.tab !== membership.tab || others) &&
             handover.tab.profile === membership.tab.profile &&
             handover.at <= at &&
             at - handover.at <= HANDOVER_MS &&
