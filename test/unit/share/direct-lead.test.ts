@@ -125,18 +125,24 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect(got).toEqual([{ n: 1 }]);
     });
 
-    it("another tab's join moves the leading connector to the engine: one request for both tabs' channels, one stream at the end, nothing lost", async () => {
-        const first = browser.tab();
-        const got: Array<[string, unknown]> = [];
-        connector(first)
-            .privateChannel("orders.1")
-            .listen(".shipped", (payload: unknown) => got.push(["first", payload]));
+    /**
+     * A first tab whose connector leads on its own stream, open, with `private-orders.1` joined and its shipped events
+     * given to `listener`, once the share client has arrived; resolves with that stream.
+     */
+    async function leadingAlone(listener: (payload: unknown) => void): Promise<ReturnType<typeof only>> {
+        connector(browser.tab()).privateChannel("orders.1").listen(".shipped", listener);
         await settle(() => ES.live().length > 0);
         const own = only();
         own.emitOpen();
         arrive();
         await settle(() => browser.channels.length > 0);
         await openAll();
+        return own;
+    }
+
+    it("another tab's join moves the leading connector to the engine: one request for both tabs' channels, one stream at the end, nothing lost", async () => {
+        const got: Array<[string, unknown]> = [];
+        const own = await leadingAlone((payload) => got.push(["first", payload]));
         expect(auth.requests).toHaveLength(1);
 
         // The share client is loaded now: the second tab follows the first's engine.
@@ -166,17 +172,8 @@ describe("a page's first join with tab sharing (issue 31)", () => {
     });
 
     it("a move to the engine while the connector's own stream reconnects by itself (hub down) closes that stream: one stream at the end, the engine's", async () => {
-        const first = browser.tab();
         const got: unknown[] = [];
-        connector(first)
-            .privateChannel("orders.1")
-            .listen(".shipped", (payload: unknown) => got.push(payload));
-        await settle(() => ES.live().length > 0);
-        const own = only();
-        own.emitOpen();
-        arrive();
-        await settle(() => browser.channels.length > 0);
-        await openAll();
+        const own = await leadingAlone((payload) => got.push(payload));
         // The hub went down: the browser reconnects the stream by itself.
         own.emitError();
         await settle();
