@@ -13,8 +13,10 @@ import type { ConnectorHost } from "./connector-host";
  * page's on).
  */
 export function create(host: ConnectorHost): Capability {
-    const options = host.hubOptions as { csrfToken?: unknown; resumeEnvironment?: ResumeEnvironment };
-    return createResume(host, options.resumeEnvironment ?? pageEnvironment(options.csrfToken));
+    const options = host.hubOptions as { auth?: { headers: Record<string, unknown> }; resumeEnvironment?: ResumeEnvironment };
+    // The page's session token as Echo read it at construction (`window.Laravel.csrfToken`, a string `csrfToken` option,
+    // `<meta name="csrf-token">`, in that order) into `auth.headers`; a `csrfToken` function is not called (it may be async).
+    return createResume(host, options.resumeEnvironment ?? pageEnvironment(options.auth?.headers["X-CSRF-TOKEN"]));
 }
 
 /** @internal Tests only (the simulation): one tab's page APIs, its page's session token, and where its `pagehide` is heard. */
@@ -27,13 +29,11 @@ export interface ResumeEnvironment {
     readonly window: { addEventListener(type: "pagehide", listener: () => void): void } | undefined;
 }
 
-/** The page's own environment; `csrfToken`: the option. */
-function pageEnvironment(csrfToken: unknown): ResumeEnvironment {
-    const scope = globalThis as { Laravel?: { csrfToken?: unknown }; document?: Document; addEventListener?: (type: "pagehide", listener: () => void) => void };
-    // The page's session token, in Echo's order (a function given as `csrfToken` is not called: it may be async).
-    const rendered = [scope.Laravel?.csrfToken, csrfToken, scope.document?.querySelector?.('meta[name="csrf-token"]')?.getAttribute("content")];
-    const window = typeof scope.addEventListener === "function" ? (scope as Required<Pick<typeof scope, "addEventListener">>) : undefined;
-    return { page: browserPage(), token: rendered.find((token) => typeof token === "string" && token !== ""), window };
+/** The page's own environment; `token`: the page's session CSRF token as Echo read it (anything but a string is none). */
+function pageEnvironment(token: unknown): ResumeEnvironment {
+    const scope = globalThis as { addEventListener?: (type: "pagehide", listener: () => void) => void };
+    const window = typeof scope.addEventListener === "function" ? (scope as Required<typeof scope>) : undefined;
+    return { page: browserPage(), token, window };
 }
 
 /** {@link create} in `env` (tests). */

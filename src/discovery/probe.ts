@@ -48,6 +48,8 @@ export type ProbeOutcome =
            * headers (the reference hub exposes only `Link`), so a missing challenge proves nothing.
            */
           readonly headersHidden: boolean;
+          /** The hub's `Mercure-Last-Event-ID` (mercure-hub §1.4: answered when the request carried a cursor), when readable. */
+          readonly lastEventId: string | null;
       }
     | { readonly kind: "cors_blocked" }
     | { readonly kind: "unreachable"; readonly reason: string }
@@ -150,6 +152,7 @@ export async function probe(request: ProbeRequest): Promise<ProbeOutcome> {
                 contentType: readHeader(response, "content-type"),
                 cors: corsOutcome(response, request),
                 headersHidden: responseType(response) === "cors",
+                lastEventId: readHeader(response, "mercure-last-event-id"),
             };
         }
     }

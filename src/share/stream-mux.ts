@@ -325,18 +325,18 @@ export class StreamMux {
      * tab never had it (a page's first cursor may be older than events this engine forwarded to another page).
      */
     #newestTo(id: string, main: VirtualMain, start: number): void {
-        for (let at = this.#recent.length - 1, left = this.#forwarded - start; left > 0 && at >= 0; at--, left--) {
-            const recent = this.#recent[at]!;
-            if (recent.event.type === "message" && wants(main, recent)) return this.host.send({ ...recent.event, s: id });
-        }
+        const newest = this.#since(start).filter((recent) => recent.event.type === "message" && wants(main, recent)).at(-1);
+        if (newest !== undefined) this.host.send({ ...newest.event, s: id });
     }
 
     /** Whether event `id` is among those forwarded since {@link StreamMux.#forwarded} was `start` (as far as they are kept). */
     #forwardedSince(id: string, start: number): boolean {
-        for (let at = this.#recent.length - 1, left = this.#forwarded - start; left > 0 && at >= 0; at--, left--) {
-            if (this.#recent[at]!.event.id === id) return true;
-        }
-        return false;
+        return this.#since(start).some((recent) => recent.event.id === id);
+    }
+
+    /** The events forwarded since {@link StreamMux.#forwarded} was `start`, oldest first (as far as they are kept). */
+    #since(start: number): Recent[] {
+        return this.#recent.slice(Math.max(0, this.#recent.length - (this.#forwarded - start)));
     }
 
     /** Over HTTP/1.1, a new main or whisper stream takes the catch-up streams' connections when it needs them. */

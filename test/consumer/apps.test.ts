@@ -241,6 +241,35 @@ describe.skipIf(!inChromium).each([
             await stack.stop();
         }
     }, 180_000);
+
+    it.runIf(framework === "react")("on a page rendered with the hub's last event id, receives what was broadcast before its scripts ran (issue 52)", async () => {
+        // The page as the docs' middleware renders it (the stand-in asks the hub at each request), its scripts held back
+        // until the order shipped: only the cursor in its <head> link brings that event to the app.
+        const html = readFileSync(app(`${framework}/dist/index.html`), "utf8");
+        const { startTestStack } = await installedE2e();
+        const stack = await startTestStack({ server: { distDir: app(`${framework}/dist`), pages: { "/orders/42": (rendered) => html.replace("<head>", () => `<head>${rendered.hubLink}`) }, app: { encryptionKey: ENCRYPTION_KEY } } });
+        const { context, page, errors } = await openPage();
+        let release = (): void => undefined;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        await page.route("**/dist/assets/**", async (route) => {
+            await held;
+            await route.continue();
+        });
+        try {
+            await stack.login(context, 1);
+            // Something in the hub's history first, so that the page's cursor is an event's id (a fresh hub renders "earliest").
+            await stack.broadcast("news", "Published", { title: "before the page" });
+            await page.goto(stack.url + "/orders/42", { waitUntil: "commit" });
+            await expect.poll(() => page.locator('head > link[rel="mercure"]').getAttribute("last-event-id")).toMatch(/^urn:uuid:/);
+            await stack.broadcast("private-orders.42", "OrderShipped", { order: { id: 42, status: "shipped" } });
+            release();
+            await seen(page, /Order 42: shipped/);
+            expect(errors).toEqual([]);
+        } finally {
+            await context.close();
+            await stack.stop();
+        }
+    }, 180_000);
 });
 
 describe.skipIf(!inChromium)("the Playwright example of docs/testing.md", () => {

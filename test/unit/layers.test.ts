@@ -55,8 +55,6 @@ const DEV_INTERNALS_PENDING = new Set([
     "dev/doctor/find-hub.ts → transport/platform.ts",
     "dev/doctor/find-hub.ts → transport/deadline.ts",
     "dev/doctor/history.ts → discovery/probe.ts",
-    "dev/doctor/history.ts → discovery/response.ts",
-    "dev/doctor/history.ts → transport/deadline.ts",
     "dev/doctor/history.ts → transport/platform.ts",
 ]);
 

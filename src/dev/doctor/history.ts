@@ -1,6 +1,4 @@
-import { probeUrl } from "../../discovery/probe";
-import { describeFailure, readHeader } from "../../discovery/response";
-import { within } from "../../transport/deadline";
+import { probe, probeUrl } from "../../discovery/probe";
 import type { FetchLike } from "../../transport/platform";
 import type { CheckResult } from "./checks";
 
@@ -36,21 +34,12 @@ export async function checkHistory(hub: URL, cursor: string | null, headers: Rec
     // [spec] mercure-hub §1.2: a matcher nobody publishes on, and the cursor as `last_event_id`.
     const url = new URL(probeUrl(hub));
     url.searchParams.append("last_event_id", cursor);
-    const controller = new AbortController();
-    const answer = await within(
-        async (signal) => {
-            signal.addEventListener("abort", () => controller.abort(), { once: true });
-            const response = await fetch(url.href, { method: "GET", headers: { Accept: "text/event-stream", ...headers }, redirect: "manual", signal: controller.signal });
-            return { status: response.status, replayedFrom: readHeader(response, "mercure-last-event-id") };
-        },
-        timeout,
-        new AbortController().signal,
-    );
-    controller.abort(); // The stream itself is not read.
-    if (answer.kind !== "done") {
-        return { name: NAME, verdict: "skip", detail: `a subscription from the page's cursor got ${answer.kind === "failed" ? describeFailure(answer.cause) : "no answer in time"}` };
+    // Not followed through a redirect: the credentials go to the hub URL checked, nowhere else.
+    const answer = await probe({ url: url.href, fetch: (target, init) => fetch(target, { ...init, redirect: "manual" }), pageOrigin: null, timeout, ...(headers === null ? {} : { headers }) });
+    if (answer.kind !== "answered") {
+        return { name: NAME, verdict: "skip", detail: `a subscription from the page's cursor got ${answer.kind === "unreachable" ? answer.reason : "no answer in time"}` };
     }
-    const { status, replayedFrom } = answer.value;
+    const { status, lastEventId: replayedFrom } = answer;
     if (status !== 200 || replayedFrom === null) {
         const why = status !== 200 ? `HTTP ${status}` : "no Mercure-Last-Event-ID header";
         return { name: NAME, verdict: "skip", detail: `a subscription from the page's cursor got ${why}${headers === null ? " (pass --cookie or --token for a hub without anonymous access)" : ""}` };

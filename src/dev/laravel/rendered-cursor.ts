@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { parseLinkHeader } from "../../discovery/public";
 import { signJwt } from "../jwt/jwt";
+import { serverClaims, type PublisherTokenInput } from "./publisher-token";
 import { AUTHORIZATION_DETAIL_TYPE } from "./subscriber-token";
 
 /*
@@ -21,17 +21,11 @@ export const CURSOR_TOPIC = "laravel-echo-mercure-cursor";
 const CURSOR_TIMEOUT_MS = 2_000;
 
 /** What {@link hubLastEventId} needs. */
-export interface CursorRequest {
+export interface CursorRequest extends PublisherTokenInput {
     /** The hub URL the app reaches the hub at (the one it publishes to). */
     readonly hubUrl: string;
     /** The shared JWT key. */
     readonly jwtKey: string;
-    /** `iss` and `client_id` of the token. */
-    readonly issuer: string;
-    /** `aud` of the token: the hub's resource identifier (its public URL). */
-    readonly audience: string;
-    /** Current time in milliseconds. */
-    readonly now: number;
 }
 
 /**
@@ -43,17 +37,8 @@ export async function hubLastEventId(request: CursorRequest): Promise<string | n
     const url = new URL(request.hubUrl);
     url.pathname = `${url.pathname.replace(/\/$/, "")}/subscriptions/exact/${CURSOR_TOPIC}`;
     url.search = "";
-    const iat = Math.floor(request.now / 1000);
-    const claims = {
-        iss: request.issuer,
-        aud: request.audience,
-        client_id: request.issuer,
-        iat,
-        jti: randomBytes(16).toString("hex"),
-        exp: iat + 60,
-        // [spec] mercure-hub §4.2: the request path in relative form, compared byte for byte by an exact grant.
-        authorization_details: [{ type: AUTHORIZATION_DETAIL_TYPE, actions: ["subscribe"], topics: [{ match: url.pathname }] }],
-    };
+    // [spec] mercure-hub §4.2: the request path in relative form, compared byte for byte by an exact grant.
+    const claims = serverClaims(request, [{ type: AUTHORIZATION_DETAIL_TYPE, actions: ["subscribe"], topics: [{ match: url.pathname }] }]);
     try {
         const response = await fetch(url, {
             headers: { Authorization: `Bearer ${signJwt(claims, request.jwtKey, "HS256")}` },

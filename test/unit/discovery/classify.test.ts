@@ -10,7 +10,7 @@ const NOW = Date.parse("2026-09-01T12:00:00Z");
 
 /** An HTTP answer of the probe. */
 function answered(status: number, extra: Partial<Extract<ProbeOutcome, { kind: "answered" }>> = {}): ProbeOutcome {
-    return { kind: "answered", status, challenge: null, body: "", contentType: null, cors: "same_origin", headersHidden: false, ...extra };
+    return { kind: "answered", status, challenge: null, body: "", contentType: null, cors: "same_origin", headersHidden: false, lastEventId: null, ...extra };
 }
 
 /** A challenge with `error`. */

@@ -38,15 +38,16 @@ describe("probe()", () => {
             contentType: "text/plain; charset=utf-8",
             cors: "same_origin",
             headersHidden: false,
+            lastEventId: null,
         });
         expect(hub.calls[0]!.init.credentials).toBe("include");
         expect(hub.calls[0]!.headers["origin"]).toBeUndefined();
     });
 
     it("reads only the headers of an accepted stream and cancels its body", async () => {
-        const hub = fakeFetch(() => ({ status: 200, headers: { "Content-Type": "text/event-stream" } }));
+        const hub = fakeFetch(() => ({ status: 200, headers: { "Content-Type": "text/event-stream", "Mercure-Last-Event-ID": "earliest" } }));
         const outcome = await probe({ url: probeUrl(HUB), fetch: hub.fetch, pageOrigin: null });
-        expect(outcome).toMatchObject({ kind: "answered", status: 200, cors: "not_applicable", contentType: "text/event-stream" });
+        expect(outcome).toMatchObject({ kind: "answered", status: 200, cors: "not_applicable", contentType: "text/event-stream", lastEventId: "earliest" });
         expect(hub.responses[0]!.cancelled).toBe(true);
         expect(hub.responses[0]!.read).toBe(false);
     });
