@@ -132,10 +132,6 @@ export class MercureConnector extends EchoChannelMethods {
             this.#scheduleRefresh(true);
         },
         running: () => this.#cycle.running(),
-        opening: () =>
-            this.#status.get() !== "connecting" ? null : new Promise((resolve) => {
-                const stop = this.#status.subscribe((status) => status !== "connecting" && resolve(stop()));
-            }),
     });
 
     /** `online`, page shown again: retry a pending reconnect and check the renewal against the wall clock. */

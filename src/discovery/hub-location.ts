@@ -1,6 +1,6 @@
 import { loadFailed } from "../error-messages";
 import type { MercureError } from "../errors";
-import { claimLead, crowded, linkName, loadShare, markLead, sharingApplies, type ClaimedLead, type LeadHooks, type ShareModule } from "../share/load";
+import { claimLead, crowded, linkName, listenForTabs, loadShare, markLead, sharingApplies, type ClaimedLead, type LeadHooks, type ShareModule } from "../share/load";
 import type { ShareEnvironment } from "../share/share-platform";
 import { streamBudget } from "../transport/connection-budget";
 import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type Platform, type PlatformOptions } from "../transport/platform";
@@ -28,9 +28,6 @@ export interface HubLocation {
     /** How it was found. */
     readonly source: HubSource;
 }
-
-/** How long a tab that leads on its own defers its share client's download, at most, while it connects (see `#direct`). */
-const SHARE_DEFER_MS = 1_000;
 
 /** What a channel waiting for a chunk that did not download is told comes next (see {@link loadFailed}). */
 const RETRIED = "the channel is not connected, and the retry with backoff downloads it again";
@@ -282,32 +279,44 @@ export class HubLocator {
     }
 
     /**
-     * The platform of a connector that leads the tabs before the share client has loaded: its own. The share client
-     * downloads once no refresh runs and the first stream has opened (or failed), at most {@link SHARE_DEFER_MS} from
-     * here: its download would compete with them for the page's connections and main thread, and another tab's client
-     * waits for it. Loaded, it takes the lead and the connector over (`leadOnOwn` in share-platform.ts) when, again, no
-     * refresh runs: none of the connector's own auth requests is in flight then, and its last answer is the cookie's.
-     * Not downloaded once the connector no longer leads on its own (`disconnect()`, the lead stolen meanwhile). A download
-     * that fails is not tried again here: another tab that hears no engine takes the lead over after its ping timeout, and
-     * this connector's next connection downloads the share client again.
+     * The platform of a connector that leads the tabs before the share client has loaded: its own. Issue 53: a tab that
+     * leads alone never needs the share client, so it downloads only once another tab pings the link's bus (see
+     * `listenForTabs`: a second tab, a tab back from the back/forward cache). Loaded, it takes the lead and the
+     * connector over (`leadOnOwn` in share-platform.ts) once no refresh runs: none of the connector's own auth requests
+     * is in flight then, and its last answer is the cookie's. Not downloaded once the connector no longer leads on its
+     * own (`disconnect()`, the lead stolen meanwhile). A download that fails is not tried again here: the other tab hears
+     * no engine and takes the lead over after its ping timeout, and this connector's next connection downloads the share
+     * client again.
      */
     #direct(own: Platform, options: HubOptions): Platform {
         const hooks = this.#hooks;
-        const quiet = (): Promise<unknown> => hooks.running()?.then(quiet) ?? hooks.opening() ?? Promise.resolve();
         // The lead won, once the claim has settled (a hoped claim has not yet).
         let lead: ClaimedLead | null = null;
         /** Whether this connector still leads on its own platform (not stolen, handed over or disconnected). */
         const leading = (): boolean => this.platform === own && lead !== null && this.#lead === lead;
+        /** The share client's download: null until another tab spoke, then true while under way, false once failed. */
+        let loading: boolean | null = null;
+        let stop = (): void => undefined;
         const takeover = (share: ShareModule): void => {
             if (!leading()) return;
             const running = hooks.running();
             if (running !== null) return void running.then(() => takeover(share));
+            stop(); // The tab link hears the bus from now on (and answers `wait` while the engine chunk loads).
             this.#drop();
             share.leadOnOwn(this, own, options, lead!, hooks);
         };
-        void Promise.all([this.#claim, Promise.race([quiet(), new Promise((resolve) => setTimeout(resolve, SHARE_DEFER_MS))])]).then(() => {
+        void this.#claim?.then(() => {
             lead = this.#lead;
-            if (leading()) void loadShare().then(takeover, () => undefined);
+            if (!leading()) return;
+            stop = listenForTabs(options.shareEnvironment, lead!.name, () => {
+                if (!leading()) return null;
+                if (loading === null) {
+                    loading = true;
+                    void loadShare().then(takeover, () => (loading = false));
+                }
+                return loading;
+            });
+            void lead!.ended.then(stop, stop);
         });
         return own;
     }

@@ -4,13 +4,14 @@ import type { CookieRefreshTimer } from "../auth/cookie-refresh";
 import type { HubTokenOption } from "../auth/hub-token";
 import { lazyChunk, type LazyChunk } from "../lazy-chunk";
 import { hasHubToken, pageHref, type Platform } from "../transport/platform";
-import type { LockManagerLike } from "./tab-link";
+import type { BroadcastChannelLike, LockManagerLike } from "./tab-link";
 
 /*
  * The only code of tab sharing in the core: whether sharing applies, two loaders, and what a page needs to become the
- * leader before they have loaded (the link's name and {@link claimLead}). The share client (the election's queue, the
- * buses, the virtual `EventSource`s: `./share-platform`) is a chunk loaded as soon as a connector knows it will share,
- * and the hub engine (`./leadership`) a chunk the leading tab loads next.
+ * leader before they have loaded (the link's name and {@link claimLead}) and to hear another tab meanwhile
+ * ({@link listenForTabs}). The share client (the election's queue, the buses, the virtual `EventSource`s:
+ * `./share-platform`) is a chunk loaded once a connector knows it will share with another tab (or another connector of
+ * its page), and the hub engine (`./leadership`) beside it: a tab that leads alone loads neither (issue 53).
  */
 
 /** What the lazily loaded share client chunk offers: `./share-platform`'s exports. */
@@ -149,9 +150,10 @@ export function markLead(env: { readonly storage?: MarkStorage } | undefined, na
  * Take the lock of link `name` if no tab holds it or waits for it (`ifAvailable`): resolves with the lead, or with
  * null when another tab leads (or the request is refused: an opaque origin). A page's first join then needs neither
  * the share client nor the election to authorize and open its stream: the one leading tab authorizes for every tab.
- * Won, the lead is marked until it is released (see {@link markLead}).
+ * Won, the lead is marked until it is released (see {@link markLead}); lost to another tab, that tab is told at once
+ * (see {@link ringTabs}).
  */
-export function claimLead(locks: LockManagerLike, name: string, env?: { readonly storage?: MarkStorage }): Promise<ClaimedLead | null> {
+export function claimLead(locks: LockManagerLike, name: string, env?: BusEnvironment & { readonly storage?: MarkStorage }): Promise<ClaimedLead | null> {
     const first = claims.get(name);
     if (first !== undefined) {
         first.lead.crowded = true;
@@ -173,7 +175,8 @@ export function claimLead(locks: LockManagerLike, name: string, env?: { readonly
         const ended = Promise.resolve().then(() =>
             locks.request(name, { ifAvailable: true }, (lock) => {
                 resolve(lock === null ? null : lead);
-                if (lock === null) return;
+                // Another tab leads: it loads its share client now, beside this page's (issue 53: see `ringTabs`).
+                if (lock === null) return void ringTabs(env, name);
                 markLead(env, name, true);
                 return held.then(() => void markLead(env, name, false));
             }),
@@ -207,6 +210,56 @@ export interface LeadHooks {
     move(): void;
     /** Null when no refresh runs; else a promise that resolves once none does (until then an auth request of its own may be in flight). */
     running(): Promise<void> | null;
-    /** Null unless the connector's first stream is opening; else a promise that resolves at its first news (open, or failed). */
-    opening(): Promise<void> | null;
+}
+
+/** What {@link listenForTabs} and {@link ringTabs} need of the page: its `BroadcastChannel` and where `freeze`/`resume` are heard. */
+export interface BusEnvironment {
+    readonly BroadcastChannel: new (name: string) => BroadcastChannelLike;
+    readonly lifecycle?: { addEventListener(type: "freeze" | "resume", listener: () => void): void } | null;
+}
+
+/** The page's own {@link BusEnvironment}, unless `env` (the tabs' test environment) is given. */
+function busEnvironment(env: BusEnvironment | undefined): BusEnvironment {
+    return env ?? { BroadcastChannel, lifecycle: (globalThis as { document?: BusEnvironment["lifecycle"] }).document };
+}
+
+/**
+ * Issue 53: while a connector leads its tabs on its own, before the share client has loaded, listen on the link's bus
+ * (`name`) for another tab. A lone tab (most pages) then never downloads the share client and the engine: they load
+ * when another tab's connector pings the link ({@link ringTabs}, and its tab link's pings), and a tab that waits for
+ * them is told to `wait` (tab-link.ts) instead of stealing the lock. At each ping, unless this page is frozen (it
+ * would make the other tab wait for a download that does not run before it resumes: that tab steals the lock after its
+ * ping timeout, as from a frozen leader), `heard()` says whether the share client is downloading (answer `wait`), has
+ * failed to (stay silent: the other tab steals the lock after its timeout), or that this tab no longer leads on its own
+ * (null: stop listening). Returns what stops listening.
+ */
+export function listenForTabs(env: BusEnvironment | undefined, name: string, heard: () => boolean | null): () => void {
+    const page = busEnvironment(env);
+    let frozen = false;
+    page.lifecycle?.addEventListener("freeze", () => (frozen = true));
+    page.lifecycle?.addEventListener("resume", () => (frozen = false));
+    const bus = new page.BroadcastChannel(name);
+    const stop = (): void => {
+        bus.onmessage = null;
+        bus.close();
+    };
+    bus.onmessage = (event) => {
+        if ((event.data as { t?: unknown } | null)?.t !== "ping" || frozen) return;
+        const loading = heard();
+        if (loading === null) stop();
+        // [spec] A tab link's `wait` (protocol.ts): its epoch is no engine's, and is never followed.
+        else if (loading) bus.postMessage({ t: "wait", e: "loading" });
+    };
+    return stop;
+}
+
+/**
+ * Issue 53: tell a tab that leads link `name` on its own (see {@link listenForTabs}) that this tab will follow it, as
+ * soon as this tab knows, before its own share client has loaded: both tabs then download it at the same time, not
+ * one after the other. A `ping` with no client (a tab link's own after a `pageshow`): an engine answers it with `pong`.
+ */
+export function ringTabs(env: BusEnvironment | undefined, name: string): void {
+    const bus = new (busEnvironment(env).BroadcastChannel)(name);
+    bus.postMessage({ t: "ping", c: "", k: "" });
+    bus.close();
 }

@@ -4,12 +4,12 @@ import { expect, it } from "vitest";
 import { describeInChromium, DIST_DIR } from "./support/suite";
 import { sleep, waitUntil } from "./support/wait";
 
-// The tab-sharing client as lazy chunks of the ESM build (issue 32), in Chromium against the dev stack on each hub: a
-// page that shares downloads the share client, the tabs' protocol and the hub engine, a page that does not share
-// downloads none of them. A page that leads its tabs (issue 31: it won the Web Lock at Echo's creation) authorizes and
-// connects without waiting for them, and asks for them once its stream has opened (the unit tests in
-// test/unit/share/direct-lead.test.ts hold when, with fake timers); on a page that follows another, a failed download of the
-// share client reaches the channels as load_failed, then the retry with backoff downloads it again.
+// The tab-sharing client as lazy chunks of the ESM build (issue 32), in Chromium against the dev stack on each hub. A
+// page that does not share downloads none of them. A page that leads its tabs (issue 31: it won the Web Lock at Echo's
+// creation) authorizes and connects without them, and downloads them only once another page of the browser pings the
+// link (issue 53: a lone tab never does; the unit tests in test/unit/share/direct-lead.test.ts hold when, with fake
+// timers); on a page that follows another, a failed download of the share client reaches the channels as load_failed,
+// then the retry with backoff downloads it again.
 
 const NODE_MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
 
@@ -71,18 +71,26 @@ describeInChromium("the tab-sharing chunks of the ESM build in Chromium", { serv
             .map((path) => path.slice("/dist/chunks/".length).replace(/-[\w-]{8}\.js$/, ""))
             .sort();
 
-    it("downloads the share client, the tabs' protocol and the hub engine on a page that shares, and receives", async () => {
-        const page = await newPage();
-        const requests = await openEsm(page, "");
-        await waitUntil("the page to connect", async () => (await status(page)) === "connected");
+    it("downloads none of them on a page that leads alone; a second page makes it download them, and both receive (issue 53)", async () => {
+        const first = await newPage();
+        const requests = await openEsm(first, "");
+        await waitUntil("the page to connect", async () => (await status(first)) === "connected");
         await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 1 } });
-        await waitUntil("the event", async () => (await received(page)).length === 1);
-        expect(await received(page)).toEqual([["share.news", { n: 1 }]]);
-        // A tab that leads alone asks for the share client once its first stream has opened (issue 31), with the
-        // protocol and the engine beside it: maybe after the event.
-        await waitUntil("the sharing chunks", async () => ["leadership", "protocol", "share-platform"].every((name) => chunks(requests).includes(name)));
-        // Not the platform set-up: the page uses the browser's own EventSource.
+        await waitUntil("the event", async () => (await received(first)).length === 1);
+        // Its stream open and an event received, a lone page has asked for none of them (earlier builds did by then).
+        expect(chunks(requests).filter((name) => SHARING.includes(name))).toEqual([]);
+
+        const second = await first.context().newPage();
+        const secondRequests = await openEsm(second, "");
+        await waitUntil("the first page's sharing chunks", async () => ["leadership", "protocol", "share-platform"].every((name) => chunks(requests).includes(name)));
+        await waitUntil("the second page to connect", async () => (await status(second)) === "connected");
+        await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 2 } });
+        await waitUntil("the event on both pages", async () => (await received(first)).length === 2 && (await received(second)).length === 1);
+        expect(await received(first)).toEqual([["share.news", { n: 1 }], ["share.news", { n: 2 }]]);
+        expect(await received(second)).toEqual([["share.news", { n: 2 }]]);
+        // Not the platform set-up: the pages use the browser's own EventSource.
         expect(chunks(requests).filter((name) => SHARING.includes(name))).toEqual(["leadership", "protocol", "share-platform"]);
+        expect(chunks(secondRequests).filter((name) => SHARING.includes(name))).toEqual(["leadership", "protocol", "share-platform"]);
     });
 
     it("downloads none of them on a page with shareAcrossTabs: false", async () => {
@@ -94,32 +102,39 @@ describeInChromium("the tab-sharing chunks of the ESM build in Chromium", { serv
         expect(chunks(requests).filter((name) => SHARING.includes(name))).toEqual([]);
     });
 
-    it("lets a page that leads its tabs authorize and open its stream before the share client has arrived, then hands both to it: one auth request, one stream", async () => {
-        const page = await newPage();
-        // The share client's download is held until the page's auth request has left (a cap, should it never leave).
-        let authLeft = false;
-        let heldToTheCap = false;
+    it("tells a second page to wait while the leading page's share client downloads, longer than its ping timeout: no lock stolen, one stream for both at the end", async () => {
+        const first = await newPage();
+        // The hub streams both pages open, and the auth requests each page sends (its own or its engine's).
         const hub: string[] = [];
-        page.on("request", (request) => {
-            const path = new URL(request.url()).pathname;
-            if (request.method() === "POST" && path === "/broadcasting/auth") authLeft = true;
-            if (path === "/.well-known/mercure") hub.push(path);
-        });
-        await page.route("**/dist/chunks/share-platform-*.js", async (route) => {
-            for (let waited = 0; !authLeft && waited < 10_000; waited += 20) await sleep(20);
-            heldToTheCap = !authLeft;
+        const auth = new Map<Page, number>();
+        const watch = (page: Page) =>
+            page.on("request", (request) => {
+                const path = new URL(request.url()).pathname;
+                if (path === "/.well-known/mercure" && request.method() === "GET") hub.push(request.url());
+                if (path === "/broadcasting/auth") auth.set(page, (auth.get(page) ?? 0) + 1);
+            });
+        watch(first);
+        // The leading page's share client arrives 4 s after it was asked for (the other page's ping timeout is 3 s).
+        await first.route("**/dist/chunks/share-platform-*.js", async (route) => {
+            await sleep(4_000);
             await route.continue();
         });
-        const requests = await openEsm(page, "");
-        await waitUntil("the page to connect", async () => (await status(page)) === "connected");
-        // The share client has arrived (after the auth request) and leads with the page's lock: the engine is loaded too.
-        await waitUntil("the engine chunk", async () => chunks(requests).includes("leadership"));
-        await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 4 } });
-        await waitUntil("the event", async () => (await received(page)).length === 1);
-        expect(heldToTheCap).toBe(false);
-        expect(await received(page)).toEqual([["share.news", { n: 4 }]]);
-        expect(requests.filter((path) => path === "/broadcasting/auth")).toHaveLength(1);
+        await openEsm(first, "");
+        await waitUntil("the page to connect", async () => (await status(first)) === "connected");
         expect(hub).toHaveLength(1);
+
+        const second = await first.context().newPage();
+        watch(second);
+        await openEsm(second, "");
+        await waitUntil("the second page to connect", async () => (await status(second)) === "connected", { timeout: 15_000 });
+        await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 4 } });
+        await waitUntil("the event on both pages", async () => (await received(first)).length === 1 && (await received(second)).length === 1);
+        expect([await received(first), await received(second)]).toEqual([[["share.news", { n: 4 }]], [["share.news", { n: 4 }]]]);
+        // The first page's own stream, then its engine's for both pages, which answered the second page from the first
+        // page's grant: the second page stole no lock (a leader sends its first auth request itself).
+        expect(hub).toHaveLength(2);
+        expect([auth.get(first), auth.get(second)]).toEqual([1, undefined]);
+        expect(await status(first)).toBe("connected");
     });
 
     it("reports a failed download of the share client as load_failed on a page whose tabs another page leads, and the retry with backoff downloads it again", async () => {
@@ -142,13 +157,26 @@ describeInChromium("the tab-sharing chunks of the ESM build in Chromium", { serv
         expect(requests.filter((path) => path.startsWith("/dist/chunks/share-platform-"))).toHaveLength(2);
     });
 
-    it("lets a page that leads its tabs connect even when its share client does not download (nothing else authorizes for the hub)", async () => {
-        const page = await newPage();
-        await page.route("**/dist/chunks/share-platform-*.js", (route) => route.abort("internetdisconnected"));
-        await openEsm(page, "");
-        await waitUntil("the page to connect", async () => (await status(page)) === "connected");
+    it("lets a page that leads its tabs connect without its share client, and when its download fails at another page's ping, both pages connect after all (issue 53)", async () => {
+        const first = await newPage();
+        // The leading page's first download of the share client fails; later ones reach the server.
+        let refused = 0;
+        await first.route("**/dist/chunks/share-platform-*.js", (route) => (refused++ === 0 ? route.abort("internetdisconnected") : route.continue()));
+        const requests = await openEsm(first, "");
+        await waitUntil("the page to connect", async () => (await status(first)) === "connected");
         await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 5 } });
-        await waitUntil("the event", async () => (await received(page)).length === 1);
-        expect(await received(page)).toEqual([["share.news", { n: 5 }]]);
+        await waitUntil("the event", async () => (await received(first)).length === 1);
+
+        // A second page pings: the first page's download fails, so the second hears no engine and takes the lead after
+        // its ping timeout; the first page then follows it, through its share client downloaded again.
+        const second = await first.context().newPage();
+        await openEsm(second, "");
+        await waitUntil("the second page to connect", async () => (await status(second)) === "connected", { timeout: 15_000 });
+        await waitUntil("the first page to download its share client again", async () => requests.filter((path) => path.startsWith("/dist/chunks/share-platform-")).length === 2, { timeout: 15_000 });
+        await waitUntil("the first page to be connected", async () => (await status(first)) === "connected", { timeout: 15_000 });
+        await dev().broadcast({ channels: ["share.news"], event: "ping", payload: { n: 6 } });
+        await waitUntil("the event on both pages", async () => (await received(first)).length === 2 && (await received(second)).length === 1);
+        expect(await received(first)).toEqual([["share.news", { n: 5 }], ["share.news", { n: 6 }]]);
+        expect(await received(second)).toEqual([["share.news", { n: 6 }]]);
     });
 });

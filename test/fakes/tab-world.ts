@@ -5,6 +5,7 @@ import { HUB, settleLoads } from "./connector-harness";
 import { FakeAuthServer } from "./fake-auth-server";
 import { createFakeEventSource, type FakeEventSourceClass } from "./fake-event-source";
 import { FakeBrowser, type FakeTab } from "./fake-tabs";
+import { linkName } from "../../src/share/load";
 
 /** What the tab-sharing unit tests run on: one fake browser of tabs, one fake hub's `EventSource`, one fake auth endpoint. */
 export interface TabWorld {
@@ -52,4 +53,15 @@ export async function openAllStreams(ES: FakeEventSourceClass): Promise<void> {
         for (const source of ES.live()) if (source.readyState === 0) source.emitOpen();
         await settleTabs(round === 0 ? 0 : 2_000);
     }
+}
+
+/**
+ * Another tab of `browser` pings the link of the world's connectors (hub {@link HUB}, the default auth endpoint, no
+ * identifying header), as a tab that is about to follow does: a tab that leads alone then loads its share client and
+ * its engine (issue 53: until then it needs neither).
+ */
+export function ringLink(browser: FakeBrowser): void {
+    const bus = new (browser.tab().env.BroadcastChannel)(linkName({ hub: new URL(HUB), authEndpoint: "/broadcasting/auth" }, {}));
+    bus.postMessage({ t: "ping", c: "", k: "" });
+    bus.close();
 }

@@ -8,7 +8,7 @@ import type { AuthResult } from "../../../src/auth/auth-client";
 import { FakeAuthServer } from "../../fakes/fake-auth-server";
 import { envelope, settleLoads, topic } from "../../fakes/connector-harness";
 import type { FakeEventSourceClass } from "../../fakes/fake-event-source";
-import { enterTabWorld, leaveTabWorld, openTab } from "../../fakes/tab-world";
+import { enterTabWorld, leaveTabWorld, openTab, ringLink } from "../../fakes/tab-world";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
 
 /** How many of the next engine chunk loads fail (a flaky network, a deploy that removed the chunk). */
@@ -49,6 +49,9 @@ describe("tab sharing: the engine chunk that fails to load (issue 29)", () => {
     it("retries a failed load: the join goes through after two failures", async () => {
         chunk.failures = 2;
         const { connector, errors } = join();
+        await settleLoads(1, 10); // It leads alone, on its own stream, without its engine.
+        expect(chunk.loads).toBe(0);
+        ringLink(browser); // Another tab opens: now it needs its engine.
         await settleLoads(100, 60); // 6 s: the retries wait 1 s, then 3 s.
         for (const source of ES.live()) source.emitOpen();
         await settleLoads(1, 10);
@@ -61,6 +64,8 @@ describe("tab sharing: the engine chunk that fails to load (issue 29)", () => {
     it("reports a load that keeps failing on the channel, then tries again, without a loop", async () => {
         chunk.failures = Infinity;
         const { errors } = join();
+        await settleLoads(1, 10); // It leads alone, on its own stream, without its engine.
+        ringLink(browser); // Another tab opens: now it needs its engine.
         await vi.advanceTimersByTimeAsync(4_500);
         await settleLoads(1, 10);
         // One try: the first load and two retries (after 1 s, then 3 s), then the error on the channel.
