@@ -1,7 +1,7 @@
 // BENCHMARKS.md's first-event part (issue 32): construction to the first event per capability, from this run
 // (`r.firstEvents`: scenarios/first-event.mjs) beside the recorded "before" figures (`r.firstEventBefore`:
 // bench/first-event-before.json, taken with `node bench/first-event.mjs --record`).
-import { LATENCY_MODES, MODES } from "./scenarios/first-event.mjs";
+import { LATENCY_MODES, LOAD_WINDOW_MS, MODES } from "./scenarios/first-event.mjs";
 
 /** The section's heading (bench/first-event.mjs --record rewrites the section from it to the next heading). */
 export const FIRST_EVENT_HEADING = "### Construction to first event, per capability (issue 32)";
@@ -11,7 +11,7 @@ const dec = (value, digits = 1) => (Number.isFinite(value) ? value.toFixed(digit
 /** A whole number with thousands separators. */
 const int = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a");
 
-const MODE_LABELS = { raw: "by hand (baseline)", on: "connector, sharing on", off: "connector, sharing off" };
+const MODE_LABELS = { raw: "by hand (baseline)", on: "connector, sharing on", off: "connector, sharing off", second: "connector, a second tab while the first leads" };
 
 /** A run's row of `kind` × `mode` at `latencyMs` of added latency (rows recorded before the latency rows had none). */
 function findRow(run, kind, mode, latencyMs) {
@@ -68,7 +68,9 @@ function table(runs, shown, modes, latencyMs, now) {
         `|---|---|${header.map(() => "---|").join("")}---|`,
     ];
     for (const capability of shown.rows.filter((row) => row.mode === "raw" && (row.latencyMs ?? 0) === 0)) {
-        for (const mode of modes) {
+        for (const mode of [...modes, "second"]) {
+            // The second tab's rows (issue 53) exist for some capabilities, and not in runs recorded before them.
+            if (mode === "second" && !runs.some(([, run]) => findRow(run, capability.kind, mode, latencyMs))) continue;
             const row = findRow(shown, capability.kind, mode, latencyMs);
             const cells = runs.flatMap(([, run]) => [...cell(run, capability.kind, mode, latencyMs, "first"), subscribedCell(run, capability.kind, mode, latencyMs)]);
             lines.push(`| ${capability.label}: first event | ${MODE_LABELS[mode]} | ${cells.join(" | ")} | ${requestCell(row)} |`);
@@ -165,10 +167,46 @@ export function firstEventSection(r) {
 function scriptBytesLines(shown) {
     const rows = shown.rows.filter((row) => row.mode === "on" && !row.latencyMs && Number.isFinite(row.scriptGzip));
     if (rows.length === 0) return [];
-    return [
+    const lines = [
         "",
         `Script bytes a page downloaded up to its first event, sharing on (gzip of every module file the median page requested, the entry with laravel-echo included): ${rows.map((row) => `${row.label} ${int(row.scriptGzip)} B`).join(", ")}.`,
     ];
+    if (shown.loadBytes) {
+        const each = (row) => (Number.isFinite(row.gzip) ? `${row.label} ${int(row.gzip)} B (${row.files.join(" + ")})` : `${row.label}: failed (${row.failure})`);
+        lines.push(
+            "",
+            `Script bytes a page downloads at load (issue 53): a lone tab, sharing on, every module file it asked for within ${LOAD_WINDOW_MS / 1000} s of the construction (one page per capability: which files a page asks for does not depend on timing), gzip: ${shown.loadBytes.map(each).join("; ")}.`,
+        );
+    }
+    return lines;
+}
+
+/** Issue 53: the summary's rows of what a page downloads at load and of a second tab's first event, from this run. */
+function loadAndSecondTabRows(r) {
+    const run = r.firstEvents;
+    if (!run) return [];
+    const rows = [];
+    const loads = run.loadBytes ?? [];
+    const reverb = r.sizes?.reverbApp?.gzip;
+    if (loads.length > 0) {
+        const worst = Math.max(...loads.filter((row) => row.kind === "public" || row.kind === "private").map((row) => row.gzip));
+        rows.push(
+            `| Script bytes a lone page downloads within ${LOAD_WINDOW_MS / 1000} s, sharing on: ${loads.map((row) => row.kind).join(" / ")} (gzip, Chromium) | ${loads.map((row) => int(row.gzip)).join(" / ")} | a Reverb/Pusher app (laravel-echo + pusher-js) ${int(reverb)} | ${loads.map((row) => dec(row.gzip / reverb, 2)).join(" / ")} | public and private ≤ 20,400 B (issue 53) ${worst <= 20_400 ? "✓" : "✗"} |`,
+        );
+    }
+    const kinds = [...new Set(run.rows.filter((row) => row.mode === "second").map((row) => row.kind))];
+    for (const latencyMs of [...new Set(run.rows.filter((row) => row.mode === "second").map((row) => row.latencyMs ?? 0))]) {
+        const ms = (kind, mode) => {
+            const row = findRow(run, kind, mode, latencyMs);
+            return row && row.reps > 0 ? row.first : Number.NaN;
+        };
+        const ratios = kinds.map((kind) => ms(kind, "second") / ms(kind, "on"));
+        const met = ratios.every((ratio) => ratio <= 1.2);
+        rows.push(
+            `| Construction to first event in a second tab while the first leads${latencyMs > 0 ? `, +${latencyMs} ms per request` : ""}: ${kinds.join(" / ")} (ms, Chromium) | ${kinds.map((kind) => dec(ms(kind, "second"))).join(" / ")} | the lone tab's (sharing on) ${kinds.map((kind) => dec(ms(kind, "on"))).join(" / ")} | ${ratios.map((ratio) => dec(ratio, 2)).join(" / ")} | ≤ 1.2 (issue 53) ${met ? "✓" : "✗"} |`,
+        );
+    }
+    return rows;
 }
 
 /** The summary row's label (bench/first-event.mjs --record finds the row by it). */
@@ -198,5 +236,5 @@ export function firstEventSummaryRows(r) {
         return `| ${label}: ${kinds.join(" / ")} (ms, Chromium)${which} | ${list(kinds.map((kind) => dec(ms(shown, kind, "on", latencyMs))))} | by hand (auth \`fetch\` + \`EventSource\`) ${list(kinds.map((kind) => dec(ms(shown, kind, "raw", latencyMs))))} | ${ratios(shown, latencyMs)} | must not grow (issue 32)${target} |`;
     };
     const latency = shown.plan.latencyMs ?? 0;
-    return [row(0), ...(latency > 0 ? [row(latency)] : [])];
+    return [row(0), ...(latency > 0 ? [row(latency)] : []), ...loadAndSecondTabRows(r)];
 }

@@ -21,7 +21,7 @@
 import { join } from "node:path";
 import { buildAppSite, APP_FILE } from "../lib/app-site.mjs";
 import { startBenchStack, USER } from "../lib/stack.mjs";
-import { median, withTimeout } from "../lib/stats.mjs";
+import { median, sleep, withTimeout } from "../lib/stats.mjs";
 import { ROOT } from "../size.mjs";
 
 /** Where the scenario's page is served. */
@@ -51,6 +51,16 @@ export const MODES = ["raw", "on", "off"];
 
 /** The ways measured again with the plan's added latency: the baseline and the default. */
 export const LATENCY_MODES = ["raw", "on"];
+
+/**
+ * Issue 53: the capabilities measured again in a second tab, with and without the added latency (mode `second`): a
+ * page of the same browser context (its cookie, HTTP cache, Web Locks and `localStorage`) whose first tab leads alone
+ * (joined, its first event received, 500 ms before), constructing and joining as the first tab did.
+ */
+export const SECOND_TAB_KINDS = ["public", "private"];
+
+/** How long after the construction a page's module downloads count as its load (issue 53: "the bytes a page downloads in its first 5 s"). */
+export const LOAD_WINDOW_MS = 5_000;
 
 const HUB_PATH = "/.well-known/mercure";
 
@@ -274,8 +284,8 @@ export const REQUEST_KINDS = ["module", "auth", "stream", "snapshot", "publish",
  * Open a fresh page (new context: empty cache and cookie jar) logged in as the bench user, with its app loaded, every
  * request's response delayed by `latencyMs`; resolves with the context, the page and the requests it makes.
  */
-async function openFreshPage(browser, origin, timeoutMs, latencyMs = 0) {
-    const context = await browser.newContext();
+async function openFreshPage(browser, origin, timeoutMs, latencyMs = 0, tabOf = null) {
+    const context = tabOf ?? (await browser.newContext());
     try {
         const page = await context.newPage();
         if (latencyMs > 0) {
@@ -299,9 +309,12 @@ async function openFreshPage(browser, origin, timeoutMs, latencyMs = 0) {
         const ready = page.waitForFunction(() => window.benchApp !== undefined, null, { timeout: timeoutMs });
         ready.catch(() => undefined); // Settled after the context closes when the load failed first.
         await Promise.race([ready, loadFailed]);
-        const login = page.evaluate((id) => fetch("/dev/login?user=" + id, { method: "POST", credentials: "same-origin" }).then((r) => r.status), USER.id);
-        const status = await withTimeout(login, timeoutMs, "the login");
-        if (status !== 200) throw new Error(`logging in answered ${status}`);
+        // A second tab shares the first's cookie: it is logged in already.
+        if (tabOf === null) {
+            const login = page.evaluate((id) => fetch("/dev/login?user=" + id, { method: "POST", credentials: "same-origin" }).then((r) => r.status), USER.id);
+            const status = await withTimeout(login, timeoutMs, "the login");
+            if (status !== 200) throw new Error(`logging in answered ${status}`);
+        }
         return { context, page, errors, requests };
     } catch (error) {
         await context.close();
@@ -372,19 +385,58 @@ export async function measureFirstEventBuilds(browser, targets, plan) {
             }
         }
         for (const [build, entry] of schedule) await measurePage(browser, build.origin, plan, entry, build.sender, build.senderFailure, build.readyAt);
+        for (const build of builds) build.loadBytes = await measureLoadBytes(browser, build, plan);
     } finally {
         for (const build of builds) await build.sender?.context.close().catch(() => undefined);
     }
-    return builds.map((build) => ({ plan, rows: build.cases.map((entry) => summarize(entry, build.files)), files: build.files, readyAt: median(build.readyAt) }));
+    return builds.map((build) => ({ plan, rows: build.cases.map((entry) => summarize(entry, build.files)), files: build.files, readyAt: median(build.readyAt), loadBytes: build.loadBytes }));
+}
+
+/**
+ * Issue 53: what a page of each capability downloads at load: one fresh page per capability (sharing on, no added
+ * latency, a lone tab) constructs and makes its first use as in the rows above, receives its first event, and stays
+ * until {@link LOAD_WINDOW_MS} after the construction; the gzip bytes of every module file it requested by then (the
+ * app's entry, laravel-echo included, and each lazy chunk), with the chunks' names. Which files a page asks for does not
+ * depend on timing: one page each.
+ */
+async function measureLoadBytes(browser, build, plan) {
+    const rows = [];
+    for (const capability of CAPABILITIES) {
+        let fresh = null;
+        try {
+            if (capability.kind === "whisper") {
+                if (build.sender === null) throw new Error(build.senderFailure);
+                await withTimeout(build.sender.page.evaluate(([name, every]) => window.firstEvent.startWhispering(name, every), [capability.name, plan.whisperEveryMs]), PAGE_TIMEOUT_MS, "the whisper sender's first whisper");
+            }
+            fresh = await openFreshPage(browser, build.origin, PAGE_TIMEOUT_MS);
+            const run = fresh.page.evaluate(([k, n, ms]) => window.firstEvent.connector(k, n, {}, ms), [capability.kind, capability.name, plan.timeoutMs]);
+            const times = await withTimeout(run, plan.timeoutMs + 2_000, `${capability.label}, load bytes`);
+            await sleep(Math.max(0, times.startedAt + LOAD_WINDOW_MS - Date.now()));
+            const modules = waterfall(fresh.requests, times.startedAt).filter((request) => request.kind === "module" && !(request.start > LOAD_WINDOW_MS));
+            const files = [...new Set(modules.map((request) => request.file))];
+            const gzip = files.reduce((sum, file) => sum + (build.files.find((each) => each.file === file)?.gzip ?? Number.NaN), 0);
+            rows.push({ kind: capability.kind, label: capability.label, gzip, files: files.map((file) => file.replace(/^chunks\//, "").replace(/-[A-Za-z0-9_-]{8}\.js$/, "")) });
+        } catch (error) {
+            rows.push({ kind: capability.kind, label: capability.label, gzip: Number.NaN, files: [], failure: String(error instanceof Error ? error.message.split("\n")[0] : error).slice(0, 300) });
+        } finally {
+            if (capability.kind === "whisper" && build.sender !== null) await senderStopped(build.sender);
+            await fresh?.context.close().catch(() => undefined);
+        }
+    }
+    return rows;
 }
 
 /** The rows of a plan, each with the pages it takes and none measured yet. */
 function casesOf(plan) {
     const cases = [];
     for (const capability of CAPABILITIES) for (const mode of MODES) cases.push({ ...capability, mode, latencyMs: 0, reps: plan.reps, runs: [], failures: [] });
+    for (const capability of CAPABILITIES.filter((each) => SECOND_TAB_KINDS.includes(each.kind))) cases.push({ ...capability, mode: "second", latencyMs: 0, reps: plan.reps, runs: [], failures: [] });
     if (plan.latencyMs > 0) {
         for (const capability of CAPABILITIES) {
             for (const mode of LATENCY_MODES) cases.push({ ...capability, mode, latencyMs: plan.latencyMs, reps: plan.latencyReps, runs: [], failures: [] });
+        }
+        for (const capability of CAPABILITIES.filter((each) => SECOND_TAB_KINDS.includes(each.kind))) {
+            cases.push({ ...capability, mode: "second", latencyMs: plan.latencyMs, reps: plan.latencyReps, runs: [], failures: [] });
         }
     }
     return cases;
@@ -400,6 +452,13 @@ async function measurePage(browser, origin, plan, entry, sender, senderFailure, 
     try {
         if (whispering && sender === null) throw new Error(senderFailure);
         fresh = await openFreshPage(browser, origin, PAGE_TIMEOUT_MS, entry.latencyMs);
+        if (entry.mode === "second") {
+            // The first tab leads alone: joined, its first event received, then 500 ms; the timed page is a second tab.
+            const lead = fresh.page.evaluate(([k, n, ms]) => window.firstEvent.connector(k, n, {}, ms), [entry.kind, "orders.2", plan.timeoutMs]);
+            await withTimeout(lead, plan.timeoutMs + 2_000, "the first tab's first event");
+            await sleep(500);
+            fresh = { ...(await openFreshPage(browser, origin, PAGE_TIMEOUT_MS, entry.latencyMs, fresh.context)), first: fresh };
+        }
         if (whispering) {
             const start = sender.page.evaluate(([name, every]) => window.firstEvent.startWhispering(name, every), [entry.name, plan.whisperEveryMs]);
             await withTimeout(start, PAGE_TIMEOUT_MS, "the whisper sender's first whisper");
@@ -409,8 +468,9 @@ async function measurePage(browser, origin, plan, entry, sender, senderFailure, 
                 ? fresh.page.evaluate(([k, n, ms]) => window.firstEvent.raw(k, n, ms), [entry.kind, entry.name, plan.timeoutMs])
                 : fresh.page.evaluate(([k, n, o, ms]) => window.firstEvent.connector(k, n, o, ms), [entry.kind, entry.name, entry.mode === "off" ? { shareAcrossTabs: false } : {}, plan.timeoutMs]);
         const times = await withTimeout(run, plan.timeoutMs + 2_000, `${entry.label}, ${entry.mode}`);
-        if (entry.latencyMs === 0) readyAt.push(await withTimeout(fresh.page.evaluate(() => window.benchApp.readyAt), PAGE_TIMEOUT_MS, "the page's load time"));
-        if (fresh.errors.length > 0) throw new Error(`page errors: ${fresh.errors.join("; ")}`);
+        if (entry.latencyMs === 0 && entry.mode !== "second") readyAt.push(await withTimeout(fresh.page.evaluate(() => window.benchApp.readyAt), PAGE_TIMEOUT_MS, "the page's load time"));
+        const errors = [...fresh.errors, ...(fresh.first?.errors ?? [])];
+        if (errors.length > 0) throw new Error(`page errors: ${errors.join("; ")}`);
         entry.runs.push({ ...times, requests: waterfall(fresh.requests, times.startedAt) });
     } catch (error) {
         const stopped = whispering && sender !== null ? await senderStopped(sender) : null;

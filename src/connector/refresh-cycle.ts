@@ -86,6 +86,10 @@ export class RefreshCycle {
             });
         }
         if (found !== true) return;
+        // Issue 53: a tab that leads alone and whose channels change first hands over to its share client (see
+        // `HubLocator.handover`); this refresh runs again once it has.
+        const handover = host.hub.handover(host.registry.names());
+        if (handover !== null) return void handover.then(() => generation === host.generation() && this.#scheduler.request());
         this.#scheduler.captured(); // The joins made while locating are in this batch.
         const batch = host.settle(() => this.#prepareBatch());
         if (batch === null) host.capabilities.tell("authFailed");

@@ -78,7 +78,8 @@ export function create(host: ConnectorHost): WhisperCapability {
         cleared: () => whispers.clear(),
         authStarted: () => whispers.authStarted(),
         authFailed: () => whispers.authFailed(),
-        authorized: ({ granted, response: { topicPrefix, clientEvents }, platform }) => whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted }),
+        authorized: ({ granted, response: { topicPrefix, clientEvents }, platform }) =>
+            whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted, via: platform.whisperEventSource ?? platform.EventSource }),
         connections: () => whispers.size,
     };
 }

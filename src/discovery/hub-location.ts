@@ -83,6 +83,9 @@ export class HubLocator {
     /** A hoped claim was lost after this connector resolved its own platform: the next auth request must reach Laravel (see `#claimLead`). */
     #stale = false;
 
+    /** While this connector leads alone on its own platform (see `#direct`): starts its share client's download, unless it failed (null). */
+    #share: (() => Promise<void> | null) | null = null;
+
     /** What the connector lends for a lead it won. */
     readonly #hooks: LeadHooks;
 
@@ -216,8 +219,24 @@ export class HubLocator {
         return this.#hope !== null ? this.#claim : null;
     }
 
+    /**
+     * Issue 13 meets issue 53: the refresh is about to authorize the joined channels `names`. Where this connector leads
+     * alone and they are not its last grant (a join, a leave), its share client downloads now, and the refresh waits for
+     * it instead of sending a request (the download costs one round trip, as the request would): its engine then
+     * answers joins and leaves from the grant while the cookie is fresh, without a request, as it does for tabs that
+     * share. Null when there is nothing to wait for (a page that joins its channels once never downloads it); else a
+     * promise that settles once the share client took the connector over, or did not download (then the refresh sends
+     * its own request).
+     */
+    handover(names: readonly string[]): Promise<void> | null {
+        const granted = this.#hooks.auth.granted;
+        if (granted === null || (names.length === granted.size && names.every((name) => granted.has(name)))) return null;
+        return this.#share?.() ?? null;
+    }
+
     /** Forget the lead and its claim (handed over, stolen, or released). */
     #drop(): void {
+        this.#share = null;
         this.#lead = null;
         this.#claim = null;
         this.#hope = null;
@@ -280,8 +299,8 @@ export class HubLocator {
 
     /**
      * The platform of a connector that leads the tabs before the share client has loaded: its own. Issue 53: a tab that
-     * leads alone never needs the share client, so it downloads only once another tab pings the link's bus (see
-     * `listenForTabs`: a second tab, a tab back from the back/forward cache). Loaded, it takes the lead and the
+     * leads alone needs no share client until another tab pings the link's bus (see `listenForTabs`: a second tab, a tab
+     * back from the back/forward cache) or its channels change (see {@link HubLocator.authorizing}). Loaded, it takes the lead and the
      * connector over (`leadOnOwn` in share-platform.ts) once no refresh runs: none of the connector's own auth requests
      * is in flight then, and its last answer is the cookie's. Not downloaded once the connector no longer leads on its
      * own (`disconnect()`, the lead stolen meanwhile). A download that fails is not tried again here: the other tab hears
@@ -294,28 +313,34 @@ export class HubLocator {
         let lead: ClaimedLead | null = null;
         /** Whether this connector still leads on its own platform (not stolen, handed over or disconnected). */
         const leading = (): boolean => this.platform === own && lead !== null && this.#lead === lead;
-        /** The share client's download: null until another tab spoke, then true while under way, false once failed. */
-        let loading: boolean | null = null;
+        /** The share client's download and take-over, once started; settles once taken over (or not to be). */
+        let download: Promise<void> | null = null;
+        /** Whether the download failed (not tried again here). */
+        let failed = false;
         let stop = (): void => undefined;
-        const takeover = (share: ShareModule): void => {
-            if (!leading()) return;
+        const takeover = (share: ShareModule, done: () => void): void => {
+            if (!leading()) return done();
             const running = hooks.running();
-            if (running !== null) return void running.then(() => takeover(share));
+            if (running !== null) return void running.then(() => takeover(share, done));
             stop(); // The tab link hears the bus from now on (and answers `wait` while the engine chunk loads).
             this.#drop();
             share.leadOnOwn(this, own, options, lead!, hooks);
+            done();
+        };
+        /** Start the download unless started: the download, or null when this connector no longer leads alone or it failed. */
+        const start = (): Promise<void> | null => {
+            if (!leading() || failed) return null;
+            return (download ??= loadShare().then(
+                (share) => new Promise<void>((done) => takeover(share, done)),
+                () => void (failed = true),
+            ));
         };
         void this.#claim?.then(() => {
             lead = this.#lead;
             if (!leading()) return;
-            stop = listenForTabs(options.shareEnvironment, lead!.name, () => {
-                if (!leading()) return null;
-                if (loading === null) {
-                    loading = true;
-                    void loadShare().then(takeover, () => (loading = false));
-                }
-                return loading;
-            });
+            // While the download is under way, another tab is told to wait; once it failed, nothing (see `listenForTabs`).
+            stop = listenForTabs(options.shareEnvironment, lead!.name, () => (leading() ? start() !== null : null));
+            this.#share = start;
             void lead!.ended.then(stop, stop);
         });
         return own;

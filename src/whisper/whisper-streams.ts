@@ -87,14 +87,21 @@ export interface WhisperAuth {
     clientEvents: boolean;
     /** The joined channels it granted (not denied, not evicted). */
     granted: Iterable<string>;
+    /**
+     * What the streams open through (the platform's `EventSource` for whispers): another one (a tab's streams moved to
+     * its tabs' engine) reopens them there, each from its cursor.
+     */
+    via?: unknown;
 }
 
 /** One channel that has whisper listeners. */
 interface Entry {
     /** The stream carrying its whispers (opening or open), or null while it has none. */
     stream: WhisperStream | null;
-    /** The hub URL and topic that stream subscribes to: a stream is reopened only when they change. */
+    /** The hub URL and topic that stream subscribes to: a stream is reopened only when they change (or its `via`). */
     target: string;
+    /** What its stream opened through (see {@link WhisperAuth.via}). */
+    via?: unknown;
     /** The last event id its stream saw, sent as `last_event_id` when the stream is reopened. */
     cursor: string | null;
     /** It has no stream because the others hold every connection allowed (reported once, until it gets one). */
@@ -218,7 +225,7 @@ export class WhisperStreams {
         const topic = whisperTopic(auth.topicPrefix, channel);
         const target = auth.hub.href + " " + topic;
         // [spec] §7.3: a healthy stream is not reopened when unrelated channels change.
-        if (entry.stream !== null && entry.target === target) return;
+        if (entry.stream !== null && entry.target === target && entry.via === auth.via) return;
         this.#shut(entry);
         // Its diagnosis said retrying cannot help: its error() has the fix; nothing reopens until then.
         if (entry.stopped) return;
@@ -230,6 +237,7 @@ export class WhisperStreams {
         }
         entry.waiting = false;
         entry.target = target;
+        entry.via = auth.via;
         // [spec] §7.3: match=<this channel's whisper topic> alone, last_event_id=<this stream's cursor>.
         const url = buildSubscribeUrl(auth.hub, { topics: [topic], lastEventId: entry.cursor });
         const stream: WhisperStream = this.host.open(url, channel, topic, {

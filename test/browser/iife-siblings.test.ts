@@ -27,8 +27,8 @@ describeInChromium(
             const shared = new Promise<"requested">((resolve) => (requested = () => resolve("requested")));
             const parts: string[] = [];
             const releases: Array<"requested" | "cap"> = [];
-            // The three parts, once each was released (a tab that leads alone asks for the sharing client only once its
-            // first stream has opened: issue 31; so `subscribed()` may come before the parts are asked for).
+            // The three parts, once each was released (a tab that leads alone asks for the sharing client only when another
+            // tab pings it or its channels change: issue 53; here its second join, once the first is subscribed).
             let released: () => void = () => undefined;
             const allReleased = new Promise<void>((resolve) => (released = resolve));
             page.page.on("request", (request: Request) => {
@@ -47,8 +47,11 @@ describeInChromium(
             });
             await page.create({});
             await page.join({ kind: "public", name: "news", events: [".headline"] });
-            await page.waitForSubscribed(["news"], { timeout: 2 * HOLD_CAP_MS + 10_000 });
+            await page.waitForSubscribed(["news"], { timeout: 10_000 });
+            expect(parts).toEqual([]);
+            await page.join({ kind: "public", name: "sports", events: [".headline"] });
             await allReleased;
+            await page.waitForSubscribed(["sports"], { timeout: 10_000 });
             // A page that shares loads the tabs' protocol, the leading tab's engine and the sharing client.
             expect(parts.sort()).toEqual(["leadership.js", "protocol.js", "share-platform.js"]);
             expect(releases).toEqual(["requested", "requested", "requested"]);

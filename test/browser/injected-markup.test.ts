@@ -73,7 +73,9 @@ describeInChromium(
             await page.waitForSubscribed(["news", ROOM]);
             await dev().broadcast({ channels: ["news"], event: "headline", payload: { n: 1 } });
             await page.waitFor("the headline", (snapshot) => snapshot.events.length === 1);
-            // The tabs' sharing client (asked for once the first stream has opened), the engine and the presence part.
+            // The tabs' sharing client (asked for at the page's first change of channels: issue 53), the engine and the presence part.
+            await page.join({ kind: "public", name: "sports" });
+            await page.waitForSubscribed(["sports"]);
             const parts = (): string[] => requests.filter((request) => request.url.startsWith(`${dev().url}/dist/iife/`)).map((request) => new URL(request.url).pathname);
             await waitUntil("the sharing parts", () => ["share-platform", "protocol", "leadership"].every((part) => parts().includes(`/dist/iife/${part}.js`)) || null);
             expect(parts()).toContain("/dist/iife/presence-capability.js");

@@ -226,6 +226,55 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect(made.connectionStatus()).toBe("connected");
     });
 
+    it("a tab that leads alone asks for the share client at its first change, and waits for it instead of sending a request: its engine answers joins and leaves from the grant (issues 13 and 53)", async () => {
+        const made = connector(browser.tab());
+        const subscribed: string[] = [];
+        made.privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        await settle();
+        expect(chunk.requested).toBe(0);
+        made.channel("news").subscribed(() => subscribed.push("news"));
+        await settle(() => chunk.requested > 0);
+        await vi.advanceTimersByTimeAsync(1_000);
+        expect(auth.requests).toHaveLength(1);
+        arrive();
+        await settle(() => inboxes() > 0);
+        await openAll();
+        expect(subscribed).toEqual(["news"]);
+        made.channel("sports");
+        made.leaveChannel("news");
+        await settle();
+        await openAll();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
+        expect(only().matches()).toEqual([topic("private-orders.1"), topic("sports")]);
+        expect(made.connectionStatus()).toBe("connected");
+    });
+
+    it("a tab that leads alone whose share client does not download at its first change sends that change's request itself", async () => {
+        vi.doMock("../../../src/share/share-platform", async () => {
+            chunk.requested++;
+            throw new TypeError("Failed to fetch dynamically imported module");
+        });
+        const made = connector(browser.tab());
+        const errors: string[] = [];
+        made.privateChannel("orders.1").error((error: { code: string }) => errors.push(error.code));
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        await settle();
+        made.privateChannel("chat.1");
+        await settle(() => auth.requests.length > 1);
+        await openAll();
+        expect(chunk.requested).toBe(1);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-orders.1", "private-chat.1"]]);
+        expect(only().matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
+        expect(errors).toEqual([]);
+        // Not asked for again at the next change: one download per lead (another tab's ping takes the lead after its timeout).
+        made.leaveChannel("chat.1");
+        await settle(() => auth.requests.length > 2);
+        expect(chunk.requested).toBe(1);
+    });
+
     it("asks for the share client at another tab's first ping, and tells it to wait while it downloads: that tab steals nothing", async () => {
         const leader = browser.tab();
         connector(leader).privateChannel("orders.1");

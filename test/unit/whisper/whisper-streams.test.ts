@@ -174,6 +174,21 @@ describe("WhisperStreams: one stream per guarded channel with whisper listeners"
         expect(EventSource.instances.filter((instance) => instance.matches()[0] === topicOf(CHAT))).toHaveLength(1);
     });
 
+    it("reopens with its cursor when what it opens through changed (its tab's streams moved to the tabs' engine), and only then", () => {
+        const { streams, auth, source } = setup();
+        const own = {};
+        const engine = {};
+        streams.sync(auth([CHAT], { via: own }));
+        streams.listening(CHAT, true);
+        const chat = source(CHAT);
+        chat.emitMessage(whisper([CHAT], "client-a"), "id-7");
+        streams.sync(auth([CHAT], { via: own }));
+        expect(source(CHAT)).toBe(chat);
+        streams.sync(auth([CHAT], { via: engine }));
+        expect(chat.closed).toBe(true);
+        expect(source(CHAT).param("last_event_id")).toBe("id-7");
+    });
+
     it("reopens with its cursor when the hub or the topic prefix changed", () => {
         const { streams, auth, source, EventSource } = setup();
         streams.sync(auth([CHAT]));
