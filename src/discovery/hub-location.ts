@@ -300,9 +300,9 @@ export class HubLocator {
     /**
      * The platform of a connector that leads the tabs before the share client has loaded: its own. Issue 53: a tab that
      * leads alone needs no share client until another tab pings the link's bus (see `listenForTabs`: a second tab, a tab
-     * back from the back/forward cache) or its channels change (see {@link HubLocator.authorizing}). Loaded, it takes the lead and the
-     * connector over (`leadOnOwn` in share-platform.ts) once no refresh runs: none of the connector's own auth requests
-     * is in flight then, and its last answer is the cookie's. Not downloaded once the connector no longer leads on its
+     * back from the back/forward cache) or its channels change (see {@link HubLocator.handover}). Loaded, it takes the
+     * lead and the connector over (`leadOnOwn` in share-platform.ts) once no refresh runs: none of the connector's own
+     * auth requests is in flight then, and its last answer is the cookie's. Not downloaded once the connector no longer leads on its
      * own (`disconnect()`, the lead stolen meanwhile). A download that fails is not tried again here: the other tab hears
      * no engine and takes the lead over after its ping timeout, and this connector's next connection downloads the share
      * client again.

@@ -68,6 +68,12 @@ function mark(): string {
     return link().slice(0, link().lastIndexOf(" ")) + " lead";
 }
 
+/**
+ * The deadline of the two tests that run the most rounds of fake time with mocked imports (about 3 s each on the
+ * 2-core machine, more while the Chromium lane runs beside them): the default 5 s would fail them by load alone.
+ */
+const SLOW_MS = 15_000;
+
 /** Let the loads, the tabs' messages and lock grants (1 ms timers) run until `done()` holds. */
 const settle = (done?: () => boolean): Promise<void> => settleLoadsUntil(done, 1, 20);
 
@@ -273,7 +279,7 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         made.leaveChannel("chat.1");
         await settle(() => auth.requests.length > 2);
         expect(chunk.requested).toBe(1);
-    });
+    }, SLOW_MS);
 
     it("asks for the share client at another tab's first ping, and tells it to wait while it downloads: that tab steals nothing", async () => {
         const leader = browser.tab();
@@ -485,7 +491,7 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         only().emitMessage(envelope(["private-orders.1"], "shipped", { n: 2 }), "id-2");
         await settle(() => got.length > 1);
         expect(got).toEqual([{ n: 1 }, { n: 2 }]);
-    });
+    }, SLOW_MS);
 
     it("a join made once the share client has loaded, while the claim waits for its lock, goes through the share client, which gets the lock at once", async () => {
         const tab = browser.tab();
