@@ -325,18 +325,24 @@ export class StreamMux {
      * tab never had it (a page's first cursor may be older than events this engine forwarded to another page).
      */
     #newestTo(id: string, main: VirtualMain, start: number): void {
-        const newest = this.#since(start).filter((recent) => recent.event.type === "message" && wants(main, recent)).at(-1);
+        const newest = this.#newestSince(start, (recent) => recent.event.type === "message" && wants(main, recent));
         if (newest !== undefined) this.host.send({ ...newest.event, s: id });
     }
 
     /** Whether event `id` is among those forwarded since {@link StreamMux.#forwarded} was `start` (as far as they are kept). */
     #forwardedSince(id: string, start: number): boolean {
-        return this.#since(start).some((recent) => recent.event.id === id);
+        return this.#newestSince(start, (recent) => recent.event.id === id) !== undefined;
     }
 
-    /** The events forwarded since {@link StreamMux.#forwarded} was `start`, oldest first (as far as they are kept). */
-    #since(start: number): Recent[] {
-        return this.#recent.slice(Math.max(0, this.#recent.length - (this.#forwarded - start)));
+    /**
+     * The newest event forwarded since {@link StreamMux.#forwarded} was `start` (as far as they are kept) that `test`
+     * accepts: a scan from the newest, without a copy (a catch-up asks at each of its events).
+     */
+    #newestSince(start: number, test: (recent: Recent) => boolean): Recent | undefined {
+        for (let at = this.#recent.length - 1, left = this.#forwarded - start; left > 0 && at >= 0; at--, left--) {
+            if (test(this.#recent[at]!)) return this.#recent[at];
+        }
+        return undefined;
     }
 
     /** Over HTTP/1.1, a new main or whisper stream takes the catch-up streams' connections when it needs them. */

@@ -349,6 +349,13 @@ describe.skipIf(!inChromium)("your own page on the dev stack, without PHP (docs/
             await seen(bob.page, /news: Hello/);
             expect(await bob.page.getByText("order 7 shipped").count()).toBe(0);
             expect([...ann.errors, ...bob.errors]).toEqual([]);
+            // Issue 53: each page is alone in its browser and joined its channels once, so it downloaded the capabilities'
+            // chunks it uses and none of tab sharing's (the app's bundler names each chunk after its module).
+            for (const visitorPage of [ann.page, bob.page]) {
+                const scripts = await visitorPage.evaluate(() => performance.getEntriesByType("resource").map((entry) => new URL(entry.name).pathname).filter((path) => path.endsWith(".js")));
+                expect(scripts.filter((path) => /\/presence-capability-[\w-]+\.js$/.test(path))).toHaveLength(1);
+                expect(scripts.filter((path) => /\/(share-platform|leadership|protocol)-[\w-]+\.js$/.test(path))).toEqual([]);
+            }
         } finally {
             timings.push(["Chromium (own page)", Date.now() - started]);
             await ann.context.close();

@@ -5,7 +5,7 @@ import { envelope, HUB, settleLoadsUntil, topic } from "../../fakes/connector-ha
 import type { FakeAuthServer } from "../../fakes/fake-auth-server";
 import type { FakeEventSource, FakeEventSourceClass } from "../../fakes/fake-event-source";
 import type { FakeBrowser, FakeTab } from "../../fakes/fake-tabs";
-import { enterTabWorld, leaveTabWorld } from "../../fakes/tab-world";
+import { enterTabWorld, leaveTabWorld, ringLink } from "../../fakes/tab-world";
 import { STREAM_ERROR_HOLD_MS } from "../../../src/connector/stream-events";
 
 /*
@@ -104,16 +104,9 @@ function inboxes(): number {
     return browser.channels.filter((entry) => entry.name.includes(" inbox ")).length;
 }
 
-/** Another tab pings the link's bus, as a tab that will follow does (issue 53: the leading tab then loads its share client). */
-function ring(): void {
-    const bus = new (browser.tab().env.BroadcastChannel)(link());
-    bus.postMessage({ t: "ping", c: "", k: "" });
-    bus.close();
-}
-
 /** Another tab pings the link, and the share client that this asks for arrives: settles once the tab link is up. */
 async function shareArrives(): Promise<void> {
-    ring();
+    ringLink(browser);
     arrive();
     await settle(() => inboxes() > 0);
 }
