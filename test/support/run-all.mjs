@@ -73,6 +73,8 @@ for (const { output } of [browser, others, consumer]) {
     if (counts === undefined) continue;
     for (let i = 0; i < 3; i++) totals[i] += Number(counts[i + 1]);
 }
+// The failures, each named again at the very end, where a CI log's tail shows them.
+for (const { output } of [browser, others, consumer]) for (const line of output.match(/^FAILED .*$/gm) ?? []) process.stdout.write(`\n${line}`);
 const failed = browser.code !== 0 || others.code !== 0 || consumer.code !== 0;
 // A process that failed without a summary (a config error) counts as one failure.
 for (const { code, output } of [browser, others, consumer]) if (code !== 0 && !SUMMARY.test(output)) totals[1]++;
