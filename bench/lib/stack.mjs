@@ -41,9 +41,10 @@ export function topicOf(channel) {
  * with the bench page and one authorized user, on `hub` (default the dev hub; {@link REFERENCE_HUB} starts a
  * reference hub the server proxies to, closed with it); resolves with the server and publishing helpers. `distDir`
  * is the build the bench page loads (default: this package's dist/; another build compares two versions in one run);
- * `pages` are served beside the bench page (path → HTML).
+ * `pages` are served beside the bench page (path → HTML); `cacheAssets`: the files of `distDir` served as a production
+ * server serves content-hashed assets (the dev server's option).
  */
-export async function startBenchStack({ history = true, distDir, hub = DEV_HUB, pages = {} } = {}) {
+export async function startBenchStack({ history = true, distDir, hub = DEV_HUB, pages = {}, cacheAssets } = {}) {
     /** Why the hub refused requests (token checks and grants), for the report of a run that saw refusals (dev hub only). */
     const refusals = [];
     /** The HTTP publisher of a reference hub, set once it runs. */
@@ -61,6 +62,7 @@ export async function startBenchStack({ history = true, distDir, hub = DEV_HUB, 
         },
         pages: { [BENCH_PAGE]: benchPage(), ...pages },
         ...(distDir === undefined ? {} : { distDir }),
+        ...(cacheAssets === undefined ? {} : { cacheAssets }),
     };
     const server =
         hub.reference === null

@@ -64,6 +64,14 @@ export interface DevServerOptions {
      * folder that does not exist is refused). Default: the package's own `dist/`.
      */
     distDir?: string;
+    /**
+     * Files of `distDir` (their paths below it, e.g. `/^assets\//` for Vite's `assets/app-[hash].js`) served as a
+     * production server serves content-hashed assets: `Cache-Control: public, max-age=31536000, immutable`, so that a
+     * second tab of the browser takes them from its cache, and two tabs asking for one at once get one download. Match
+     * only files whose names change with their content. Default: none; every file is `no-store`, so a rebuild shows at
+     * the next load.
+     */
+    cacheAssets?: RegExp;
     /** Where the server says what it serves (one line at start, for a `distDir` given). Default: `console.log`. */
     log?: (line: string) => void;
     /**
@@ -224,7 +232,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
             res.end(req.method === "HEAD" ? undefined : page);
             return;
         }
-        if (path.startsWith("/dist/") && distDir !== null && serveFile(distDir, path.slice("/dist/".length), res)) return;
+        if (path.startsWith("/dist/") && distDir !== null && serveFile(distDir, path.slice("/dist/".length), res, options.cacheAssets)) return;
         if (path === "/favicon.ico" && (req.method === "GET" || req.method === "HEAD")) {
             // Browsers ask for it on every page: no icon, and no 404 in the console either.
             res.writeHead(204, { "Cache-Control": "max-age=86400" });
@@ -264,8 +272,8 @@ function servedFolder(distDir: string): string {
     return folder;
 }
 
-/** Serve one file below `root`; false when it does not exist or escapes `root`. */
-function serveFile(root: string, relative: string, res: ServerResponse): boolean {
+/** Serve one file below `root` (cached for good when `cached` matches its path: see `cacheAssets`); false when it does not exist or escapes `root`. */
+function serveFile(root: string, relative: string, res: ServerResponse, cached?: RegExp): boolean {
     let body: Buffer;
     let file: string;
     try {
@@ -275,7 +283,8 @@ function serveFile(root: string, relative: string, res: ServerResponse): boolean
     } catch {
         return false; // A malformed escape or an unreadable file: not found.
     }
-    res.writeHead(200, { "Content-Type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream", "Cache-Control": "no-store" });
+    const immutable = cached !== undefined && cached.test(relative.split(/[?#]/)[0] ?? "");
+    res.writeHead(200, { "Content-Type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream", "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-store" });
     res.end(body);
     return true;
 }

@@ -11,6 +11,8 @@ import { startDevServer } from "../../src/dev/server";
 const work = mkdtempSync(join(tmpdir(), "dist-dir-test-"));
 mkdirSync(join(work, "public/build"), { recursive: true });
 writeFileSync(join(work, "public/build/app.js"), "console.log('app');\n");
+mkdirSync(join(work, "public/build/assets"), { recursive: true });
+writeFileSync(join(work, "public/build/assets/chunk-Ab3_x-9Z.js"), "export {};\n");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe("startDevServer's distDir", () => {
@@ -34,6 +36,21 @@ describe("startDevServer's distDir", () => {
             `startDevServer: distDir "./no/such/build" is not a folder (resolved against the working directory ${process.cwd()} to ${join(process.cwd(), "no/such/build")})`,
         );
         await expect(startDevServer({ distDir: join(work, "public/build/app.js"), log: () => undefined })).rejects.toThrow("is not a folder");
+    });
+
+    it("serves every file no-store, and the files cacheAssets names cacheable for good, as production serves a build's hashed files", async () => {
+        const plain = await startDevServer({ distDir: join(work, "public/build"), log: () => undefined });
+        const cached = await startDevServer({ distDir: join(work, "public/build"), log: () => undefined, cacheAssets: /^assets\// });
+        try {
+            const header = async (server: { url: string }, path: string) => (await fetch(`${server.url}/dist/${path}`)).headers.get("cache-control");
+            expect(await header(plain, "assets/chunk-Ab3_x-9Z.js")).toBe("no-store");
+            expect(await header(plain, "app.js")).toBe("no-store");
+            expect(await header(cached, "assets/chunk-Ab3_x-9Z.js")).toBe("public, max-age=31536000, immutable");
+            expect(await header(cached, "app.js")).toBe("no-store");
+        } finally {
+            await plain.close();
+            await cached.close();
+        }
     });
 
     it("logs nothing with the package's own build (no distDir)", async () => {
