@@ -132,6 +132,7 @@ export class MercureConnector extends EchoChannelMethods {
             this.#scheduleRefresh(true);
         },
         running: () => this.#cycle.running(),
+        names: () => this.#registry.names(),
     });
 
     /** `online`, page shown again: retry a pending reconnect and check the renewal against the wall clock. */

@@ -1,7 +1,10 @@
+import { MAX_CHANNELS } from "../auth/limits";
 import { loadFailed } from "../error-messages";
 import type { MercureError } from "../errors";
 import { claimLead, crowded, linkName, listenForTabs, loadShare, markLead, sharingApplies, type ClaimedLead, type LeadHooks, type ShareModule } from "../share/load";
+import type { EngineSeed } from "../share/engine";
 import type { ShareEnvironment } from "../share/share-platform";
+import { channelKind } from "../topic/channel-kind";
 import { streamBudget } from "../transport/connection-budget";
 import { hasHubToken, loadSetup, needsAdapter, needsSetup, pagePlatform, type Platform, type PlatformOptions } from "../transport/platform";
 import { loadDiscovery } from "./load";
@@ -79,6 +82,9 @@ export class HubLocator {
      * ({@link HubLocator.election}); else null.
      */
     #hope: string | null = null;
+
+    /** The tabs' test environment of the hoped claim (its page's claims: see `crowded`), or undefined: this page. */
+    #hopeEnv: object | undefined = undefined;
 
     /** A hoped claim was lost after this connector resolved its own platform: the next auth request must reach Laravel (see `#claimLead`). */
     #stale = false;
@@ -175,7 +181,7 @@ export class HubLocator {
                 const own = this.#own(options);
                 const env = options.shareEnvironment;
                 const name = linkName(own, { ...options.auth?.headers });
-                const claim: Promise<void> = claimLead((env ?? (globalThis.navigator as unknown as ShareEnvironment)).locks, name, env).then(
+                const claim: Promise<void> = claimLead((env ?? (globalThis.navigator as unknown as ShareEnvironment)).locks, name, env, () => this.#hooks.names()).then(
                     (lead) => {
                         // Dropped meanwhile (the share client loaded first, or `disconnect()`): not this connector's to hold.
                         if (this.#claim !== claim) return lead?.release();
@@ -198,7 +204,8 @@ export class HubLocator {
                     () => undefined,
                 );
                 this.#claim = claim;
-                if (!crowded(name) && markLead(env, name, null)) this.#hope = name;
+                this.#hopeEnv = env;
+                if (!crowded(name, env) && markLead(env, name, null)) this.#hope = name;
             } catch {
                 // The platform does not resolve: the refresh reports it.
             }
@@ -208,7 +215,7 @@ export class HubLocator {
 
     /** Whether this connector leads the tabs on its own: it won the lead (or hopes so), and no other connector of the page claimed it. */
     #alone(): boolean {
-        return this.#hope !== null ? !crowded(this.#hope) : this.#lead !== null && !this.#lead.crowded;
+        return this.#hope !== null ? !crowded(this.#hope, this.#hopeEnv) : this.#lead !== null && !this.#lead.crowded;
     }
 
     /**
@@ -306,6 +313,12 @@ export class HubLocator {
      * own (`disconnect()`, the lead stolen meanwhile). A download that fails is not tried again here: the other tab hears
      * no engine and takes the lead over after its ping timeout, and this connector's next connection downloads the share
      * client again.
+     *
+     * A tab that found the lead taken names its channels in its ring (`ringTabs`): while the download runs, this
+     * connector authorizes the guarded ones beside its own in one request (the request the engine would send once
+     * loaded, a round trip earlier), and the engine starts from that grant, so that it answers that tab's first auth
+     * request without one. Only when no refresh of its own runs then; and the engine starts from the connector's own
+     * grant instead when a request of its own was sent after it (its answer may be the cookie's), or when it failed.
      */
     #direct(own: Platform, options: HubOptions): Platform {
         const hooks = this.#hooks;
@@ -318,13 +331,41 @@ export class HubLocator {
         /** Whether the download failed (not tried again here). */
         let failed = false;
         let stop = (): void => undefined;
+        /** The union authorized for another tab's ring (see above), once asked for: its grant, or null (failed). */
+        let widened: Promise<EngineSeed | null> | null = null;
+        const aborter = new AbortController();
+        const widen = (names: readonly string[]): void => {
+            const { granted, response } = hooks.auth;
+            if (widened !== null || granted === null || response === null || hooks.running() !== null) return;
+            const extra = names.filter((name) => channelKind(name) !== "public" && !granted.has(name));
+            if (extra.length === 0) return;
+            const union = [...new Set([...granted, ...extra])].slice(0, MAX_CHANNELS);
+            const sentAt = Date.now();
+            widened = hooks.auth.request(union, own, aborter.signal).then(
+                (result) => (result.kind === "ok" ? { names: [...granted], granted: union.filter((name) => result.response.channels.get(name)?.denied !== true), response: result.response, sentAt } : null),
+                () => null,
+            );
+        };
         const takeover = (share: ShareModule, done: () => void): void => {
             if (!leading()) return done();
-            const running = hooks.running();
-            if (running !== null) return void running.then(() => takeover(share, done));
+            const running = hooks.running() ?? widened;
+            if (running !== null) {
+                return void running.then(() => {
+                    // Settled: taken over from the grant it gave (see below), unless a refresh runs again.
+                    if (running === widened) void widened.then((seed) => take(share, seed, done));
+                    else takeover(share, done);
+                });
+            }
+            take(share, null, done);
+        };
+        const take = (share: ShareModule, seed: EngineSeed | null, done: () => void): void => {
+            if (!leading()) return done();
+            if (hooks.running() !== null) return takeover(share, done);
             stop(); // The tab link hears the bus from now on (and answers `wait` while the engine chunk loads).
             this.#drop();
-            share.leadOnOwn(this, own, options, lead!, hooks);
+            // A request of the connector's own sent after the union's: the cookie may be that request's.
+            const sentAfter = (hooks.cookie.authorizedAt() ?? 0) > (seed?.sentAt ?? Infinity);
+            share.leadOnOwn(this, own, options, lead!, hooks, sentAfter ? null : seed);
             done();
         };
         /** Start the download unless started: the download, or null when this connector no longer leads alone or it failed. */
@@ -339,9 +380,15 @@ export class HubLocator {
             lead = this.#lead;
             if (!leading()) return;
             // While the download is under way, another tab is told to wait; once it failed, nothing (see `listenForTabs`).
-            stop = listenForTabs(options.shareEnvironment, lead!.name, () => (leading() ? start() !== null : null));
+            stop = listenForTabs(options.shareEnvironment, lead!.name, (names) => {
+                if (!leading()) return null;
+                const download = start();
+                if (download !== null) widen(names);
+                return download !== null;
+            });
             this.#share = start;
-            void lead!.ended.then(stop, stop);
+            const end = (): void => (stop(), aborter.abort());
+            void lead!.ended.then(end, end);
         });
         return own;
     }

@@ -117,12 +117,14 @@ export class AuthGateway {
 
     /**
      * Start from a grant the gateway did not request: client `client` authorized `grant.names` on its own, before the
-     * engine existed (it led the tabs then: nothing else set the cookie since).
+     * engine existed (it led the tabs then: nothing else set the cookie since), or `grant.granted` (its own and another
+     * tab's channels) where given.
      */
-    seed(client: string, grant: { readonly names: readonly string[]; readonly response: AuthResponse; readonly sentAt: number }): void {
+    seed(client: string, grant: { readonly names: readonly string[]; readonly granted?: readonly string[]; readonly response: AuthResponse; readonly sentAt: number }): void {
         this.record(client, grant.names);
-        this.#last = { granted: new Set(grant.names), response: grant.response, sentAt: grant.sentAt };
-        this.#learn(grant.names);
+        const granted = grant.granted ?? grant.names;
+        this.#last = { granted: new Set(granted), response: grant.response, sentAt: grant.sentAt };
+        this.#learn(granted);
     }
 
     /**

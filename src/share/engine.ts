@@ -36,7 +36,13 @@ export interface HubEngineOptions {
 
 /** A grant the engine starts from: the channels granted, the parsed answer, and when the request was sent (wall clock, ms). */
 export interface EngineSeed {
+    /** The channels of the connector that authorized them (its set). */
     readonly names: readonly string[];
+    /**
+     * The channels the cookie holds, when more than `names`: the connector authorized another tab's channels beside its
+     * own while its share client downloaded (issue 53: see `HubLocator`'s `#direct`). Default `names`.
+     */
+    readonly granted?: readonly string[];
     readonly response: AuthResponse;
     readonly sentAt: number;
 }

@@ -1,4 +1,5 @@
 import type { BatchAuth } from "../auth/batch-auth";
+import { MAX_CHANNELS } from "../auth/limits";
 import { identifies } from "../auth/credential-options";
 import type { CookieRefreshTimer } from "../auth/cookie-refresh";
 import type { HubTokenOption } from "../auth/hub-token";
@@ -150,10 +151,11 @@ export function markLead(env: { readonly storage?: MarkStorage } | undefined, na
  * Take the lock of link `name` if no tab holds it or waits for it (`ifAvailable`): resolves with the lead, or with
  * null when another tab leads (or the request is refused: an opaque origin). A page's first join then needs neither
  * the share client nor the election to authorize and open its stream: the one leading tab authorizes for every tab.
- * Won, the lead is marked until it is released (see {@link markLead}); lost to another tab, that tab is told at once
- * (see {@link ringTabs}).
+ * Won, the lead is marked until it is released (see {@link markLead}); lost to another tab, that tab is told at once,
+ * with the channels `names()` gives then (see {@link ringTabs}).
  */
-export function claimLead(locks: LockManagerLike, name: string, env?: BusEnvironment & { readonly storage?: MarkStorage }): Promise<ClaimedLead | null> {
+export function claimLead(locks: LockManagerLike, name: string, env?: BusEnvironment & { readonly storage?: MarkStorage }, names: () => readonly string[] = () => []): Promise<ClaimedLead | null> {
+    const claims = pageClaims(env);
     const first = claims.get(name);
     if (first !== undefined) {
         first.lead.crowded = true;
@@ -176,7 +178,7 @@ export function claimLead(locks: LockManagerLike, name: string, env?: BusEnviron
             locks.request(name, { ifAvailable: true }, (lock) => {
                 resolve(lock === null ? null : lead);
                 // Another tab leads: it loads its share client now, beside this page's (issue 53: see `ringTabs`).
-                if (lock === null) return void ringTabs(env, name);
+                if (lock === null) return void ringTabs(env, name, names());
                 markLead(env, name, true);
                 return held.then(() => void markLead(env, name, false));
             }),
@@ -188,18 +190,38 @@ export function claimLead(locks: LockManagerLike, name: string, env?: BusEnviron
     return settled;
 }
 
-/** The first claim of each link this page made, until released: a later one finds the link crowded (see {@link ClaimedLead.crowded}). */
-const claims = new Map<string, { readonly lead: ClaimedLead; readonly settled: Promise<unknown> }>();
+/** A page's first claim of a link (see {@link pageClaims}). */
+type Claim = { readonly lead: ClaimedLead; readonly settled: Promise<unknown> };
 
-/** Whether another connector of the page claimed link `name` after its first claim (see {@link ClaimedLead.crowded}). */
-export function crowded(name: string): boolean {
-    return claims.get(name)?.lead.crowded === true;
+/**
+ * The first claim of each link a page made, until released: a later one finds the link crowded (see
+ * {@link ClaimedLead.crowded}). The page is the one of `env` (the tabs' test environment: each is a page, as each
+ * environment has its own tab links in share-platform.ts), else this page.
+ */
+function pageClaims(env: object | undefined): Map<string, Claim> {
+    const page = env ?? claimsByPage;
+    let claims = claimsByPage.get(page);
+    if (claims === undefined) claimsByPage.set(page, (claims = new Map()));
+    return claims;
+}
+
+/** Every page's claims (see {@link pageClaims}): one page in a browser, one per tabs' environment in tests. */
+const claimsByPage = new WeakMap<object, Map<string, Claim>>();
+
+/** Whether another connector of the page (of `env`: see {@link pageClaims}) claimed link `name` after its first claim (see {@link ClaimedLead.crowded}). */
+export function crowded(name: string, env?: object): boolean {
+    return pageClaims(env).get(name)?.lead.crowded === true;
 }
 
 /** What a connector lends for the tabs' lead it claims before the share client has loaded (see `HubLocator`). */
 export interface LeadHooks {
-    /** What the connector's last auth request granted (the engine starts from it: see `leadOnOwn` in share-platform.ts). */
-    readonly auth: Pick<BatchAuth, "granted" | "response">;
+    /**
+     * What the connector's last auth request granted (the engine starts from it: see `leadOnOwn` in share-platform.ts),
+     * and its batch request (another tab's channels authorized with its own: see `HubLocator`'s `#direct`).
+     */
+    readonly auth: Pick<BatchAuth, "granted" | "response" | "request">;
+    /** The channels the connector has joined (another tab's ring names them: see {@link ringTabs}). */
+    names(): readonly string[];
     /** When that request was sent (see `CookieRefreshTimer.authorizedAt`). */
     readonly cookie: Pick<CookieRefreshTimer, "authorizedAt">;
     /**
@@ -231,21 +253,27 @@ function busEnvironment(env: BusEnvironment | undefined): BusEnvironment {
  * would make the other tab wait for a download that does not run before it resumes: that tab steals the lock after its
  * ping timeout, as from a frozen leader), `heard()` says whether the share client is downloading (answer `wait`), has
  * failed to (stay silent: the other tab steals the lock after its timeout), or that this tab no longer leads on its own
- * (null: stop listening). Returns what stops listening.
+ * (null: stop listening). `heard` gets the channels the other tab named in its ring (see {@link ringTabs}; none from
+ * a tab link's own ping), at most {@link MAX_CHANNELS} names. Returns what stops listening.
  */
-export function listenForTabs(env: BusEnvironment | undefined, name: string, heard: () => boolean | null): () => void {
+export function listenForTabs(env: BusEnvironment | undefined, name: string, heard: (names: readonly string[]) => boolean | null): () => void {
     const page = busEnvironment(env);
     let frozen = false;
     page.lifecycle?.addEventListener("freeze", () => (frozen = true));
     page.lifecycle?.addEventListener("resume", () => (frozen = false));
     const bus = new page.BroadcastChannel(name);
+    const inbox = new page.BroadcastChannel(loneInbox(name));
     const stop = (): void => {
-        bus.onmessage = null;
+        bus.onmessage = inbox.onmessage = null;
         bus.close();
+        inbox.close();
     };
-    bus.onmessage = (event) => {
-        if ((event.data as { t?: unknown } | null)?.t !== "ping" || frozen) return;
-        const loading = heard();
+    bus.onmessage = inbox.onmessage = (event) => {
+        const message = event.data as { t?: unknown; n?: unknown } | null;
+        if (message?.t !== "ping" || frozen) return;
+        // A stray or forged ping names what it likes: only strings are kept, and never more than one batch may carry.
+        const names = Array.isArray(message.n) ? message.n.filter((each): each is string => typeof each === "string").slice(0, MAX_CHANNELS) : [];
+        const loading = heard(names);
         if (loading === null) stop();
         // [spec] A tab link's `wait` (protocol.ts): its epoch is no engine's, and is never followed.
         else if (loading) bus.postMessage({ t: "wait", e: "loading" });
@@ -256,10 +284,26 @@ export function listenForTabs(env: BusEnvironment | undefined, name: string, hea
 /**
  * Issue 53: tell a tab that leads link `name` on its own (see {@link listenForTabs}) that this tab will follow it, as
  * soon as this tab knows, before its own share client has loaded: both tabs then download it at the same time, not
- * one after the other. A `ping` with no client (a tab link's own after a `pageshow`): an engine answers it with `pong`.
+ * one after the other, and the leading tab authorizes this tab's channels `names` (if any, sent to its inbox alone)
+ * beside its own meanwhile, so that its engine answers this tab's first auth request from that grant. A `ping` with no
+ * client (a tab link's own after a `pageshow`): an engine answers it with `pong`.
  */
-export function ringTabs(env: BusEnvironment | undefined, name: string): void {
-    const bus = new (busEnvironment(env).BroadcastChannel)(name);
+export function ringTabs(env: BusEnvironment | undefined, name: string, names: readonly string[] = []): void {
+    const page = busEnvironment(env);
+    const bus = new page.BroadcastChannel(name);
     bus.postMessage({ t: "ping", c: "", k: "" });
     bus.close();
+    if (names.length === 0) return;
+    // The channels go to the leading tab alone: the link's bus is every tab's, and a tab never hears of channels it did not join.
+    const inbox = new page.BroadcastChannel(loneInbox(name));
+    inbox.postMessage({ t: "ping", c: "", k: "", n: [...names] });
+    inbox.close();
+}
+
+/**
+ * The inbox of the tab that leads link `name` on its own (see {@link listenForTabs}): named as an engine's inbox is
+ * (`inboxName` in protocol.ts), since that tab authorizes for every tab as an engine does; no engine's epoch is "lone".
+ */
+function loneInbox(name: string): string {
+    return `${name} inbox engine lone`;
 }

@@ -36,9 +36,11 @@ export type ToEngine =
     | { readonly t: "bye"; readonly c: string; readonly k?: string }
     /**
      * Is the engine alive? Answered by `pong` from the engine's message handler (no timer: a throttled leader answers
-     * too).
+     * too). `n`: the channels of a tab that found the lead taken before its share client loaded (`ringTabs` in
+     * load.ts), on the inbox of a tab that leads on its own alone, which authorizes them beside its own while it
+     * downloads its engine.
      */
-    | { readonly t: "ping"; readonly c: string; readonly k?: string }
+    | { readonly t: "ping"; readonly c: string; readonly k?: string; readonly n?: readonly string[] }
     /** A tab's answer to the engine's `probe` (`c` ""): it is alive. */
     | { readonly t: "here"; readonly c: string; readonly k?: string };
 

@@ -3,6 +3,7 @@ import { dynamicCredentials, identifies, type CredentialOptions } from "../auth/
 import { resolveAuthTimeout, resolveHubTimeouts } from "../auth/limits";
 import { loadCredentials } from "../auth/load-credentials";
 import type { Platform } from "../transport/platform";
+import type { EngineSeed } from "./engine";
 import { linkName, pageCanShare, type ClaimedLead, type LeadHooks, type MarkStorage } from "./load";
 import { TabLink, type DirectLead, type ShareEnvironment } from "./tab-link";
 
@@ -78,15 +79,16 @@ function messageHop(Channel: typeof MessageChannel): (task: () => void) => void 
 /**
  * Take over a connector that won the tabs' lead (`claimLead`) before this chunk loaded, and connects on its own (see
  * `HubLocator`): the link leads with that lock, and its engine starts from the connector's last auth (the cookie holds
- * it: nothing else authorized meanwhile). The connector's auth requests go through the engine from now on (a leave or a
+ * it: nothing else authorized meanwhile), or from `widened`, the union it authorized for another tab too while this
+ * chunk downloaded (issue 53). The connector's auth requests go through the engine from now on (a leave or a
  * public join is answered from that grant, issue 13), its stream stays its own until another client uses the engine or
  * this tab stops leading; then it moves to the engine's (`move()`).
  */
-export function leadOnOwn(locator: { platform: Platform | null }, own: Platform, options: ShareOptions, lead: ClaimedLead, hooks: LeadHooks): void {
+export function leadOnOwn(locator: { platform: Platform | null }, own: Platform, options: ShareOptions, lead: ClaimedLead, hooks: LeadHooks, widened: EngineSeed | null = null): void {
     const { granted, response } = hooks.auth;
     const sentAt = hooks.cookie.authorizedAt();
     const shared = sharePlatform(own, options, lead, {
-        seed: granted === null || response === null || sentAt === null ? null : { names: [...granted], response, sentAt },
+        seed: widened ?? (granted === null || response === null || sentAt === null ? null : { names: [...granted], response, sentAt }),
         upgrade: () => {
             if (locator.platform !== mixed) return;
             locator.platform = shared;

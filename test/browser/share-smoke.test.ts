@@ -53,4 +53,35 @@ describeInChromium("two tabs share one hub connection in Chromium", SUITE, ({ de
         expect(after.errors.filter((error) => error.code !== "stream_error")).toEqual([]);
         await waitUntil("one hub stream left", () => dev().hub.stats.openConnections === 1, { ...DEADLINE, describe: () => dev().hub.stats.openConnections });
     });
+
+    it("authorizes a second tab's channel beside the leading tab's own while tab sharing downloads, and answers that tab from that grant (issue 53)", async () => {
+        const earlier = dev().app.stats.authRequests.length;
+        const auth = () => dev().app.stats.authRequests.slice(earlier).map((request) => [request.channelNames, request.status]);
+        const first = await open(ANN);
+        await first.create();
+        await first.join({ kind: "private", name: "orders.1", events: [".placed"] });
+        await first.waitForSubscribed(["private-orders.1"], DEADLINE);
+        // Tab sharing's client is held back for both pages until the union's request was seen: only the ring can send it.
+        let release = (): void => undefined;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        await first.context.route("**/dist/chunks/share-platform-*.js", async (route) => {
+            await held;
+            await route.continue();
+        });
+        const second = track(await first.openTab());
+        await second.create();
+        await second.join({ kind: "private", name: "chat.1", events: [".said"] });
+        await waitUntil("the union's request", () => auth().length === 2, { ...DEADLINE, describe: () => JSON.stringify(auth()) });
+        release();
+        await second.waitForSubscribed(["private-chat.1"], DEADLINE);
+        await dev().broadcast({ channels: ["private-chat.1"], event: "said", payload: { n: 1 } });
+        await second.waitFor("the chat", (s) => payloadsOf(s, "private-chat.1").length === 1, DEADLINE);
+        // The leading tab's own request, then the union; the engine asked nothing more for the second tab.
+        expect(auth()).toEqual([
+            [["private-orders.1"], 200],
+            [["private-orders.1", "private-chat.1"], 200],
+        ]);
+        await waitUntil("one hub stream for both tabs", () => dev().hub.stats.openConnections === 1, { ...DEADLINE, describe: () => dev().hub.stats.openConnections });
+        expect((await second.snapshot()).errors).toEqual([]);
+    });
 });

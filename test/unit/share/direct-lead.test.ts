@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { MercureConnector } from "../../../src/connector/mercure-connector";
 import type { MercureConnectorOptions } from "../../../src/connector/options";
 import { envelope, HUB, settleLoadsUntil, topic } from "../../fakes/connector-harness";
-import type { FakeAuthServer } from "../../fakes/fake-auth-server";
+import { grant, type FakeAuthServer } from "../../fakes/fake-auth-server";
 import type { FakeEventSource, FakeEventSourceClass } from "../../fakes/fake-event-source";
 import type { FakeBrowser, FakeTab } from "../../fakes/fake-tabs";
 import { enterTabWorld, leaveTabWorld, ringLink } from "../../fakes/tab-world";
@@ -99,9 +99,16 @@ function only(): FakeEventSource {
     return ES.live()[0]!;
 }
 
-/** The tab links' buses and inboxes open now (a lone leader's own listener on the link's bus is not one: see `listenForTabs`). */
+/** The tab links' buses and inboxes open now (a lone leader's own listeners are not: see `listenForTabs`). */
 function inboxes(): number {
-    return browser.channels.filter((entry) => entry.name.includes(" inbox ")).length;
+    return browser.channels.filter((entry) => entry.name.includes(" inbox ") && !entry.name.endsWith(" inbox engine lone")).length;
+}
+
+/** Another tab rings the link naming `names` (`ringTabs`: the ping of a tab that found the lead taken). */
+function ringWith(names: readonly unknown[]): void {
+    const bus = new (browser.tab().env.BroadcastChannel)(link() + " inbox engine lone");
+    bus.postMessage({ t: "ping", c: "", k: "", n: names });
+    bus.close();
 }
 
 /** Another tab pings the link, and the share client that this asks for arrives: settles once the tab link is up. */
@@ -121,8 +128,8 @@ describe("a page's first join with tab sharing (issue 31)", () => {
             .listen(".shipped", (payload: unknown) => got.push(payload))
             .subscribed(() => subscribed.push("private-orders.1"));
         await settle(() => ES.live().length > 0);
-        // The share client has not loaded: no link, only the lone leader's ear on the bus; the lock is this tab's.
-        expect(browser.channels.map((entry) => entry.name)).toEqual([link()]);
+        // The share client has not loaded: no link, only the lone leader's ears on the bus and on its inbox; the lock is this tab's.
+        expect(browser.channels.map((entry) => entry.name)).toEqual([link(), link() + " inbox engine lone"]);
         expect(browser.holder(link())).toBe(tab);
         expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"]]);
         const own = only();
@@ -302,6 +309,76 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect(heard).toEqual([expect.objectContaining({ t: "pong" })]);
         expect(browser.holder(link())).toBe(leader);
         other.close();
+    });
+
+    it("another tab's ring that names its channels: the leading tab authorizes them beside its own while its share client downloads, and its engine answers that tab from that grant (issue 53)", async () => {
+        const got: Array<[string, unknown]> = [];
+        connector(browser.tab())
+            .privateChannel("orders.1")
+            .listen(".shipped", (payload: unknown) => got.push(["first", payload]));
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        await settle();
+        // What a tab that finds the lead taken sends (claimLead → ringTabs; in this test's one page the claim would be
+        // the page's own second claim, which rings no one).
+        ringWith(["private-chat.1"]);
+        // The union leaves before the share client has arrived: the request the engine would send once loaded.
+        await settle(() => auth.requests.length > 1);
+        expect(chunk.requested).toBe(1);
+        expect(inboxes()).toBe(0);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-orders.1", "private-chat.1"]]);
+        arrive();
+        await settle(() => inboxes() > 0);
+        connector(browser.tab())
+            .privateChannel("chat.1")
+            .listen(".said", (payload: unknown) => got.push(["second", payload]));
+        await openAll();
+        // The engine answered the second tab from that grant: no third request; one stream carries both tabs.
+        expect(auth.requests).toHaveLength(2);
+        const shared = only();
+        expect(shared.matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
+        shared.emitMessage(envelope(["private-chat.1"], "said", { n: 1 }), "id-1");
+        shared.emitMessage(envelope(["private-orders.1"], "shipped", { n: 2 }), "id-2");
+        await settle(() => got.length >= 2);
+        // Each tab gets its own (the leading tab's listener runs in the engine's tab, the other's a message later).
+        expect([...got].sort()).toEqual([
+            ["first", { n: 2 }],
+            ["second", { n: 1 }],
+        ]);
+    });
+
+    it("a union authorized for another tab's ring that fails leaves the engine on the leading tab's own grant: the other tab's request goes to Laravel, and both tabs connect", async () => {
+        const got: string[] = [];
+        connector(browser.tab()).privateChannel("orders.1").listen(".shipped", () => got.push("first"));
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        await settle();
+        auth.handler = (names) => (auth.requests.length === 2 ? { status: 500, body: {} } : grant(names));
+        ringWith(["private-chat.1"]);
+        await settle(() => auth.requests.length > 1);
+        arrive();
+        await settle(() => inboxes() > 0);
+        connector(browser.tab()).privateChannel("chat.1").listen(".said", () => got.push("second"));
+        await settle(() => auth.requests.length > 2);
+        await openAll();
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-orders.1", "private-chat.1"], ["private-orders.1", "private-chat.1"]]);
+        const shared = only();
+        expect(shared.matches()).toEqual([topic("private-orders.1"), topic("private-chat.1")]);
+        shared.emitMessage(envelope(["private-chat.1"], "said", {}), "id-1");
+        shared.emitMessage(envelope(["private-orders.1"], "shipped", {}), "id-2");
+        await settle(() => got.length >= 2);
+        expect([...got].sort()).toEqual(["first", "second"]);
+    });
+
+    it("a ring that names only public channels, or channels the leading tab holds, sends no request: the engine answers from the leading tab's grant", async () => {
+        connector(browser.tab()).privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        await settle();
+        ringWith(["news", "private-orders.1", 42]);
+        await settle(() => chunk.requested > 0);
+        await settle();
+        expect(auth.requests).toHaveLength(1);
     });
 
     it("a frozen tab that leads alone does not answer another tab's ping: that tab steals the lock after its timeout, as from a frozen leader", async () => {
@@ -617,7 +694,9 @@ describe("the hoped lead: no tab marked the lead (issue 31)", () => {
         await settle();
         await vi.advanceTimersByTimeAsync(500);
         await settle();
-        expect(auth.requests).toHaveLength(1);
+        // The second tab asked for nothing itself (it would ask for its channel alone): its ring named its channel, and
+        // the leading tab authorized it beside its own while its share client downloads (issue 53).
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-orders.1", "private-chat.1"]]);
     });
 
     it("where another tab leads after all, opens no stream of its own, and its join goes through that tab's engine to Laravel: the union's grants are the cookie's again", async () => {
