@@ -339,7 +339,7 @@ export class HubLocator {
             if (widened !== null || granted === null || response === null || hooks.running() !== null) return;
             const extra = names.filter((name) => channelKind(name) !== "public" && !granted.has(name));
             if (extra.length === 0) return;
-            const union = [...new Set([...granted, ...extra])].slice(0, MAX_CHANNELS);
+            const union = [...granted, ...extra].slice(0, MAX_CHANNELS);
             const sentAt = Date.now();
             widened = hooks.auth.request(union, own, aborter.signal).then(
                 (result) => (result.kind === "ok" ? { names: [...granted], granted: union.filter((name) => result.response.channels.get(name)?.denied !== true), response: result.response, sentAt } : null),

@@ -1,5 +1,4 @@
 import type { BatchAuth } from "../auth/batch-auth";
-import { MAX_CHANNELS } from "../auth/limits";
 import { identifies } from "../auth/credential-options";
 import type { CookieRefreshTimer } from "../auth/cookie-refresh";
 import type { HubTokenOption } from "../auth/hub-token";
@@ -254,7 +253,7 @@ function busEnvironment(env: BusEnvironment | undefined): BusEnvironment {
  * ping timeout, as from a frozen leader), `heard()` says whether the share client is downloading (answer `wait`), has
  * failed to (stay silent: the other tab steals the lock after its timeout), or that this tab no longer leads on its own
  * (null: stop listening). `heard` gets the channels the other tab named in its ring (see {@link ringTabs}; none from
- * a tab link's own ping), at most {@link MAX_CHANNELS} names. Returns what stops listening.
+ * a tab link's own ping). Returns what stops listening.
  */
 export function listenForTabs(env: BusEnvironment | undefined, name: string, heard: (names: readonly string[]) => boolean | null): () => void {
     const page = busEnvironment(env);
@@ -271,8 +270,8 @@ export function listenForTabs(env: BusEnvironment | undefined, name: string, hea
     bus.onmessage = inbox.onmessage = (event) => {
         const message = event.data as { t?: unknown; n?: unknown } | null;
         if (message?.t !== "ping" || frozen) return;
-        // A stray or forged ping names what it likes: only strings are kept, and never more than one batch may carry.
-        const names = Array.isArray(message.n) ? message.n.filter((each): each is string => typeof each === "string").slice(0, MAX_CHANNELS) : [];
+        // A stray or forged ping names what it likes: only strings are kept (the union it may ask for is cut at 100 names).
+        const names = Array.isArray(message.n) ? message.n.filter((each): each is string => typeof each === "string") : [];
         const loading = heard(names);
         if (loading === null) stop();
         // [spec] A tab link's `wait` (protocol.ts): its epoch is no engine's, and is never followed.
