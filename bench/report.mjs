@@ -106,6 +106,7 @@ export function renderReport(r) {
         ),
         `| Join burst of ${publicTop.size} public channels: until every \`subscribed()\` (ms) | ${dec(publicTop.subscribedMs, 1)} | raw \`EventSource\` on the same topics opens in ${dec(publicTop.rawOpenMs, 1)} | ${dec(publicTop.subscribedMs / publicTop.rawOpenMs)} | |`,
         `| First join ${r.plan.firstJoin.laterMs} ms after Echo's creation, tab sharing on: until the auth request leaves (ms) | ${dec(laterOn.auth, 1)} | sharing off ${dec(laterOff.auth, 1)} | ${dec(laterOn.auth / laterOff.auth)} | |`,
+        ...warmJoinSummaryRows(r),
         ...firstEventSummaryRows(r),
         `| Hub cookie: most private channels one browser cookie holds | ${privateCookies.maxFitting} (${bytes(privateCookies.rows.find((row) => row.size === 100)?.bytes)} for 100) | ${bytes(r.cookieLimit)} per cookie | | 100 channels ${mark(privateCookies.maxFitting >= 100)} |`,
         `| Subscribe request line, 100 private channels | ${bytes(private100)} | 8 KiB limit, ${bytes(r.requestLineLimit)} | ${dec(private100 / r.requestLineLimit)} | under the limit ${mark(private100 <= r.requestLineLimit)} |`,
@@ -251,6 +252,7 @@ export function renderReport(r) {
         "name, `=` and value counted, as browsers count them.)",
         "",
         ...firstJoinSection(r),
+        ...warmJoinSection(r),
         ...shareCostSection(r),
         ...firstEventSection(r),
         "## Subscribe URL length",
@@ -489,6 +491,40 @@ function firstJoinSection(r) {
         `Joined in the same tick, the auth request leaves ${dec(same.auth, 1)} ms after the join with sharing (${dec(row(false, null).auth, 1)} ms without), and`,
         `\`subscribed()\` comes ${dec(same.subscribed / row(false, null).subscribed, 2)} × as late as without sharing (issue 31's goal: ≤ 1.1).`,
         "",
+    ];
+}
+
+/** The warm join bursts' rows of the summary: sharing on against off (issue 53's goal: ≤ 1.1). */
+function warmJoinSummaryRows(r) {
+    if (!r.warmJoins) return [];
+    const pair = (size) => [true, false].map((share) => r.warmJoins.find((row) => row.size === size && row.share === share));
+    const sizes = [...new Set(r.warmJoins.map((row) => row.size))];
+    const ratios = sizes.map((size) => pair(size)[0].ms / pair(size)[1].ms);
+    return [
+        `| Warm join burst of ${sizes.join(" / ")} public channels, tab sharing on: until every \`subscribed()\` (ms) | ${sizes.map((size) => dec(pair(size)[0].ms, 1)).join(" / ")} | sharing off ${sizes.map((size) => dec(pair(size)[1].ms, 1)).join(" / ")} | ${ratios.map((ratio) => dec(ratio)).join(" / ")} | ≤ 1.1 (issue 53) ${mark(ratios.every((ratio) => ratio <= 1.1))} |`,
+    ];
+}
+
+/** The warm join bursts (issue 53): a page already connected joins N public channels in one tick, sharing on and off. */
+function warmJoinSection(r) {
+    if (!r.warmJoins) return [];
+    const failures = r.warmJoins.flatMap((row) => row.failures.map((failure) => `${row.size} channels, sharing ${row.share ? "on" : "off"}: ${failure}`));
+    return [
+        "### A warm join burst (issue 53)",
+        "",
+        "A fresh page creates `MercureEcho`, joins one private channel and is subscribed, then joins one public channel and",
+        "leaves it (with sharing on, a lone tab's first change of channels hands it to its share client, whose engine then",
+        `answers joins from the grant), waits ${r.plan.warmJoin.pauseMs} ms and joins N public channels in one tick: the time from that burst until`,
+        `every \`subscribed()\`. Medians of ${r.plan.warmJoin.reps} pages per row, the rows' order rotating between repetitions.`,
+        "",
+        "| Channels | Sharing on (ms) | Sharing off (ms) | On ÷ off | Each page, on; off (ms) |",
+        "|---|---|---|---|---|",
+        ...[...new Set(r.warmJoins.map((row) => row.size))].map((size) => {
+            const [on, off] = [true, false].map((share) => r.warmJoins.find((row) => row.size === size && row.share === share));
+            return `| ${size} public | ${dec(on.ms, 1)} | ${dec(off.ms, 1)} | ${dec(on.ms / off.ms)} | ${on.runs.map((ms) => dec(ms, 1)).join(", ")}; ${off.runs.map((ms) => dec(ms, 1)).join(", ")} |`;
+        }),
+        "",
+        ...(failures.length > 0 ? ["Failed pages: " + failures.join("; ") + ".", ""] : []),
     ];
 }
 

@@ -10,6 +10,7 @@
 //   decrypt      scenarios/decrypt.mjs: the crypto chunk's per-message decryption cost against WebCrypto alone
 //   join         scenarios/join.mjs: join bursts of N channels, subscribe URL lengths
 //   first join   scenarios/first-join.mjs: a page's first join, sharing off and on, in the creation's tick and later
+//   warm join    scenarios/warm-join.mjs: a burst of public joins on a page already connected, sharing on and off
 //   sharing      scenarios/delivery.mjs (measureSharingCost): latency and main thread per message at a steady rate,
 //                sharing on, off, raw, and a follower tab beside its leader, at the top rate and at 100 msg/s
 //                (issue 31; the before/after comparison is bench/share-cost-compare.json, from
@@ -34,6 +35,7 @@ import { measureDecryptCost } from "./scenarios/decrypt.mjs";
 import { measureDelivery, measureSharingCost } from "./scenarios/delivery.mjs";
 import { firstEventPlan, measureFirstEvents, startFirstEventStack } from "./scenarios/first-event.mjs";
 import { measureFirstJoins } from "./scenarios/first-join.mjs";
+import { measureWarmJoins } from "./scenarios/warm-join.mjs";
 import { COOKIE_LIMIT, measureCookieSizes, measureJoinBursts, measurePresenceUrls, presenceChannelsUnder, REQUEST_LINE_LIMIT } from "./scenarios/join.mjs";
 import { measureBrowserMemory, measureNodeMemory } from "./scenarios/memory.mjs";
 import { measureNavigations } from "./scenarios/navigation.mjs";
@@ -50,6 +52,7 @@ const PLAN = {
     decrypt: { count: 2_000, reps: quick ? 3 : 7 },
     join: { kinds: ["public", "private"], sizes: [1, 10, 50, 100], reps: quick ? 1 : 5, settleMs: 300, windowMs: 4_000 },
     firstJoin: { reps: quick ? 2 : 7, laterMs: 200, latencyMs: 20, follower: true },
+    warmJoin: { sizes: [1, 10, 50], reps: quick ? 2 : 7, pauseMs: 300 },
     // 7 repetitions: a stall of the shared machine lands in one variant's run at random (9 runs each of sharing on and
     // off showed p99s of 29.7 and 46.4 ms in the same round), and a median of 3 p99s follows a single one.
     sharing: { reps: quick ? 1 : 7, durationMs: quick ? 600 : 1_000, rates: { public: 5_000, encrypted: 2_500 } },
@@ -213,6 +216,7 @@ async function measureDevHub(browser, results) {
         ]);
         results.joins = await section("join", () => measureJoinBursts(browser, stack, PLAN.join));
         results.firstJoins = await section("first join", () => measureFirstJoins(browser, stack, PLAN.firstJoin));
+        results.warmJoins = await section("warm join", () => measureWarmJoins(browser, stack, PLAN.warmJoin));
         results.firstEvents = await section("first event", () => measureFirstEventsOnOwnStack(browser));
         results.presenceUrls = await section("urls", () => measurePresenceUrls(browser, stack, PLAN.presenceUrls));
         results.presenceUnderLimit = presenceChannelsUnder(stack, REQUEST_LINE_LIMIT);
