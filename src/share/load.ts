@@ -236,7 +236,7 @@ export interface LeadHooks {
 /** What {@link listenForTabs} and {@link ringTabs} need of the page: its `BroadcastChannel` and where `freeze`/`resume` are heard. */
 export interface BusEnvironment {
     readonly BroadcastChannel: new (name: string) => BroadcastChannelLike;
-    readonly lifecycle?: { addEventListener(type: "freeze" | "resume", listener: () => void): void } | null;
+    readonly lifecycle?: { addEventListener(type: "freeze" | "resume", listener: () => void): void; removeEventListener?(type: "freeze" | "resume", listener: () => void): void } | null;
 }
 
 /** The page's own {@link BusEnvironment}, unless `env` (the tabs' test environment) is given. */
@@ -258,14 +258,18 @@ function busEnvironment(env: BusEnvironment | undefined): BusEnvironment {
 export function listenForTabs(env: BusEnvironment | undefined, name: string, heard: (names: readonly string[]) => boolean | null): () => void {
     const page = busEnvironment(env);
     let frozen = false;
-    page.lifecycle?.addEventListener("freeze", () => (frozen = true));
-    page.lifecycle?.addEventListener("resume", () => (frozen = false));
+    const freeze = (): void => void (frozen = true);
+    const resume = (): void => void (frozen = false);
+    page.lifecycle?.addEventListener("freeze", freeze);
+    page.lifecycle?.addEventListener("resume", resume);
     const bus = new page.BroadcastChannel(name);
     const inbox = new page.BroadcastChannel(loneInbox(name));
     const stop = (): void => {
         bus.onmessage = inbox.onmessage = null;
         bus.close();
         inbox.close();
+        page.lifecycle?.removeEventListener?.("freeze", freeze);
+        page.lifecycle?.removeEventListener?.("resume", resume);
     };
     bus.onmessage = inbox.onmessage = (event) => {
         const message = event.data as { t?: unknown; n?: unknown } | null;

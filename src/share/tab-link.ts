@@ -60,7 +60,7 @@ export interface ShareEnvironment {
     /** Where `pagehide` and `pageshow` are heard (`window`), or null. */
     readonly page: { addEventListener(type: "pagehide" | "pageshow", listener: (event: { readonly persisted?: boolean }) => void): void } | null;
     /** Where `freeze` and `resume` are heard (`document`), or null. */
-    readonly lifecycle?: { addEventListener(type: "freeze" | "resume", listener: () => void): void } | null;
+    readonly lifecycle?: { addEventListener(type: "freeze" | "resume", listener: () => void): void; removeEventListener?(type: "freeze" | "resume", listener: () => void): void } | null;
     /**
      * Run `task` soon, in a task of its own that a hidden tab does not throttle (the page's: a `MessageChannel`
      * message, see `share-platform.ts`); default `setTimeout(task, 0)`.

@@ -178,7 +178,13 @@ export class FakeTab {
             locks,
             BroadcastChannel: Channel,
             page: { addEventListener: (type, listener) => this.pageListeners[type].push(listener) },
-            lifecycle: { addEventListener: (type, listener) => this.lifecycle[type].push(listener) },
+            lifecycle: {
+                addEventListener: (type, listener) => this.lifecycle[type].push(listener),
+                removeEventListener: (type: "freeze" | "resume", listener: () => void) => {
+                    const at = this.lifecycle[type].indexOf(listener);
+                    if (at >= 0) this.lifecycle[type].splice(at, 1);
+                },
+            },
             ...(storage
                 ? {
                       storage: {
@@ -213,6 +219,11 @@ export class FakeTab {
     restore(): void {
         this.cached = false;
         for (const listener of this.pageListeners.pageshow) listener({ persisted: true });
+    }
+
+    /** How many `freeze` and `resume` listeners the tab's page has now. */
+    lifecycleListeners(): number {
+        return this.lifecycle.freeze.length + this.lifecycle.resume.length;
     }
 
     /** Fire `resume`. */

@@ -381,6 +381,29 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect(auth.requests).toHaveLength(1);
     });
 
+    it("a tab that leads alone and disconnects, then connects again, leaves no freeze or resume listener behind", async () => {
+        const tab = browser.tab();
+        const made = connector(tab);
+        made.privateChannel("orders.1");
+        await settle(() => ES.live().length > 0);
+        only().emitOpen();
+        await settle();
+        const listening = tab.lifecycleListeners();
+        expect(listening).toBe(2);
+        for (let round = 0; round < 3; round++) {
+            made.disconnect();
+            await settle();
+            expect(tab.lifecycleListeners()).toBe(0);
+            made.connect();
+            made.privateChannel("orders.1");
+            await settle(() => ES.live().length > 0);
+            only().emitOpen();
+            await settle();
+            expect(tab.lifecycleListeners()).toBe(listening);
+        }
+        expect(chunk.requested).toBe(0);
+    });
+
     it("a frozen tab that leads alone does not answer another tab's ping: that tab steals the lock after its timeout, as from a frozen leader", async () => {
         const leader = browser.tab();
         const made = connector(leader);
