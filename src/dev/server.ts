@@ -283,7 +283,7 @@ function serveFile(root: string, relative: string, res: ServerResponse, cached?:
     } catch {
         return false; // A malformed escape or an unreadable file: not found.
     }
-    const immutable = cached !== undefined && cached.test(relative.split(/[?#]/)[0] ?? "");
+    const immutable = cached?.test(relative) === true; // `relative` is the URL's path: no query, no fragment.
     res.writeHead(200, { "Content-Type": CONTENT_TYPES[extname(file)] ?? "application/octet-stream", "Cache-Control": immutable ? "public, max-age=31536000, immutable" : "no-store" });
     res.end(body);
     return true;

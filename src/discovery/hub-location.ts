@@ -346,21 +346,17 @@ export class HubLocator {
                 () => null,
             );
         };
+        /** Take over once no refresh runs and the union's request (if any) has settled. */
         const takeover = (share: ShareModule, done: () => void): void => {
             if (!leading()) return done();
-            const running = hooks.running() ?? widened;
-            if (running !== null) {
-                return void running.then(() => {
-                    // Settled: taken over from the grant it gave (see below), unless a refresh runs again.
-                    if (running === widened) void widened.then((seed) => take(share, seed, done));
-                    else takeover(share, done);
-                });
-            }
+            const running = hooks.running();
+            if (running !== null) return void running.then(() => takeover(share, done));
+            if (widened !== null) return void widened.then((seed) => take(share, seed, done));
             take(share, null, done);
         };
         const take = (share: ShareModule, seed: EngineSeed | null, done: () => void): void => {
             if (!leading()) return done();
-            if (hooks.running() !== null) return takeover(share, done);
+            if (hooks.running() !== null) return takeover(share, done); // A refresh began while the union's request ran.
             stop(); // The tab link hears the bus from now on (and answers `wait` while the engine chunk loads).
             this.#drop();
             // A request of the connector's own sent after the union's: the cookie may be that request's.

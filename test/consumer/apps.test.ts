@@ -218,13 +218,20 @@ describe.skipIf(!inChromium).each([
         const build = await run(`vite build (${framework})`, bin("vite"), ["build", "--base", "/dist/"], app(framework), { FORCE_COLOR: "0" });
         expect({ code: build.code, stderr: build.stderr.replace(/^.*chunks are larger than[\s\S]*$/m, "") }).toEqual({ code: 0, stderr: "" });
         const { startTestStack } = await installedE2e();
-        const stack = await startTestStack({ server: { distDir: app(`${framework}/dist`), pages: { "/orders/42": readFileSync(app(`${framework}/dist/index.html`), "utf8") }, app: { encryptionKey: ENCRYPTION_KEY } } });
+        // Vite's content-hashed files served as production serves them (the dev server's cacheAssets, issue 53).
+        const stack = await startTestStack({ server: { distDir: app(`${framework}/dist`), cacheAssets: /^assets\//, pages: { "/orders/42": readFileSync(app(`${framework}/dist/index.html`), "utf8") }, app: { encryptionKey: ENCRYPTION_KEY } } });
         const { context, page, errors, console } = await openPage();
+        const assets: Array<string | null> = [];
+        page.on("response", (response) => {
+            if (new URL(response.url()).pathname.startsWith("/dist/assets/")) assets.push(response.headers()["cache-control"] ?? null);
+        });
         const started = Date.now();
         try {
             await stack.login(context, 1);
             await page.goto(stack.url + "/orders/42");
             await seen(page, /Order 42: pending.*\(connected\)/);
+            expect(assets.length).toBeGreaterThan(0);
+            expect(new Set(assets)).toEqual(new Set(["public, max-age=31536000, immutable"]));
             if (framework === "svelte") await seen(page, /watched by Ada/);
             await stack.broadcast("private-orders.42", "OrderShipped", { order: { id: 42, status: "shipped" } });
             await seen(page, /Order 42: shipped/);

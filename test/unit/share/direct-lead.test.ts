@@ -104,6 +104,17 @@ function inboxes(): number {
     return browser.channels.filter((entry) => entry.name.includes(" inbox ") && !entry.name.endsWith(" inbox engine lone")).length;
 }
 
+/** A connector of `tab` that leads alone: it joined `private-orders.1` (with `listener` on `.shipped`), its own stream open. */
+async function leadAlone(tab: FakeTab = browser.tab(), listener?: (payload: unknown) => void): Promise<MercureConnector> {
+    const made = connector(tab);
+    const channel = made.privateChannel("orders.1");
+    if (listener !== undefined) channel.listen(".shipped", listener);
+    await settle(() => ES.live().length > 0);
+    only().emitOpen();
+    await settle();
+    return made;
+}
+
 /** Another tab rings the link naming `names` (`ringTabs`: the ping of a tab that found the lead taken). */
 function ringWith(names: readonly unknown[]): void {
     const bus = new (browser.tab().env.BroadcastChannel)(link() + " inbox engine lone");
@@ -313,12 +324,7 @@ describe("a page's first join with tab sharing (issue 31)", () => {
 
     it("another tab's ring that names its channels: the leading tab authorizes them beside its own while its share client downloads, and its engine answers that tab from that grant (issue 53)", async () => {
         const got: Array<[string, unknown]> = [];
-        connector(browser.tab())
-            .privateChannel("orders.1")
-            .listen(".shipped", (payload: unknown) => got.push(["first", payload]));
-        await settle(() => ES.live().length > 0);
-        only().emitOpen();
-        await settle();
+        await leadAlone(browser.tab(), (payload) => got.push(["first", payload]));
         // What a tab that finds the lead taken sends (claimLead → ringTabs; in this test's one page the claim would be
         // the page's own second claim, which rings no one).
         ringWith(["private-chat.1"]);
@@ -349,10 +355,7 @@ describe("a page's first join with tab sharing (issue 31)", () => {
 
     it("a union authorized for another tab's ring that fails leaves the engine on the leading tab's own grant: the other tab's request goes to Laravel, and both tabs connect", async () => {
         const got: string[] = [];
-        connector(browser.tab()).privateChannel("orders.1").listen(".shipped", () => got.push("first"));
-        await settle(() => ES.live().length > 0);
-        only().emitOpen();
-        await settle();
+        await leadAlone(browser.tab(), () => got.push("first"));
         auth.handler = (names) => (auth.requests.length === 2 ? { status: 500, body: {} } : grant(names));
         ringWith(["private-chat.1"]);
         await settle(() => auth.requests.length > 1);
@@ -370,11 +373,29 @@ describe("a page's first join with tab sharing (issue 31)", () => {
         expect([...got].sort()).toEqual(["first", "second"]);
     });
 
-    it("a ring that names only public channels, or channels the leading tab holds, sends no request: the engine answers from the leading tab's grant", async () => {
-        connector(browser.tab()).privateChannel("orders.1");
-        await settle(() => ES.live().length > 0);
-        only().emitOpen();
+    it("a union authorized for another tab's ring while the leading tab renews its cookie on its own is not the engine's grant: the renewal was sent after it, its answer may be the cookie's", async () => {
+        // The leading tab's first grant expires soon (its renewal comes within seconds); the union's request is held.
+        let releaseUnion = (): void => undefined;
+        const union = new Promise<void>((resolve) => (releaseUnion = resolve));
+        auth.handler = (names) => (auth.requests.length === 1 ? grant(names, { expires_in: 20 }) : names.length > 1 && auth.requests.length === 2 ? union.then(() => grant(names)) : grant(names));
+        await leadAlone();
+        ringWith(["private-chat.1"]);
+        await settle(() => auth.requests.length > 1);
+        // The renewal leaves while the union's request is in flight, with the tab's own channel.
+        for (let second = 0; second < 30 && auth.requests.length < 3; second++) await vi.advanceTimersByTimeAsync(1_000);
+        expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-orders.1", "private-chat.1"], ["private-orders.1"]]);
         await settle();
+        releaseUnion();
+        arrive();
+        await settle(() => inboxes() > 0);
+        // The engine starts from the renewal's grant: the other tab's channel goes to Laravel again, with the union.
+        connector(browser.tab()).privateChannel("chat.1");
+        await settle(() => auth.requests.length > 3);
+        expect(auth.requests[3]?.channelNames).toEqual(["private-orders.1", "private-chat.1"]);
+    });
+
+    it("a ring that names only public channels, or channels the leading tab holds, sends no request: the engine answers from the leading tab's grant", async () => {
+        await leadAlone();
         ringWith(["news", "private-orders.1", 42]);
         await settle(() => chunk.requested > 0);
         await settle();
@@ -383,11 +404,7 @@ describe("a page's first join with tab sharing (issue 31)", () => {
 
     it("a tab that leads alone and disconnects, then connects again, leaves no freeze or resume listener behind", async () => {
         const tab = browser.tab();
-        const made = connector(tab);
-        made.privateChannel("orders.1");
-        await settle(() => ES.live().length > 0);
-        only().emitOpen();
-        await settle();
+        const made = await leadAlone(tab);
         const listening = tab.lifecycleListeners();
         expect(listening).toBe(2);
         for (let round = 0; round < 3; round++) {
@@ -406,11 +423,7 @@ describe("a page's first join with tab sharing (issue 31)", () => {
 
     it("a frozen tab that leads alone does not answer another tab's ping: that tab steals the lock after its timeout, as from a frozen leader", async () => {
         const leader = browser.tab();
-        const made = connector(leader);
-        made.privateChannel("orders.1");
-        await settle(() => ES.live().length > 0);
-        only().emitOpen();
-        await settle();
+        await leadAlone(leader);
         leader.freeze();
         const heard: unknown[] = [];
         const other = new (browser.tab().env.BroadcastChannel)(link());
