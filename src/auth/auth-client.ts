@@ -2,6 +2,7 @@ import type { FetchLike } from "../fetch";
 import { parseAuthResponse, type AuthResponse } from "./auth-response";
 import { isRecord, parseJson } from "../json";
 import { raceDeadline } from "../timers";
+import { stampAuth, type Stamped, type StampStorage } from "./auth-stamp";
 
 /**
  * The outcome of one batch auth request, classified so the connector never has to catch.
@@ -50,6 +51,10 @@ export interface AuthRequest {
     signal: AbortSignal;
     /** Deadline in milliseconds. */
     timeout: number;
+    /** Where the auth stamp is written (see `auth-stamp.ts`): the page's `localStorage` unless given (tests). */
+    stamps?: StampStorage | undefined;
+    /** Told the stamp the request wrote once it has left, and the one it replaced. */
+    stamped?: ((stamped: Stamped) => void) | undefined;
 }
 
 /**
@@ -74,7 +79,7 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
     // resolved against the page's address, not against the document's base URL as fetch would: a <base href> injected
     // into the page (in <body> too) must not send the request and its headers elsewhere.
     const page = (globalThis as { location?: { href?: unknown } }).location?.href;
-    const response = await request.fetch(typeof page === "string" && /^https?:/.test(page) ? new URL(request.endpoint, page).href : request.endpoint, {
+    const sent = request.fetch(typeof page === "string" && /^https?:/.test(page) ? new URL(request.endpoint, page).href : request.endpoint, {
         method: "POST",
         credentials: "include",
         // The headers (CSRF tokens, `auth.headers`) are the auth endpoint's alone: a redirect is not followed, so that
@@ -89,6 +94,10 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
         body: JSON.stringify({ channel_names: request.channelNames }),
         signal,
     });
+    // Once the request has left (not before: the first access to `localStorage` may take the page a few milliseconds).
+    const stamped = stampAuth(request.stamps);
+    if (stamped) request.stamped?.(stamped);
+    const response = await sent;
     const text = await response.text();
     const status = response.status;
     const type = response.headers?.get("content-type") ?? null;
@@ -104,7 +113,7 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
     if (status < 400 && (type?.includes("html") === true || typeof body !== "object" || body === null || Array.isArray(body))) {
         return { kind: "rejected", status, detail: `${type ?? "no content type"}, not Laravel's JSON` };
     }
-    if (status >= 200 && status < 300) return { kind: "ok", response: parseAuthResponse(body) };
+    if (status >= 200 && status < 300) return { kind: "ok", response: { ...parseAuthResponse(body), stamp: stamped?.stamp } };
     // [spec] §2.8: < 500 is a rejection, everything else is transient. Laravel's JSON error body says why (issue 51).
     const message = serverMessage(body);
     if (status >= 400 && status < 500) return { kind: "rejected", status, message };

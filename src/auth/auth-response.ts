@@ -28,6 +28,8 @@ export interface AuthResponse {
     clientEvents: boolean;
     /** Set by the tabs' shared auth gateway on an answer from its last grant, given without a request to Laravel; never from the server. */
     fromGrant?: true;
+    /** The stamp the request this answers wrote (see `auth-stamp.ts`), where it could be written. */
+    stamp?: string | undefined;
 }
 
 /**

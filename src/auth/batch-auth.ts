@@ -1,3 +1,4 @@
+import type { Stamped, StampStorage } from "./auth-stamp";
 import { MAX_CHANNELS, resolveAuthTimeout } from "./limits";
 import { authDenied, authFailed, channelLimit, authRejected, authRejectedNewcomer } from "../error-messages";
 import { MercureError } from "../errors";
@@ -30,6 +31,8 @@ export interface BatchAuthOptions extends CredentialOptions {
     readonly auth: { readonly headers: Record<string, string> };
     /** The `authTimeout` option. */
     readonly authTimeout?: unknown;
+    /** @internal Tests only: where the requests write their stamp (see `auth-stamp.ts`) instead of the page's `localStorage`. */
+    readonly authStamps?: StampStorage;
 }
 
 /**
@@ -47,6 +50,9 @@ export type BatchAnswer = BatchOutcome & {
  * successful answer granted (the next answer is read against it), and the error each refusal gives.
  */
 export class BatchAuth {
+    /** The auth stamps this connector's requests wrote (see `auth-stamp.ts`), in the order they left. */
+    readonly stamped: Stamped[] = [];
+
     /** The channels the last successful auth granted (the cookie covers them), or null. */
     granted: ReadonlySet<string> | null = null;
 
@@ -111,6 +117,8 @@ export class BatchAuth {
                     fetch: platform.fetch,
                     signal,
                     timeout,
+                    stamps: this.#options.authStamps,
+                    stamped: (stamped) => this.stamped.push(stamped),
                 }),
             platform.hubToken?.get().then(
                 () => null,

@@ -6,6 +6,7 @@ import { loadFailed } from "../error-messages";
 import type { MercureError } from "../errors";
 import type { Capabilities, CapabilitySlot } from "./capabilities";
 import type { CryptoCapability } from "./crypto-capability";
+import type { ResumeCapability } from "./resume-capability";
 import type { WhisperCapability } from "./whisper-capability";
 
 /*
@@ -54,7 +55,7 @@ export const WHISPERS: CapabilitySlot<WhisperCapability> = {
  * (no channel needs it, so none is named in a `load_failed` or left: `part` stays empty). A failed download resumes
  * nothing: the page starts from now, as without the option.
  */
-export const RESUME: CapabilitySlot = {
+export const RESUME: CapabilitySlot<ResumeCapability> = {
     needs: () => false,
     part: "",
     chunk: /* @__PURE__ */ lazyChunk(() => import("./resume-capability")),

@@ -327,7 +327,8 @@ export class MercureConnector extends EchoChannelMethods {
         if (live !== null) {
             // [spec] laravel-mercure §9 item 19: a channel left and joined again fires subscribed() again;
             // §5.4 step 4: a failed snapshot is retried on the next refresh.
-            if (live === this.#streams.current && live.isOpen()) this.#announce(live);
+            // Issue 53: a stream opened beside the page's first auth request serves from the answer on.
+            if (live === this.#streams.current && live.isOpen()) this.#events.serve(live);
             return;
         }
         this.#createStream(granted, topics, platform, false, reopen);

@@ -81,7 +81,9 @@ export interface MercureConnectorOptions {
      * to the next arrives on the next page, once. Default false. Kept in `sessionStorage` for 2 minutes after the page
      * left, per hub and per Laravel session (a login or logout starts afresh); a new tab resumes nothing. Needs the
      * page's CSRF token (`<meta name="csrf-token">`, `window.Laravel.csrfToken` or a string `csrfToken`). A
-     * `last-event-id` rendered into the page wins; see docs/channels-and-events.md.
+     * `last-event-id` rendered into the page wins. Where the hub cookie the previous page left still covers the next
+     * page's public and private channels, that page opens its stream beside its first auth request, one round trip
+     * sooner; see docs/channels-and-events.md.
      */
     resumeAcrossPages?: boolean;
     /** Other Echo options (for example `withoutInterceptors`) pass through untouched. */

@@ -7,6 +7,7 @@ import type { BatchIsolation } from "./batch-isolation";
 import type { ConnectorHost } from "./connector-host";
 import { RefreshScheduler } from "./refresh-scheduler";
 import { MAX_CHANNELS } from "./options";
+import { RESUME } from "./capability-slots";
 
 /**
  * The connector's refresh: locate the hub, resolve its platform, authorize the joined channels in one batch, then act
@@ -97,7 +98,12 @@ export class RefreshCycle {
         host.log?.("auth", { channels: batch.names });
         const requestedAt = Date.now();
         host.capabilities.tell("authStarted");
-        const result = await host.auth.request(batch.names, batch.platform, host.signal());
+        const request = host.auth.request(batch.names, batch.platform, host.signal());
+        // Issue 53's navigation: the page's first batch may open its stream beside the request (see `ResumeCapability.early`).
+        if ((host.hubOptions as { resumeAcrossPages?: unknown }).resumeAcrossPages && host.auth.granted === null) {
+            void Promise.resolve(host.capabilities.use(RESUME)).then((resume) => resume.early(batch.names, batch.platform, generation, request), () => undefined);
+        }
+        const result = await request;
         if (generation !== host.generation()) return;
         if (host.auth.shouldIsolate(batch.names, result) && (await this.#isolate(batch.names, batch.platform, generation))) return;
         // Issue 31: an auth request sent before the tabs' election answered opens no stream before it has, and none

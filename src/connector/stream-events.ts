@@ -90,12 +90,19 @@ export class StreamEvents implements HubStreamHandlers {
             // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
             // anonymous at best; renew instead of reporting `connected`.
             if (host.cookieRefresh.isExpired()) return host.renew(true);
-            this.everConnected = true;
-            host.status.set("connected");
-            host.announce(stream);
-            host.reconnect.connected(() => stream === host.streams.current && stream.isOpen());
-            host.cookieRefresh.check(); // The renewal timer may be late (a throttled tab).
+            // Issue 53's navigation: a stream opened beside the first auth request serves once the answer granted its channels.
+            if (host.auth.granted !== null) this.serve(stream);
         });
+
+    /** The open current `stream` carries what the last answer granted: `connected`, its channels subscribed. */
+    serve(stream: HubStream): void {
+        const host = this.#host;
+        this.everConnected = true;
+        host.status.set("connected");
+        host.announce(stream);
+        host.reconnect.connected(() => stream === host.streams.current && stream.isOpen());
+        host.cookieRefresh.check(); // The renewal timer may be late (a throttled tab).
+    }
 
     /** Deliver one main-stream message to its channels (laravel-mercure §4.4), once per channel. */
     readonly message = (stream: HubStream, event: StreamMessage): void => {

@@ -15,6 +15,10 @@
  * follows the one that wrote it (written after this page's navigation started: a page in between that did not take it,
  * without the option or whose resume code did not download, may have received what follows its cursor), and only
  * within {@link RESUME_MAX_AGE_MS} of the moment the previous page left.
+ *
+ * Issue 53's navigation: the record may also hold what the hub cookie held when the page left ({@link CookieGrant}),
+ * by which the next page opens its stream beside its auth request (see `ResumeCapability.early`); a record holds a
+ * cursor, a grant, or both.
  */
 
 /** How long after the previous page left the next one may resume from its cursor: 2 minutes. */
@@ -40,10 +44,29 @@ export interface ResumePage {
     readonly startedAt: number;
 }
 
-/** What the page that left wrote: the cursor, when, and whose session it was. */
+/**
+ * What the hub cookie held when the page left (issue 53's navigation): the last grant of a page whose streams were its
+ * own, read by the next page to open its stream beside its auth request (see `early` in resume-capability.ts).
+ */
+export interface CookieGrant {
+    /** The channels it granted, by full name. */
+    readonly names: readonly string[];
+    /** The answer's topic prefix (null: a legacy server's bare names). */
+    readonly prefix: string | null;
+    /** When its request was sent (wall clock, ms). */
+    readonly sentAt: number;
+    /** The cookie's lifetime in seconds. */
+    readonly expiresIn: number;
+    /** The stamp its request wrote (see `auth-stamp.ts`): still the origin's last one while no auth request was sent since. */
+    readonly stamp: string;
+}
+
+/** What the page that left wrote: the cursor, the cookie's grant, when, and whose session it was. */
 export interface ResumeRecord {
-    /** The id of the last event the page delivered. */
-    readonly cursor: string;
+    /** The id of the last event the page delivered, or null (it received none). */
+    readonly cursor: string | null;
+    /** What the hub cookie held, or absent (the page's streams were not its own, or it had no grant). */
+    readonly grant?: CookieGrant;
     /** When the page left (wall clock, ms). */
     readonly at: number;
     /** The fingerprint of its session CSRF token (see {@link sessionFingerprint}). */
@@ -92,9 +115,9 @@ export function sessionFingerprint(token: unknown): string | null {
  * `session` (see {@link sessionFingerprint}), was written less than {@link RESUME_MAX_AGE_MS} ago, and this is not
  * the tab's first page.
  */
-export function takeResume(page: ResumePage, hub: string, session: string | null): { cursor: string | null; outcome: ResumeOutcome; record: ResumeRecord | null } {
+export function takeResume(page: ResumePage, hub: string, session: string | null): { cursor: string | null; grant: CookieGrant | null; outcome: ResumeOutcome } {
     const record = readRecord(page, hub);
-    if (record === null) return { cursor: null, outcome: "none", record };
+    if (record === null) return { cursor: null, grant: null, outcome: "none" };
     // A tab's first page has no previous page: a record there was copied from the opener's storage (window.open, a
     // link with target=_blank where the browser still copies it). A reload of it keeps its history length of 1.
     const outcome: ResumeOutcome =
@@ -104,7 +127,8 @@ export function takeResume(page: ResumePage, hub: string, session: string | null
         : record.at < page.startedAt ? "earlier page"
         : !(page.now() - record.at < RESUME_MAX_AGE_MS && page.now() >= record.at) ? "too old"
         : "resumed";
-    return { cursor: outcome === "resumed" ? record.cursor : null, outcome, record };
+    const resumed = outcome === "resumed";
+    return { cursor: resumed ? record.cursor : null, grant: resumed ? (record.grant ?? null) : null, outcome };
 }
 
 /** Read and remove the record of `hub`: null when there is none, or it does not parse. */
@@ -114,11 +138,25 @@ function readRecord(page: ResumePage, hub: string): ResumeRecord | null {
         page.storage?.removeItem(RESUME_KEY + hub);
         const parsed: unknown = text === null ? null : JSON.parse(text);
         if (typeof parsed !== "object" || parsed === null) return null;
-        const { cursor, at, session } = parsed as Record<string, unknown>;
-        return typeof cursor === "string" && cursor !== "" && typeof at === "number" && typeof session === "string" ? { cursor, at, session } : null;
+        const { cursor, at, session, grant } = parsed as Record<string, unknown>;
+        const valid = cookieGrant(grant);
+        if ((cursor !== null && (typeof cursor !== "string" || cursor === "")) || typeof at !== "number" || typeof session !== "string") return null;
+        if (cursor === null && valid === null) return null;
+        return { cursor, at, session, ...(valid === null ? {} : { grant: valid }) };
     } catch {
         return null; // Storage blocked, or not JSON: nothing to resume.
     }
+}
+
+/** `value` as a {@link CookieGrant}, or null when it is not one (a record another build wrote, or none). */
+function cookieGrant(value: unknown): CookieGrant | null {
+    if (typeof value !== "object" || value === null) return null;
+    const { names, prefix, sentAt, expiresIn, stamp } = value as Record<string, unknown>;
+    const valid =
+        Array.isArray(names) && names.every((name) => typeof name === "string") && (prefix === null || typeof prefix === "string") &&
+        typeof sentAt === "number" && Number.isFinite(sentAt) && typeof expiresIn === "number" && expiresIn > 0 && Number.isFinite(expiresIn) &&
+        typeof stamp === "string" && stamp !== "";
+    return valid ? { names: names as string[], prefix: prefix as string | null, sentAt: sentAt as number, expiresIn: expiresIn as number, stamp: stamp as string } : null;
 }
 
 /** Write the record of `hub` (the page leaves); nothing when storage refuses it (full, blocked). */

@@ -1,3 +1,4 @@
+import type { StampStorage } from "../auth/auth-stamp";
 import { requestAuthorization, type AuthResult } from "../auth/auth-client";
 import type { AuthResponse } from "../auth/auth-response";
 import type { HubTimeouts } from "../auth/cookie-refresh";
@@ -26,6 +27,8 @@ export interface HubEngineOptions {
     readonly timeout: () => number;
     /** The leading connector's hub timings. */
     readonly hubTimeouts: () => HubTimeouts;
+    /** Where the auth requests write their stamp (see `auth-stamp.ts`); the page's `localStorage` when undefined. */
+    readonly stamps?: StampStorage | undefined;
     /** Send a message to the clients `to`, or to the one client it names (`c`, or the client of stream `s`). */
     readonly send: (message: ToClient, to?: readonly string[]) => void;
     /** Tell every client how many more whisper streams the connection budget leaves. */
@@ -95,7 +98,7 @@ export class HubEngine {
         }
         const signal = this.#aborter.signal;
         if (signal.aborted) return { kind: "aborted" };
-        const result = await requestAuthorization({ endpoint: options.authEndpoint, headers, channelNames: names, fetch: options.fetch, signal, timeout: options.timeout() });
+        const result = await requestAuthorization({ endpoint: options.authEndpoint, headers, channelNames: names, fetch: options.fetch, signal, timeout: options.timeout(), stamps: options.stamps });
         if (result.kind === "rejected" && result.status === 419) this.#refused = true;
         return result;
     }

@@ -1,3 +1,4 @@
+import type { StampStorage } from "../auth/auth-stamp";
 import type { BatchAuthOptions } from "../auth/batch-auth";
 import { dynamicCredentials, identifies, type CredentialOptions } from "../auth/credential-options";
 import { resolveAuthTimeout, resolveHubTimeouts } from "../auth/limits";
@@ -25,6 +26,8 @@ export interface ShareOptions {
     readonly authTimeout?: unknown;
     /** The `hubTimeouts` option. */
     readonly hubTimeouts?: unknown;
+    /** @internal Tests only: where auth requests write their stamp (see `auth-stamp.ts`) instead of the page's `localStorage`. */
+    readonly authStamps?: StampStorage;
 }
 
 /** Every tab link of this page by environment and scope: one per hub and auth endpoint. */
@@ -144,6 +147,7 @@ export function sharePlatform(platform: Platform, options: ShareOptions, lead: C
                 headers: (refused) => engineHeaders(options, identity, refused),
                 timeout: () => resolveAuthTimeout(options.authTimeout),
                 hubTimeouts: () => resolveHubTimeouts(options.hubTimeouts),
+                stamps: options.authStamps,
             });
             scoped.set(name, link);
         }

@@ -17,6 +17,7 @@ const NEXT_PAGE = HARNESS_PAGE + "?page=next";
 
 const server: DevServerOptions = {
     app: { users: [{ id: ANN, name: "Ann" }, { id: BOB, name: "Bob" }], csrf: true },
+    channels: { "orders.{id}": (user) => user.id === ANN },
     pages: { [HARNESS_PAGE]: harnessPage() },
     distDir: DIST_DIR,
 };
@@ -201,4 +202,47 @@ describeInChromium("resumeAcrossPages: nothing lost, nothing twice across a navi
         await broadcastNumbered(suite.dev(), CHANNEL, range(21, 30));
         expect(numbersOf(await waitForNumber(newTab, CHANNEL, 30), CHANNEL)).toEqual(range(21, 30));
     });
+
+    for (const shareAcrossTabs of [false, true]) {
+        it(`opens the next page's stream beside its auth request, which receives while the answer is held and is kept (issue 53, sharing ${shareAcrossTabs ? "on" : "off"})`, async () => {
+            const tab = await suite.open(ANN);
+            const orders = "private-orders.1";
+            const options = { resumeAcrossPages: true, shareAcrossTabs };
+            await renderToken(tab);
+            await tab.create(options);
+            await tab.join(numbered("private", "orders.1"));
+            await tab.waitForSubscribed([orders], DEADLINE);
+            await broadcastNumbered(suite.dev(), orders, [1]);
+            await waitForNumber(tab, orders, 1);
+            await navigate(tab);
+            // The next page's auth request is held until the test lets it go; its streams are counted.
+            let release = (): void => undefined;
+            const held = new Promise<void>((resolve) => (release = resolve));
+            let asked = 0;
+            await tab.page.route("**/broadcasting/auth", async (route) => {
+                asked++;
+                await held;
+                await route.continue();
+            });
+            const streams: string[] = [];
+            tab.page.on("request", (request) => void (request.resourceType() === "eventsource" && streams.push(request.url())));
+            await renderToken(tab);
+            await tab.create(options);
+            await tab.join(numbered("private", "orders.1"));
+            await broadcastNumbered(suite.dev(), orders, [2]);
+            // 2 arrives with the answer held: the stream opened beside the request, on the cookie the previous page left.
+            const early = await waitForNumber(tab, orders, 2);
+            expect(numbersOf(early, orders)).toEqual([2]);
+            expect(early.subscribed).toEqual([]); // Subscribed once the answer grants the channel.
+            expect(asked).toBe(1);
+            expect(streams).toHaveLength(1);
+            release();
+            await tab.waitForSubscribed([orders], DEADLINE);
+            await broadcastNumbered(suite.dev(), orders, [3]);
+            expect(numbersOf(await waitForNumber(tab, orders, 3), orders)).toEqual([2, 3]);
+            expect(streams).toHaveLength(1); // The answer granted the same channel: the stream was kept.
+            expect(asked).toBe(1);
+            await tab.page.unroute("**/broadcasting/auth");
+        });
+    }
 });

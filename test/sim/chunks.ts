@@ -108,6 +108,18 @@ export function resetChunks(delay: (chunk: SimChunk) => number): void {
     }
 }
 
+/**
+ * A page opens in a realm of its own (a navigation after which no other page is open): it has downloaded no chunk yet
+ * (its browser's cache may give them back fast, as the seeded latency does), but the platform set-up's, which only the
+ * simulation's fake `EventSource` and `fetch` options need (a page on the browser's own never downloads it), so that
+ * the page claims the tabs' lead before its share client loads, as a real page does. With other pages open the realm's
+ * one download state stays theirs too: forgetting it would change what their code finds loaded.
+ */
+export function freshRealm(): void {
+    const setup = chunk("platform-setup");
+    for (const each of chunks) if (each.loading === undefined && each !== setup) each.downloaded = false;
+}
+
 /** The chunk whose module path, without its extension, ends with `name` (`presence-capability`, `whisper/index`). */
 export function chunk(name: string): SimChunk {
     const found = chunks.find((candidate) => ("/" + candidate.path.replace(/\.[cm]?[jt]s$/, "")).endsWith("/" + name));

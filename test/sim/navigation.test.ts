@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import "../../src/connector/mercure-connector";
 import { preloadChunks } from "./chunks";
-import { Advance, Broadcast, ChunkOutage, FailAuth, Hub, Join, Leave, Navigate, OpenTab } from "./commands";
+import { Advance, Broadcast, ChunkOutage, EndTab, FailAuth, Hub, Join, Leave, Navigate, OpenTab } from "./commands";
 import { shimWebCrypto } from "./determinism";
 import { KNOWN_BUGS } from "./known-bugs";
 import { runScenario } from "./simulation";
-import { CHANNELS, type WorldConfig } from "./world";
+import { CHANNELS, earlyStreams, type WorldConfig } from "./world";
 
 // Every lazy chunk loads through the simulation's loader (test/sim/chunks.ts), as in simulation.test.ts.
 vi.mock("../../src/lazy-chunk", async () => ({ lazyChunk: (await import("./chunks")).simLazyChunk }));
@@ -110,5 +110,24 @@ describe("the simulation's navigations with resumeAcrossPages (issue 52)", () =>
     it("a rendered page whose catch-up ends at once gets nothing its previous page had (seed 116: no history, a cursor the leader never forwarded)", async () => {
         const commands = [new OpenTab(0, [], false, null), new OpenTab(1, [], false, null), new Join(7, "private-encrypted-chat", false, null), new OpenTab(0, ["presence-room.1"], false, null), new Navigate(2, 0, null, true)];
         await expect(runScenario({ ...HISTORY, history: false }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
+    });
+
+    it("issue 53: a lone tab's next pages open their stream beside the auth request, and trust no grant once another tab authorized", async () => {
+        const commands = [
+            new OpenTab(0, ["news", "private-orders.1"], false, null),
+            new Navigate(0, 0, 40), // Opens early: the grant is the cookie's.
+            new Navigate(0, 0, 5),
+            new OpenTab(0, ["private-team"], false, null), // Another tab of the browser: the leading tab authorizes the union.
+            new EndTab(1, "close", null),
+            new Navigate(0, 0, 30), // The leading page's stream was the engine's: no grant written.
+            new OpenTab(1, ["private-orders.2"], false, null), // Another browser (user 2): its cookie and stamps are its own.
+            new Navigate(0, 0, 20), // Opens early again.
+            new FailAuth(0, 503, 1, null), // User 1's next auth answer fails: the early stream serves until the retry's grant.
+            new Navigate(0, 0, 60), // The other browser's tab (its first page had no option: nothing to resume).
+            new Navigate(0, 800, 300),
+            new Broadcast(["news", "private-orders.1"], null),
+        ];
+        await expect(runScenario(HISTORY, 5, commands, KNOWN_BUGS)).resolves.toBe(12);
+        expect(earlyStreams.opened).toBeGreaterThanOrEqual(3);
     });
 });

@@ -6,6 +6,7 @@ import type { MercurePresenceChannel } from "../../src/presence/mercure-presence
 import type { MercureError } from "../../src/errors";
 import type { ShareEnvironment } from "../../src/share/tab-link";
 import { FakeBrowser, type FakeTab } from "../fakes/fake-tabs";
+import { freshRealm } from "./chunks";
 import { log, openForChannel } from "./determinism";
 import { channelTopic, whisperTopic } from "../../src/testing/laravel-side";
 import { authorizes, HUB_URL, Network, type NetworkTab, type Profile, type Published, type Whispered } from "./network";
@@ -70,6 +71,19 @@ export interface Expectation {
     readonly at: number;
 }
 
+/**
+ * Issue 53's navigation: how often a page opened its stream beside its first auth request, and why it did not (the
+ * `early stream` step of the `debug` log), since the last {@link World} was created: a test checks that its scenario
+ * took the path it is about.
+ */
+export const earlyStreams = { opened: 0, skipped: new Map<string, number>() };
+
+/** Count one `early stream` step. */
+function tallyEarly(detail: { skipped?: string }): void {
+    if (detail.skipped === undefined) earlyStreams.opened++;
+    else earlyStreams.skipped.set(detail.skipped, (earlyStreams.skipped.get(detail.skipped) ?? 0) + 1);
+}
+
 /** What a page of a tab took over from the tab's previous page with `resumeAcrossPages` (see {@link World.navigate}). */
 export interface Navigation {
     /** The previous page of the tab. */
@@ -127,7 +141,7 @@ export class World {
      */
     readonly authEndpoint = `/broadcasting/auth?run=${++runs}`;
     readonly network: Network;
-    readonly profiles: Array<Profile & { readonly browser: FakeBrowser; bearer: string; hang: number }>;
+    readonly profiles: Array<Profile & { readonly browser: FakeBrowser; bearer: string; hang: number; readonly stamps: Map<string, string> }>;
     readonly tabs: SimTab[] = [];
     /** Violations seen as they happened (a second delivery, a callback out of order), thrown by the next check. */
     readonly violations: string[] = [];
@@ -157,12 +171,14 @@ export class World {
         /** The issue 49 points left out (known-bugs.ts): some bounds allow for them. */
         readonly known: ReadonlySet<string>,
     ) {
+        earlyStreams.opened = 0;
+        earlyStreams.skipped.clear();
         this.network = new Network(
             { history: config.history },
             (kind) => (kind === "auth" ? 5 + Math.floor(random() * 200) : kind === "stream" ? 2 + Math.floor(random() * 60) : 2 + Math.floor(random() * 40)),
             random,
         );
-        this.profiles = [1, 2].map((user) => ({ id: user, user, cookie: null, rotatesXsrf: user === 1 && config.xsrfCookie && config.rotateXsrf, browser: new FakeBrowser(), bearer: "token-2a", hang: 0 }));
+        this.profiles = [1, 2].map((user) => ({ id: user, user, cookie: null, rotatesXsrf: user === 1 && config.xsrfCookie && config.rotateXsrf, browser: new FakeBrowser(), bearer: "token-2a", hang: 0, stamps: new Map<string, string>() }));
         document.cookie = config.xsrfCookie ? `XSRF-TOKEN=${this.network.xsrf}; path=/` : "XSRF-TOKEN=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/";
         this.network.onBroadcast = (published) => this.#expectBroadcast(published);
         this.network.onWhisper = (whispered) => this.#expectWhisper(whispered);
@@ -217,11 +233,18 @@ export class World {
             eventSource: this.network.eventSourceFor(tab),
             fetch: this.network.fetchFor(tab),
             shareEnvironment: env,
+            // The profile's `localStorage` for the auth stamps every connector and engine writes (issue 53's navigation).
+            authStamps: {
+                getItem: (key: string) => profile.stamps.get(key) ?? null,
+                setItem: (key: string, value: string) => void profile.stamps.set(key, value),
+                removeItem: (key: string) => void profile.stamps.delete(key),
+            },
             leaveDelay: this.config.leaveDelay,
             ...(trace || tab.navigation !== null
                 ? {
                       debug: (what: string, detail?: object) => {
                           if (what === "resume" && tab.navigation !== null) tab.navigation.outcome = String((detail as { outcome?: unknown }).outcome);
+                          if (what === "early stream") tallyEarly(detail as { skipped?: string });
                           if (trace) log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} ${id} ${what} ${JSON.stringify(detail)}`);
                       },
                   }
@@ -427,6 +450,7 @@ export class World {
         const names = channels.map((membership) => membership.name);
         if (!rendered) {
             this.close(tab, true);
+            if (this.alive().length === 0) freshRealm(); // Issue 53: the next page downloads its chunks anew (a lone tab leads on its own).
             return this.openTab(profile, names, listen, { from: tab, joinAfterMs });
         }
         // Rendered before the page leaves: what the hub dispatched last, and the last broadcast then.
@@ -436,6 +460,7 @@ export class World {
         link.setAttribute("last-event-id", this.network.lastEventId);
         const renderedAfter = this.network.broadcasts.at(-1)?.id ?? 0;
         this.close(tab, true);
+        if (this.alive().length === 0) freshRealm();
         document.head.append(link);
         try {
             return this.openTab(profile, names, listen, { from: tab, joinAfterMs, renderedAfter });

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RESUME } from "../../../src/connector/capability-slots";
 import { loadDiscovery } from "../../../src/discovery/load";
+import { AUTH_STAMP_KEY } from "../../../src/auth/auth-stamp";
 import { RESUME_KEY } from "../../../src/dispatch/page-resume";
-import { createHarness, envelope, HUB, settleLoadsUntil, useScopedFakeTimers, type Harness } from "../../fakes/connector-harness";
+import { createHarness, envelope, HUB, settleLoadsUntil, topic, useScopedFakeTimers, type Harness } from "../../fakes/connector-harness";
+import { grant } from "../../fakes/fake-auth-server";
 
 // Issue 52 part 2: `resumeAcrossPages`. Each connector stands for one page of the tab; the unit project's page has
 // one `sessionStorage`, and `pagehide` is dispatched on its window as a navigation would.
@@ -14,6 +16,7 @@ beforeEach(async () => {
     await loadDiscovery();
     useScopedFakeTimers();
     sessionStorage.clear();
+    localStorage.clear();
     vi.spyOn(history, "length", "get").mockReturnValue(3); // A tab that has been on other pages.
     vi.spyOn(performance, "now").mockReturnValue(2_000); // Each page's navigation started 2 s before its connector was created.
     setToken(TOKEN);
@@ -22,6 +25,7 @@ afterEach(() => {
     vi.useRealTimers();
     vi.restoreAllMocks();
     sessionStorage.clear();
+    localStorage.clear();
     for (const element of document.head.querySelectorAll("meta, link")) element.remove();
 });
 
@@ -160,5 +164,151 @@ describe("resumeAcrossPages", () => {
         expect(opened.stream().param("last_event_id")).toBeNull();
         expect(sessionStorage.getItem(RESUME_KEY + HUB)).toBeNull();
         opened.connector.disconnect();
+    });
+});
+
+/**
+ * A page of the tab that joins private channels `names` (listening to `Shipped` on each, into `heard`), with the auth
+ * answers held until the test releases them: its connector, and what its channels heard and reported.
+ */
+function privatePage(names: readonly string[], options: Record<string, unknown> = { resumeAcrossPages: true }) {
+    const h = createHarness(options);
+    h.auth.hold();
+    const heard: string[] = [];
+    const subscribed: string[] = [];
+    for (const name of names) {
+        const channel = h.track(h.connector.privateChannel(name));
+        channel.listen(".Shipped", (payload: { n: number }) => heard.push(`${name}:${payload.n}`));
+        channel.subscribed(() => subscribed.push(name));
+    }
+    return { h, heard, subscribed };
+}
+
+/** A first page that joined private `names`, its stream open, one event received; it leaves `dwellMs` later. */
+async function visitAndLeave(names: readonly string[], expiresIn = 300, dwellMs = 0): Promise<void> {
+    const { h } = privatePage(names);
+    h.auth.handler = (asked) => grant(asked, { expires_in: expiresIn });
+    h.auth.release();
+    await settleLoadsUntil(() => h.EventSource.live().length === 1);
+    h.stream().emitOpen();
+    h.stream().emitMessage(envelope(names.map((name) => "private-" + name), "Shipped", { n: 0 }), "urn:uuid:p1");
+    await vi.advanceTimersByTimeAsync(dwellMs);
+    leave(h);
+}
+
+describe("resumeAcrossPages: the next page's stream opens beside its auth request (issue 53's navigation)", () => {
+    it("opens the stream while the auth request is in flight, delivers from it, and keeps it when the answer grants the same channels", async () => {
+        await visitAndLeave(["orders.1"]);
+        await vi.advanceTimersByTimeAsync(1_500);
+        const { h, heard, subscribed } = privatePage(["orders.1"]);
+        await settleLoadsUntil(() => h.EventSource.live().length === 1);
+        expect(h.auth.requests).toHaveLength(1); // In flight, held.
+        const early = h.stream();
+        expect(early.matches()).toEqual([topic("private-orders.1")]);
+        expect(early.param("last_event_id")).toBe("urn:uuid:p1");
+        early.emitOpen();
+        early.emitMessage(envelope(["private-orders.1"], "Shipped", { n: 1 }), "urn:uuid:p2");
+        expect(heard).toEqual(["orders.1:1"]); // The event arrives before the answer: the cookie still holds the grant.
+        expect(subscribed).toEqual([]); // Subscribed only once the answer granted it.
+        expect(h.connector.connectionStatus()).toBe("connecting");
+        h.auth.release();
+        await settleLoadsUntil(() => subscribed.length === 1);
+        expect(subscribed).toEqual(["orders.1"]);
+        expect(h.connector.connectionStatus()).toBe("connected");
+        expect(h.EventSource.live()).toEqual([early]); // Kept: no second stream.
+        expect(h.EventSource.instances).toHaveLength(1);
+        expect(h.errors).toEqual([]);
+        h.connector.disconnect();
+    });
+
+    it("opens nothing early once another auth request was sent in the origin (the stamp changed): the cookie may hold another grant", async () => {
+        await visitAndLeave(["orders.1"]);
+        localStorage.setItem(AUTH_STAMP_KEY, "another-tab");
+        const { h } = privatePage(["orders.1"]);
+        await settleLoadsUntil(() => h.auth.requests.length === 1);
+        await vi.advanceTimersByTimeAsync(100);
+        expect(h.EventSource.live()).toHaveLength(0);
+        h.auth.release();
+        await settleLoadsUntil(() => h.EventSource.live().length === 1);
+        h.connector.disconnect();
+    });
+
+    it("opens nothing early for a channel the grant does not cover, nor for a presence channel", async () => {
+        await visitAndLeave(["orders.1"]);
+        const { h } = privatePage(["orders.1", "orders.2"]);
+        await settleLoadsUntil(() => h.auth.requests.length === 1);
+        await vi.advanceTimersByTimeAsync(100);
+        expect(h.EventSource.live()).toHaveLength(0);
+        h.auth.release();
+        await settleLoadsUntil(() => h.EventSource.live().length === 1);
+        expect(h.stream().param("last_event_id")).toBe("urn:uuid:p1"); // The cursor is resumed all the same.
+        h.connector.disconnect();
+        leave(h);
+
+        await visitAndLeave(["orders.1"]);
+        const presence = privatePage(["orders.1"]);
+        presence.h.connector.presenceChannel("room.1");
+        await settleLoadsUntil(() => presence.h.auth.requests.length === 1);
+        await vi.advanceTimersByTimeAsync(100);
+        expect(presence.h.EventSource.live()).toHaveLength(0);
+        presence.h.connector.disconnect();
+    });
+
+    it("opens nothing early once the previous page's cookie is due for renewal", async () => {
+        await visitAndLeave(["orders.1"], 60, 30_000); // Renewal due 38.7 s after its auth; the page leaves 30 s after it.
+        await vi.advanceTimersByTimeAsync(9_000); // A slow navigation: the next page's connector starts 39 s after that auth.
+        vi.spyOn(performance, "now").mockReturnValue(12_000);
+        const { h } = privatePage(["orders.1"]);
+        await settleLoadsUntil(() => h.auth.requests.length === 1);
+        await vi.advanceTimersByTimeAsync(100);
+        expect(h.EventSource.live()).toHaveLength(0);
+        h.connector.disconnect();
+    });
+
+    it("replaces the early stream, make-before-break, when the answer denies one of its channels", async () => {
+        await visitAndLeave(["orders.1", "orders.2"]);
+        const { h, heard, subscribed } = privatePage(["orders.1", "orders.2"]);
+        await settleLoadsUntil(() => h.EventSource.live().length === 1);
+        const early = h.stream();
+        early.emitOpen();
+        h.auth.handler = (asked) => grant(asked, {}, ["private-orders.2"]);
+        h.auth.release();
+        await settleLoadsUntil(() => h.EventSource.live().length === 2);
+        const replacement = h.EventSource.live().find((each) => each !== early)!;
+        expect(replacement.matches()).toEqual([topic("private-orders.1")]);
+        expect(h.errors.map((each) => `${each.channel}: ${each.error.code}`)).toEqual(["private-orders.2: auth_denied"]);
+        early.emitMessage(envelope(["private-orders.1", "private-orders.2"], "Shipped", { n: 2 }), "urn:uuid:p3");
+        expect(heard).toEqual(["orders.1:2"]); // Draining: the denied channel hears nothing more.
+        replacement.emitOpen();
+        await settleLoadsUntil(() => subscribed.length === 1);
+        expect(subscribed).toEqual(["orders.1"]);
+        expect(replacement.param("last_event_id")).toBe("urn:uuid:p1");
+        h.connector.disconnect();
+    });
+
+    it("renews before the hub may end the early stream, which carries the previous page's cookie", async () => {
+        const authAt = Date.now();
+        await visitAndLeave(["orders.1"], 300, 60_000); // expires_in 300: renewal due 211.5 s after that auth.
+        const { h } = privatePage(["orders.1"]);
+        await settleLoadsUntil(() => h.EventSource.live().length === 1);
+        h.stream().emitOpen();
+        h.auth.release();
+        await settleLoadsUntil(() => h.connector.connectionStatus() === "connected");
+        expect(h.auth.requests).toHaveLength(1);
+        await vi.advanceTimersByTimeAsync(authAt + 211_000 - Date.now());
+        expect(h.auth.requests).toHaveLength(1);
+        await vi.advanceTimersByTimeAsync(1_000);
+        expect(h.auth.requests).toHaveLength(2); // Due by the old cookie, not the new one (renewed 60 s later).
+        h.connector.disconnect();
+    });
+
+    it("writes no grant for a page whose stream was not its own, or without an auth stamp", async () => {
+        const { h } = privatePage(["orders.1"], { resumeAcrossPages: true, hubToken: "token" });
+        h.auth.release();
+        await settleLoadsUntil(() => h.EventSource.live().length === 1);
+        h.stream().emitOpen();
+        h.stream().emitMessage(envelope(["private-orders.1"], "Shipped", { n: 0 }), "urn:uuid:t1");
+        leave(h);
+        expect(JSON.parse(sessionStorage.getItem(RESUME_KEY + HUB)!)).not.toHaveProperty("grant");
     });
 });

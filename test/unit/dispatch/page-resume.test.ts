@@ -113,3 +113,27 @@ describe("takeResume", () => {
         expect(takeResume(blocked, HUB, SESSION).outcome).toBe("none");
     });
 });
+
+describe("the record's cookie grant (issue 53's navigation)", () => {
+    const GRANT = { names: ["private-orders.1", "news"], prefix: "https://laravel.alt/echo/", sentAt: 990_000, expiresIn: 300, stamp: "s1" };
+
+    it("gives the grant back with or without a cursor, on the same checks as the cursor", () => {
+        const previous = page();
+        saveResume(previous, HUB, { cursor: null, at: 1_000_000 - 5_000, session: SESSION, grant: GRANT });
+        expect(takeResume(page({}, previous.store), HUB, SESSION)).toEqual({ cursor: null, grant: GRANT, outcome: "resumed" });
+        saveResume(previous, HUB, { cursor: "urn:uuid:1", at: 1_000_000 - 5_000, session: SESSION, grant: GRANT });
+        expect(takeResume(page({}, previous.store), HUB, "another-session")).toEqual({ cursor: null, grant: null, outcome: "other session" });
+    });
+
+    it("ignores a malformed grant, and a record with neither a cursor nor a grant", () => {
+        const malformed = [{ ...GRANT, stamp: "" }, { ...GRANT, expiresIn: 0 }, { ...GRANT, names: [1] }, { ...GRANT, prefix: 3 }, { ...GRANT, sentAt: Number.NaN }, "grant"];
+        for (const grant of malformed) {
+            const previous = page();
+            previous.store.set(RESUME_KEY + HUB, JSON.stringify({ cursor: "urn:uuid:2", at: 1_000_000 - 5_000, session: SESSION, grant }));
+            expect(takeResume(page({}, previous.store), HUB, SESSION)).toMatchObject({ cursor: "urn:uuid:2", grant: null });
+            previous.store.set(RESUME_KEY + HUB, JSON.stringify({ cursor: null, at: 1_000_000 - 5_000, session: SESSION, grant }));
+            expect(takeResume(page({}, previous.store), HUB, SESSION)).toMatchObject({ outcome: "none", grant: null });
+        }
+    });
+});
+

@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { requestAuthorization } from "../../../src/auth/auth-client";
+import { AUTH_STAMP_KEY, readAuthStamp, stampAuth, type StampStorage } from "../../../src/auth/auth-stamp";
+
+// Issue 53's navigation: every auth request writes a new stamp once it has left, and its granted answer carries it.
+
+/** An in-memory storage; `full`: every write throws, as a full `localStorage` does. */
+function storage(full = false): StampStorage & { store: Map<string, string> } {
+    const store = new Map<string, string>();
+    return {
+        store,
+        getItem: (key) => store.get(key) ?? null,
+        setItem: (key, value) => {
+            if (full) throw new DOMException("quota", "QuotaExceededError");
+            store.set(key, value);
+        },
+        removeItem: (key) => void store.delete(key),
+    };
+}
+
+afterEach(() => localStorage.clear());
+
+describe("the auth stamp", () => {
+    it("writes a new stamp at each request, telling the one it replaced", () => {
+        const stamps = storage();
+        const first = stampAuth(stamps)!;
+        const second = stampAuth(stamps)!;
+        expect(first.replaced).toBeNull();
+        expect(second.replaced).toBe(first.stamp);
+        expect(second.stamp).not.toBe(first.stamp);
+        expect(readAuthStamp(stamps)).toBe(second.stamp);
+    });
+
+    it("removes the older stamp where the new one cannot be written: no page trusts the grant it names", () => {
+        const stamps = storage(true);
+        stamps.store.set(AUTH_STAMP_KEY, "older");
+        expect(stampAuth(stamps)).toBeUndefined();
+        expect(readAuthStamp(stamps)).toBeNull();
+    });
+
+    it("is written once the request has left (fetch was called), and the granted answer carries it", async () => {
+        let atSend: string | null | undefined;
+        const told: string[] = [];
+        const result = await requestAuthorization({
+            endpoint: "https://app.test/broadcasting/auth",
+            headers: {},
+            channelNames: ["private-orders.1"],
+            fetch: async () => {
+                atSend = localStorage.getItem(AUTH_STAMP_KEY);
+                return { status: 200, headers: new Headers({ "content-type": "application/json" }), text: async () => JSON.stringify({ channel_names: [{ name: "private-orders.1" }], expires_in: 300, topic_prefix: "p/" }) };
+            },
+            signal: new AbortController().signal,
+            timeout: 5_000,
+            stamped: ({ stamp }) => told.push(stamp),
+        });
+        expect(atSend).toBeNull(); // Not before the request left.
+        expect(result.kind).toBe("ok");
+        const stamp = result.kind === "ok" ? result.response.stamp : undefined;
+        expect(stamp).toBe(localStorage.getItem(AUTH_STAMP_KEY));
+        expect(told).toEqual([stamp]);
+    });
+});
