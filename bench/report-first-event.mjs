@@ -11,7 +11,13 @@ const dec = (value, digits = 1) => (Number.isFinite(value) ? value.toFixed(digit
 /** A whole number with thousands separators. */
 const int = (value) => (Number.isFinite(value) ? Math.round(value).toLocaleString("en-US") : "n/a");
 
-const MODE_LABELS = { raw: "by hand (baseline)", on: "connector, sharing on", off: "connector, sharing off", second: "connector, a second tab while the first leads" };
+const MODE_LABELS = { raw: "by hand (baseline)", on: "connector, sharing on", off: "connector, sharing off", second: "connector, a second tab while the first leads",
+    "navigate-raw": "by hand on the tab's next page (a navigation's baseline)",
+    navigate: "connector with `resumeAcrossPages` on the tab's next page",
+};
+
+/** The rows that exist for some capabilities only, and not in runs recorded before them (issue 53). */
+const EXTRA_MODES = ["second", "navigate-raw", "navigate"];
 
 /** A run's row of `kind` × `mode` at `latencyMs` of added latency (rows recorded before the latency rows had none). */
 function findRow(run, kind, mode, latencyMs) {
@@ -21,11 +27,12 @@ function findRow(run, kind, mode, latencyMs) {
 /** One run's cells: the median in ms and its ratio to the baseline row of the same capability, or why there is none. */
 function cell(run, kind, mode, latencyMs, key) {
     const row = findRow(run, kind, mode, latencyMs);
-    const base = findRow(run, kind, "raw", latencyMs);
+    // A navigation's connector row compares with the protocol by hand on the same next page.
+    const base = findRow(run, kind, mode === "navigate" ? "navigate-raw" : "raw", latencyMs);
     if (!row) return ["not measured", ""];
     if (row.reps === 0) return [`failed (${row.failures[0]})`, ""];
     const partial = row.failures.length > 0 ? ` (${row.reps} of ${row.reps + row.failures.length} pages)` : "";
-    return [`${dec(row[key])}${partial}`, mode === "raw" ? "1" : dec(row[key] / base?.[key], 2)];
+    return [`${dec(row[key])}${partial}`, mode === "raw" || mode === "navigate-raw" ? "1" : dec(row[key] / base?.[key], 2)];
 }
 
 /** One run's median time until `subscribed()` (the hub stream open), or nothing when the row failed. */
@@ -68,9 +75,8 @@ function table(runs, shown, modes, latencyMs, now) {
         `|---|---|${header.map(() => "---|").join("")}---|`,
     ];
     for (const capability of shown.rows.filter((row) => row.mode === "raw" && (row.latencyMs ?? 0) === 0)) {
-        for (const mode of [...modes, "second"]) {
-            // The second tab's rows (issue 53) exist for some capabilities, and not in runs recorded before them.
-            if (mode === "second" && !runs.some(([, run]) => findRow(run, capability.kind, mode, latencyMs))) continue;
+        for (const mode of [...modes, ...EXTRA_MODES]) {
+            if (EXTRA_MODES.includes(mode) && !runs.some(([, run]) => findRow(run, capability.kind, mode, latencyMs))) continue;
             const row = findRow(shown, capability.kind, mode, latencyMs);
             const cells = runs.flatMap(([, run]) => [...cell(run, capability.kind, mode, latencyMs, "first"), subscribedCell(run, capability.kind, mode, latencyMs)]);
             lines.push(`| ${capability.label}: first event | ${MODE_LABELS[mode]} | ${cells.join(" | ")} | ${requestCell(row)} |`);
@@ -204,6 +210,18 @@ function loadAndSecondTabRows(r) {
         const met = ratios.every((ratio) => ratio <= 1.2);
         rows.push(
             `| Construction to first event in a second tab while the first leads${latencyMs > 0 ? `, +${latencyMs} ms per request` : ""}: ${kinds.join(" / ")} (ms, Chromium) | ${kinds.map((kind) => dec(ms(kind, "second"))).join(" / ")} | the lone tab's (sharing on) ${kinds.map((kind) => dec(ms(kind, "on"))).join(" / ")} | ${ratios.map((ratio) => dec(ratio, 2)).join(" / ")} | ≤ 1.2 (issue 53) ${met ? "✓" : "✗"} |`,
+        );
+    }
+    const navigating = [...new Set(run.rows.filter((row) => row.mode === "navigate").map((row) => row.kind))];
+    for (const latencyMs of [...new Set(run.rows.filter((row) => row.mode === "navigate").map((row) => row.latencyMs ?? 0))]) {
+        const ms = (kind, mode) => {
+            const row = findRow(run, kind, mode, latencyMs);
+            return row && row.reps > 0 ? row.first : Number.NaN;
+        };
+        const ratios = navigating.map((kind) => ms(kind, "navigate") / ms(kind, "navigate-raw"));
+        const met = ratios.every((ratio) => ratio < 1);
+        rows.push(
+            `| Construction to first event on the tab's next page (a navigation), \`resumeAcrossPages\`${latencyMs > 0 ? `, +${latencyMs} ms per request` : ""}: ${navigating.join(" / ")} (ms, Chromium) | ${navigating.map((kind) => dec(ms(kind, "navigate"))).join(" / ")} | by hand on the same next page ${navigating.map((kind) => dec(ms(kind, "navigate-raw"))).join(" / ")} | ${ratios.map((ratio) => dec(ratio, 2)).join(" / ")} | < 1 (issue 53's stretch goal) ${met ? "✓" : "✗"} |`,
         );
     }
     return rows;

@@ -59,6 +59,18 @@ export const LATENCY_MODES = ["raw", "on"];
  */
 export const SECOND_TAB_KINDS = ["public", "private"];
 
+/**
+ * Issue 53's stretch goal, a navigation: the capabilities measured on the tab's next page (modes `navigate` and
+ * `navigate-raw`): the first page (the connector with {@link NAVIGATION_OPTIONS}) joins the channel and receives its
+ * first event, then the tab navigates (`page.goto`, a full document load in the same tab: its cookie, HTTP cache and
+ * `sessionStorage`) to the page, which constructs and joins as the first did (`navigate`), or does the protocol by
+ * hand (`navigate-raw`, the baseline).
+ */
+export const NAVIGATION_KINDS = ["public", "private"];
+
+/** The connector's options on both pages of a navigation row: the option, and the session's CSRF token as a Blade layout gives it. */
+export const NAVIGATION_OPTIONS = { resumeAcrossPages: true, csrfToken: "bench0session0token0of0forty0characters" };
+
 /** How long after the construction a page's module downloads count as its load (issue 53: "the bytes a page downloads in its first 5 s"). */
 export const LOAD_WINDOW_MS = 5_000;
 
@@ -434,6 +446,12 @@ function casesOf(plan) {
     const cases = [];
     for (const capability of CAPABILITIES) for (const mode of MODES) cases.push({ ...capability, mode, latencyMs: 0, reps: plan.reps, runs: [], failures: [] });
     for (const capability of CAPABILITIES.filter((each) => SECOND_TAB_KINDS.includes(each.kind))) cases.push({ ...capability, mode: "second", latencyMs: 0, reps: plan.reps, runs: [], failures: [] });
+    const navigating = CAPABILITIES.filter((each) => NAVIGATION_KINDS.includes(each.kind));
+    for (const latencyMs of plan.latencyMs > 0 ? [0, plan.latencyMs] : [0]) {
+        for (const capability of navigating) {
+            for (const mode of ["navigate-raw", "navigate"]) cases.push({ ...capability, mode, latencyMs, reps: latencyMs > 0 ? plan.latencyReps : plan.reps, runs: [], failures: [] });
+        }
+    }
     if (plan.latencyMs > 0) {
         for (const capability of CAPABILITIES) {
             for (const mode of LATENCY_MODES) cases.push({ ...capability, mode, latencyMs: plan.latencyMs, reps: plan.latencyReps, runs: [], failures: [] });
@@ -462,16 +480,23 @@ async function measurePage(browser, origin, plan, entry, sender, senderFailure, 
             await sleep(500);
             fresh = { ...(await openFreshPage(browser, origin, PAGE_TIMEOUT_MS, entry.latencyMs, fresh.context)), first: fresh };
         }
+        if (entry.mode.startsWith("navigate")) {
+            // The tab's previous page: the connector joins, receives its first event, and the tab goes to the next page.
+            const previous = fresh.page.evaluate(([k, n, o, ms]) => window.firstEvent.connector(k, n, o, ms), [entry.kind, entry.name, NAVIGATION_OPTIONS, plan.timeoutMs]);
+            await withTimeout(previous, plan.timeoutMs + 2_000, "the previous page's first event");
+            await nextPage(fresh.page, origin);
+        }
         if (whispering) {
             const start = sender.page.evaluate(([name, every]) => window.firstEvent.startWhispering(name, every), [entry.name, plan.whisperEveryMs]);
             await withTimeout(start, PAGE_TIMEOUT_MS, "the whisper sender's first whisper");
         }
+        const options = entry.mode === "off" ? { shareAcrossTabs: false } : entry.mode === "navigate" ? NAVIGATION_OPTIONS : {};
         const run =
-            entry.mode === "raw"
+            entry.mode === "raw" || entry.mode === "navigate-raw"
                 ? fresh.page.evaluate(([k, n, ms]) => window.firstEvent.raw(k, n, ms), [entry.kind, entry.name, plan.timeoutMs])
-                : fresh.page.evaluate(([k, n, o, ms]) => window.firstEvent.connector(k, n, o, ms), [entry.kind, entry.name, entry.mode === "off" ? { shareAcrossTabs: false } : {}, plan.timeoutMs]);
+                : fresh.page.evaluate(([k, n, o, ms]) => window.firstEvent.connector(k, n, o, ms), [entry.kind, entry.name, options, plan.timeoutMs]);
         const times = await withTimeout(run, plan.timeoutMs + 2_000, `${entry.label}, ${entry.mode}`);
-        if (entry.latencyMs === 0 && entry.mode !== "second") readyAt.push(await withTimeout(fresh.page.evaluate(() => window.benchApp.readyAt), PAGE_TIMEOUT_MS, "the page's load time"));
+        if (entry.latencyMs === 0 && (entry.mode === "raw" || entry.mode === "on" || entry.mode === "off")) readyAt.push(await withTimeout(fresh.page.evaluate(() => window.benchApp.readyAt), PAGE_TIMEOUT_MS, "the page's load time"));
         const errors = [...fresh.errors, ...(fresh.first?.errors ?? [])];
         if (errors.length > 0) throw new Error(`page errors: ${errors.join("; ")}`);
         // A second tab's leader authorizes and opens the stream for it: its requests after the construction are in the waterfall too.
@@ -485,6 +510,13 @@ async function measurePage(browser, origin, plan, entry, sender, senderFailure, 
         if (whispering && sender !== null) await senderStopped(sender);
         await fresh?.context.close().catch(() => undefined);
     }
+}
+
+/** The tab of `page` goes to the scenario's page again (a full document load in the same tab); resolves once its app has loaded. */
+async function nextPage(page, origin) {
+    const response = await page.goto(origin + FIRST_EVENT_PAGE + "?page=next", { timeout: PAGE_TIMEOUT_MS });
+    if (response?.status() !== 200) throw new Error(`the next page answered ${response?.status()}`);
+    await page.waitForFunction(() => window.benchApp !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
 }
 
 /** Stop the whisper sender; resolves with why it had stopped by itself, or null. */
