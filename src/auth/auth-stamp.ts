@@ -19,8 +19,15 @@ export interface Stamped {
     readonly replaced: string | null;
 }
 
-/** `stamps` when given (tests: one browser's storage), else the page's `localStorage`; throws where there is none or it is blocked. */
-const storageOf = (stamps: StampStorage | undefined): StampStorage => stamps ?? localStorage;
+/**
+ * `stamps` when given (tests: one browser's storage), else a page's `localStorage` (not Node.js's, whose access without a
+ * storage file warns); throws where there is none or it is blocked.
+ */
+function storageOf(stamps: StampStorage | undefined): StampStorage {
+    if (stamps !== undefined) return stamps;
+    if ((globalThis as { document?: unknown }).document === undefined) throw new TypeError("no page");
+    return localStorage;
+}
 
 /**
  * Write a new stamp (an auth request has just left); returns it and the stamp it replaced, or undefined where it could

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { requestAuthorization } from "../../../src/auth/auth-client";
 import { AUTH_STAMP_KEY, readAuthStamp, stampAuth, type StampStorage } from "../../../src/auth/auth-stamp";
 
@@ -18,7 +18,10 @@ function storage(full = false): StampStorage & { store: Map<string, string> } {
     };
 }
 
-afterEach(() => localStorage.clear());
+afterEach(() => {
+    vi.unstubAllGlobals();
+    localStorage.clear();
+});
 
 describe("the auth stamp", () => {
     it("writes a new stamp at each request, telling the one it replaced", () => {
@@ -58,5 +61,14 @@ describe("the auth stamp", () => {
         const stamp = result.kind === "ok" ? result.response.stamp : undefined;
         expect(stamp).toBe(localStorage.getItem(AUTH_STAMP_KEY));
         expect(told).toEqual([stamp]);
+    });
+
+    it("stamps nothing outside a page (Node.js: its localStorage warns without a storage file)", () => {
+        const setItem = vi.spyOn(Storage.prototype, "setItem");
+        vi.stubGlobal("document", undefined);
+        expect(stampAuth()).toBeUndefined();
+        expect(readAuthStamp()).toBeNull();
+        expect(setItem).not.toHaveBeenCalled();
+        setItem.mockRestore();
     });
 });
