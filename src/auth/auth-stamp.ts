@@ -21,13 +21,9 @@ export interface Stamped {
 
 /**
  * `stamps` when given (tests: one browser's storage), else a page's `localStorage` (not Node.js's, whose access without a
- * storage file warns); throws where there is none or it is blocked.
+ * storage file warns); undefined outside a page (its use throws, as a blocked storage's does: both are caught).
  */
-function storageOf(stamps: StampStorage | undefined): StampStorage {
-    if (stamps !== undefined) return stamps;
-    if ((globalThis as { document?: unknown }).document === undefined) throw new TypeError("no page");
-    return localStorage;
-}
+const storageOf = (stamps: StampStorage | undefined): StampStorage => stamps ?? (((globalThis as { document?: unknown }).document && localStorage) as StampStorage);
 
 /**
  * Write a new stamp (an auth request has just left); returns it and the stamp it replaced, or undefined where it could
