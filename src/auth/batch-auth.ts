@@ -50,7 +50,7 @@ export type BatchAnswer = BatchOutcome & {
  * successful answer granted (the next answer is read against it), and the error each refusal gives.
  */
 export class BatchAuth {
-    /** The auth stamps this connector's requests wrote (see `auth-stamp.ts`), in the order they left. */
+    /** The auth stamps the first two requests of this connector wrote (see `auth-stamp.ts`), in the order they left. */
     readonly stamped: Stamped[] = [];
 
     /** The channels the last successful auth granted (the cookie covers them), or null. */
@@ -118,7 +118,7 @@ export class BatchAuth {
                     signal,
                     timeout,
                     stamps: this.#options.authStamps,
-                    stamped: (stamped) => this.stamped.push(stamped),
+                    stamped: (stamped) => void (this.stamped.length < 2 && this.stamped.push(stamped)),
                 }),
             platform.hubToken?.get().then(
                 () => null,

@@ -113,7 +113,7 @@ export function createResume(host: ConnectorHost, env: ResumeEnvironment, stamps
             return kind === "public" || (kind === "private" && grant.names.includes(name));
         });
         // No auth request in the origin since that grant's but this connector's first, in flight: the last stamp is its,
-        // and it replaced the grant's.
+        // and it replaced the grant's (a second one of the connector's own: not its first batch).
         const [own, ...more] = host.auth.stamped;
         const replaced = own === undefined || more.length > 0 || own.replaced !== grant.stamp || readAuthStamp(stamps) !== own.stamp;
         const why = replaced ? "cookie replaced" : !(now >= grant.sentAt && now < due) ? "cookie due" : !covered ? "not covered" : null;
