@@ -279,6 +279,64 @@ describe.skipIf(!inChromium).each([
     }, 180_000);
 });
 
+/**
+ * A page of a multi-page app on the installed package's `<script>` build: `resumeAcrossPages` and the hub's `host` (a
+ * hub found by discovery goes through the tabs' engine), the session's CSRF token in its `<head>` as a Blade layout
+ * renders it, private `orders.42` listened to, each step written into the page.
+ */
+const NAVIGATION_PAGE = `<!doctype html>
+<html><head><meta name="csrf-token" content="consumer0session0token0of0forty0chars00"><script src="/dist/laravel-echo-mercure.iife.js"></script></head>
+<body><p id="log"></p><script>
+const log = (line) => document.getElementById("log").append(line + "; ");
+const echo = new EchoMercure.MercureEcho({ broadcaster: "mercure", host: "/.well-known/mercure", resumeAcrossPages: true });
+echo.private("orders.42").subscribed(() => log("subscribed")).listen("OrderShipped", (event) => log("shipped " + event.n));
+</script></body></html>
+`;
+
+describe.skipIf(!inChromium)("a multi-page app on the packed <script> build (issue 53's navigation)", () => {
+    it("opens the next page's stream beside its auth request: it receives while the answer is held, and keeps that stream", async () => {
+        const { startTestStack } = await installedE2e();
+        const stack = await startTestStack({ server: { distDir: app("node_modules/laravel-echo-mercure/dist"), pages: { "/orders/1": NAVIGATION_PAGE, "/orders/2": NAVIGATION_PAGE } } });
+        const { context, page, errors } = await openPage();
+        try {
+            await stack.login(context, 1);
+            await page.goto(stack.url + "/orders/1");
+            await seen(page, /subscribed/);
+            await stack.broadcast("private-orders.42", "OrderShipped", { n: 1 });
+            await seen(page, /shipped 1/);
+            // The next page's auth request is held until the test lets it go; its streams are counted.
+            let release = (): void => undefined;
+            const held = new Promise<void>((resolve) => (release = resolve));
+            let asked = 0;
+            await page.route("**/broadcasting/auth", async (route) => {
+                asked++;
+                await held;
+                await route.continue();
+            });
+            const streams: string[] = [];
+            page.on("request", (request) => void (request.resourceType() === "eventsource" && streams.push(request.url())));
+            await page.goto(stack.url + "/orders/2");
+            await expect.poll(() => asked, { timeout: 20_000 }).toBe(1);
+            await stack.broadcast("private-orders.42", "OrderShipped", { n: 2 });
+            // 2 arrives with the answer held: the stream opened beside the request, on the cookie the first page left.
+            await seen(page, /shipped 2/);
+            expect(await page.locator("#log").textContent()).toBe("shipped 2; ");
+            expect(streams).toHaveLength(1);
+            release();
+            await seen(page, /subscribed/);
+            await stack.broadcast("private-orders.42", "OrderShipped", { n: 3 });
+            await seen(page, /shipped 3/);
+            expect(await page.locator("#log").textContent()).toBe("shipped 2; subscribed; shipped 3; ");
+            expect(streams).toHaveLength(1);
+            expect(asked).toBe(1);
+            expect(errors).toEqual([]);
+        } finally {
+            await context.close();
+            await stack.stop();
+        }
+    }, 120_000);
+});
+
 describe.skipIf(!inChromium)("the Playwright example of docs/testing.md", () => {
     it("passes with @playwright/test, on the React app's build", async () => {
         expect(existsSync(app("react/dist/index.html")), "the React app is built above").toBe(true);
