@@ -36,6 +36,13 @@ export class ShareClient {
      */
     #names: readonly string[] = [];
 
+    /**
+     * The main streams opened since {@link ShareClient.#names} was last set (by a request or an announce), or null when
+     * none was: only those say what the connector left. An older one predates the channels the set added (found by the
+     * simulation, seed 1179).
+     */
+    #current: Set<VirtualSource> | null = null;
+
     /** The hub refused the cookie: the next auth request asks the server, not the last grant. */
     #fresh = false;
 
@@ -74,7 +81,7 @@ export class ShareClient {
     authorize(names: readonly string[], signal: AbortSignal, probe = false): Promise<AuthResult> {
         if (signal.aborted) return Promise.resolve({ kind: "aborted" });
         const r = this.#nextRequest++;
-        if (!probe) this.#names = [...names];
+        if (!probe) this.#set(names);
         return new Promise<AuthResult>((resolve) => {
             const abort = () => this.#pending.get(r)?.resolve({ kind: "aborted" });
             signal.addEventListener("abort", abort, { once: true });
@@ -102,7 +109,7 @@ export class ShareClient {
      * client loaded): announced, so that the engine's union covers them from its first request.
      */
     announce(names: readonly string[]): void {
-        this.#names = [...names];
+        this.#set(names);
         if (names.length > 0) this.#hello();
     }
 
@@ -186,6 +193,9 @@ export class ShareClient {
         if (this.#pending.size > 0) return;
         let newest: VirtualSource | undefined;
         for (const source of this.#sources.values()) if (!source.whisper) newest = source;
+        // Between an answer and the stream it opens: the newest stream is older than the set (a whisper stream closing
+        // then would drop the channels just granted), or none is open yet.
+        if (newest === undefined ? this.#current === null : !this.#current?.has(newest)) return;
         const carried = newest?.names;
         const names = carried === undefined ? [] : this.#names.filter((name) => carried.has(name));
         if (names.length === this.#names.length) return;
@@ -205,6 +215,12 @@ export class ShareClient {
         }
     }
 
+    /** A new channel set: announced by the request that carries it (or `hello`); the streams opened before it predate it. */
+    #set(names: readonly string[]): void {
+        this.#names = [...names];
+        this.#current = null;
+    }
+
     /** Tell the engine this client's channel set (`hello`): its union covers them, no more. */
     #hello(fresh?: boolean): void {
         this.#post({ t: "hello", c: this.id, names: [...this.#names], fresh });
@@ -219,6 +235,7 @@ export class ShareClient {
     #open(url: string, whisper: boolean): VirtualSource {
         const source = new VirtualSource(`${this.id}/${this.#nextRequest++}`, url, whisper, (closed) => {
             this.#sources.delete(closed.id);
+            this.#current?.delete(closed);
             // Freed at once, as an open is counted at once: a channel waiting for a whisper stream takes it now, before
             // the engine's next `room` (which tells the truth if another tab still listens on that channel).
             if (closed.whisper && this.room !== undefined) this.room++;
@@ -226,9 +243,11 @@ export class ShareClient {
             this.#narrow();
         }, (gone) => {
             this.#sources.delete(gone.id);
+            this.#current?.delete(gone);
             this.#narrow();
         });
         this.#sources.set(source.id, source);
+        if (!whisper) (this.#current ??= new Set()).add(source);
         // Counted at once: the engine's next `room` comes after it opened this one.
         if (whisper && this.room !== undefined) this.room = Math.max(this.room - 1, 0);
         this.#post({ t: "open", c: this.id, s: source.id, url, w: whisper });

@@ -151,4 +151,21 @@ describe("the simulation's regression cases (issue 49)", () => {
         const commands = [new FailChannel("private-orders.2", true, null), new OpenTab(1, [], false, null), new OpenTab(0, ["presence-room.2"], false, null), new Join(0, "news", false, null), new OpenTab(0, ["private-orders.2"], false, null)];
         await expect(runScenario({ ...PLAIN, bearerFunction: true }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
     });
+
+    it("a tab's channel granted after its set failed stays in the union when a whisper stream closes before the new stream opens: another tab's join keeps its grant (seed 1179)", async () => {
+        const commands = [
+            new OpenTab(0, [], false, null),
+            new OpenTab(0, [], false, null),
+            new Join(3, "private-orders.1", true, null),
+            new EndTab(0, "reload", null),
+            new FailChannel("private-orders.1", true, null),
+            new OpenTab(0, [], false, null),
+            new Join(0, "presence-room.1", false, null),
+            new EndTab(1, "close", null),
+            new FreezeTab(0, 7_346, null),
+            new Join(3, "news", false, null),
+            new Whisper(0, 3, null),
+        ];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(11);
+    });
 });

@@ -25,4 +25,34 @@ describe("ShareClient: the engine's events to its virtual streams", () => {
         const resumed = posted.filter((message) => message.t === "open").map((message) => new URL((message as { url: string }).url).searchParams.get("last_event_id"));
         expect(resumed).toEqual(["id-3", "id-4"]);
     });
+
+    it("keeps a request's channels while the stream it opens is not there yet: an older stream closing narrows nothing, a newer one does (seed 1179)", async () => {
+        const posted: ToEngine[] = [];
+        const client = new ShareClient({ post: (_client, message) => posted.push(message), deadline: () => 60_000 });
+        const topic = (name: string) => `https://app.test/echo/channel/${name}`;
+        const answer = async (names: string[]) => {
+            const request = client.authorize(names, new AbortController().signal);
+            const asked = posted.filter((message) => message.t === "auth").at(-1) as { r: number };
+            client.receive({ t: "granted", c: client.id, r: asked.r, result: { kind: "error", status: null, cause: new Error("not read here") } });
+            await request;
+        };
+        const hellos = () => posted.filter((message) => message.t === "hello").map((message) => (message as { names: readonly string[] }).names);
+        await answer(["private-a"]);
+        const first = new client.EventSource(`${HUB}?match=${encodeURIComponent(topic("private-a"))}`);
+        const whisper = new client.whisperEventSource(`${HUB}?match=${encodeURIComponent("https://app.test/echo/whisper/private-a")}`);
+        await answer(["private-a", "presence-b"]);
+        // The whisper stream of a channel closes before the main stream of the new set opens: presence-b stays announced.
+        whisper.close();
+        expect(hellos()).toEqual([]);
+        first.close(); // Make-before-break undone: no main stream at all until the new one opens.
+        expect(hellos()).toEqual([]);
+        const second = new client.EventSource(`${HUB}?match=${encodeURIComponent(topic("private-a"))}&match=${encodeURIComponent(topic("presence-b"))}`);
+        expect(hellos()).toEqual([]);
+        // A leave without a request: the stream opened since the set narrows it, and closing the last one empties it.
+        const third = new client.EventSource(`${HUB}?match=${encodeURIComponent(topic("presence-b"))}`);
+        second.close();
+        expect(hellos()).toEqual([["presence-b"]]);
+        third.close();
+        expect(hellos()).toEqual([["presence-b"], []]);
+    });
 });
