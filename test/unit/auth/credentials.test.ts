@@ -290,3 +290,18 @@ describe("a 419 for a page whose session was regenerated after it loaded", () =>
         h.connector.disconnect();
     });
 });
+
+describe("the XSRF-TOKEN cookie, read only when needed", () => {
+    it("is not read for a page that gave Echo a CSRF token (a page's first cookie read costs a round trip to the browser), and read without one", async () => {
+        const { dynamicCredentials } = await import("../../../src/auth/credential-options");
+        const reads = vi.spyOn(document, "cookie", "get");
+        try {
+            expect(dynamicCredentials({ auth: { headers: { "X-CSRF-TOKEN": "token" } } }, false)).toBe(false);
+            expect(reads).not.toHaveBeenCalled();
+            expect(dynamicCredentials({ auth: { headers: {} } }, false)).toBe(false);
+            expect(reads).toHaveBeenCalledTimes(1);
+        } finally {
+            reads.mockRestore();
+        }
+    });
+});
