@@ -37,8 +37,8 @@ export class ShareClient {
     #names: readonly string[] = [];
 
     /**
-     * The main streams opened since {@link ShareClient.#names} was last set (by a request or an announce), or null when
-     * none was: only those say what the connector left. An older one predates the channels the set added (found by the
+     * The main streams that say what the connector left of {@link ShareClient.#names} (see `#set`): those opened since it
+     * was set, or carrying all of it; null when none was. Another predates the channels the set added (found by the
      * simulation, seed 1179).
      */
     #current: Set<VirtualSource> | null = null;
@@ -215,10 +215,14 @@ export class ShareClient {
         }
     }
 
-    /** A new channel set: announced by the request that carries it (or `hello`); the streams opened before it predate it. */
+    /**
+     * A new channel set: announced by the request that carries it (or `hello`). A stream opened before it is current only
+     * when it carries every name of it (a renewal keeps its stream); the others predate what the set added.
+     */
     #set(names: readonly string[]): void {
         this.#names = [...names];
-        this.#current = null;
+        const carrying = [...this.#sources.values()].filter((source) => !source.whisper && names.every((name) => source.names.has(name)));
+        this.#current = carrying.length > 0 ? new Set(carrying) : null;
     }
 
     /** Tell the engine this client's channel set (`hello`): its union covers them, no more. */

@@ -54,5 +54,11 @@ describe("ShareClient: the engine's events to its virtual streams", () => {
         expect(hellos()).toEqual([["presence-b"]]);
         third.close();
         expect(hellos()).toEqual([["presence-b"], []]);
+        // A renewal keeps its stream, which carries the whole set: closing it (the last channel left) still empties the set.
+        await answer(["private-a"]);
+        const kept = new client.EventSource(`${HUB}?match=${encodeURIComponent(topic("private-a"))}`);
+        await answer(["private-a"]);
+        kept.close();
+        expect(hellos()).toEqual([["presence-b"], [], []]);
     });
 });
