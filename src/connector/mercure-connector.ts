@@ -384,9 +384,12 @@ export class MercureConnector extends EchoChannelMethods {
     #scheduleRetry(reopen = true): void {
         if (reopen) this.#reopenRequested = true;
         const generation = this.#generation;
-        this.#reconnect.schedule(() => {
-            if (generation === this.#generation) this.#scheduleRefresh();
-        });
+        // A retry waits for the probe of its stream failure, which may name a cause that stops the connector.
+        this.#reconnect.schedule(() =>
+            this.#events.probed(() => {
+                if (generation === this.#generation) this.#scheduleRefresh();
+            }),
+        );
     }
 
     /**

@@ -49,6 +49,13 @@ export class StreamEvents implements HubStreamHandlers {
     #holdTimer: ReturnType<typeof setTimeout> | null = null;
 
     /**
+     * A retry whose backoff ended while the streak's probe ran: it runs when the probe answers (unless the cause it
+     * names stops the connector) or at the hold's deadline, so that a slow probe (its chunk downloading on a busy page)
+     * never lets a retry reach Laravel and the hub for a failure already known to be final.
+     */
+    #waiting: (() => void) | null = null;
+
+    /**
      * The joined channels told of the current failure streak: an `EventSource` reconnecting by itself to a hub that stays
      * down fails every few seconds (Chromium: every 3 s), and each channel hears of the interruption once, not once per
      * try; a channel left and joined again meanwhile is another channel. The streak ends when a stream opens.
@@ -72,6 +79,7 @@ export class StreamEvents implements HubStreamHandlers {
     reset(): void {
         this.everConnected = false;
         this.#diagnosed = false;
+        this.#waiting = null; // The connector cancels its retry too.
         this.#release(false);
         this.#told = new WeakSet();
     }
@@ -129,11 +137,11 @@ export class StreamEvents implements HubStreamHandlers {
             host.log?.("stream error", { stream: stream.id, failure });
             if (failure === "ignored") return;
             if (failure !== "replacement_refused") host.lose(stream.channels);
-            // A native reconnect that fails again is the same failure: told once per channel and streak (the connector's own
-            // retries, after a stream gave up, are told each time: they come with backoff).
+            // One failure streak, one stream_error per channel: a native reconnect that fails again, or a retry refused again,
+            // is the same failure (the probe's cause, once per streak, follows it); the status says `reconnecting` meanwhile.
             const news = [...stream.channels].filter((name) => {
                 const channel = host.registry.get(name);
-                if (channel === undefined || (failure === "interrupted" && this.#told.has(channel))) return false;
+                if (channel === undefined || this.#told.has(channel)) return false;
                 this.#told.add(channel);
                 return true;
             });
@@ -176,22 +184,31 @@ export class StreamEvents implements HubStreamHandlers {
             }
         });
 
+    /** Run `retry` now, or once the streak's probe answers if it is running (see {@link #waiting}); the last one asked for runs. */
+    probed(retry: () => void): void {
+        if (this.#held === null) retry();
+        else this.#waiting = retry;
+    }
+
     /** Hold the `stream_error`s of the streak from now on, until the probe answers or {@link STREAM_ERROR_HOLD_MS} passes. */
     #hold(): void {
         this.#held = [];
         this.#holdTimer = setClampedTimeout(() => this.#release(true), STREAM_ERROR_HOLD_MS);
     }
 
-    /** Stop holding: `report` the held errors, in order (no cause was named, or the deadline passed), or drop them. */
+    /**
+     * Stop holding: `report` the held errors, in order (no cause was named, or the deadline passed), or drop them; then
+     * run the retry that waited (after a named cause that stopped the connector, it finds its generation gone).
+     */
     #release(report: boolean): void {
         const held = this.#held;
+        const waiting = this.#waiting;
         if (this.#holdTimer !== null) clearTimeout(this.#holdTimer);
-        this.#holdTimer = null;
-        this.#held = null;
-        if (!report || held === null || held.length === 0) return;
+        this.#holdTimer = this.#held = this.#waiting = null;
         const host = this.#host;
         host.settle(() => {
-            for (const { names, error } of held) host.reportEach(names, error);
+            if (report && held !== null) for (const { names, error } of held) host.reportEach(names, error);
+            waiting?.();
         });
     }
 }

@@ -108,7 +108,7 @@ interface Entry {
     waiting: boolean;
     /**
      * The failure streak in progress: a token made at the first terminal failure since the stream last
-     * opened (that failure is diagnosed, the later ones are not), null once a stream opens. A diagnosis
+     * opened (that failure is told and diagnosed, the later ones are not), null once a stream opens. A diagnosis
      * whose token is no longer this one is history and is not reported.
      */
     streak: object | null;
@@ -252,12 +252,15 @@ export class WhisperStreams {
                 if (!closed || entry.stream !== stream) return;
                 // [spec] §7.3: a CLOSED whisper stream triggers the shared re-auth; it reopens with its cursor.
                 this.#shut(entry);
-                this.host.report(channel, whisperError(channel, "closed"));
                 if (!this.#failing) {
                     this.#failing = true;
                     this.host.failed();
                 }
-                if (entry.streak === null) void this.#diagnose(channel, entry, url);
+                // One failure streak, one error: its first close is told (and diagnosed), a retry refused again is not.
+                if (entry.streak !== null) return;
+                const streak = (entry.streak = {});
+                this.host.report(channel, whisperError(channel, "closed"));
+                void this.#diagnose(channel, entry, url, streak);
             },
         });
         entry.stream = stream;
@@ -268,10 +271,9 @@ export class WhisperStreams {
      * after the `stream_error`, while the entry is still this channel's, no stream of it opened since and
      * the connector did not disconnect; a cause retrying cannot fix stops this stream (not the main one).
      */
-    async #diagnose(channel: string, entry: Entry, url: string): Promise<void> {
+    async #diagnose(channel: string, entry: Entry, url: string, streak: object): Promise<void> {
         const diagnostics = this.options.diagnostics;
         if (diagnostics === undefined) return;
-        const streak = (entry.streak = {});
         const current = () => this.#entries.get(channel) === entry && entry.streak === streak;
         const { signal } = this.#controller;
         // [spec] issue 10: the probe reproduces this stream's matchers (one), never its topic.
