@@ -273,6 +273,31 @@ export class Hub extends Command {
     }
 }
 
+/**
+ * A maintenance window of the hub (a deploy behind its proxy): every connection cut, every request answered 503 for
+ * `ms`, a probe's answer `slow` ms late (a retry's backoff may end before it). Each stream refused for good is probed
+ * (the probe names `hub_refused`, worth retrying) and retried with backoff once the probe answered: the liveness check
+ * holds every join to working again after the window, the error-rate check to one error per failure streak.
+ */
+export class HubRefuses extends Command {
+    constructor(
+        readonly ms: number,
+        readonly slow: number,
+        race: number | null,
+    ) {
+        super(race);
+    }
+    check(model: Readonly<Model>): boolean {
+        return model.hubUp;
+    }
+    act(_model: Model, world: World) {
+        world.network.refuse(this.ms, this.slow);
+    }
+    describe(): string {
+        return `HubRefuses(${this.ms} ms, answers ${this.slow} ms late)`;
+    }
+}
+
 /** The next auth requests of a profile fail: HTTP 500, 503, or 419 (Laravel's CSRF mismatch: the connector retries once). */
 export class FailAuth extends Command {
     constructor(
@@ -411,6 +436,7 @@ export function commandArbitraries(): Array<fc.Arbitrary<fc.AsyncCommand<Model, 
         fc.tuple(tab, fc.constantFrom("close", "discard", "reload" as const), race).map(([t, how, r]) => new EndTab(t, how, r)),
         fc.tuple(tab, fc.integer({ min: 1_000, max: 30_000 }), race).map(([t, ms, r]) => new FreezeTab(t, ms, r)),
         fc.tuple(fc.boolean(), race).map(([start, r]) => new Hub(start, r)),
+        fc.tuple(fc.integer({ min: 1_000, max: 20_000 }), fc.constantFrom(0, 500, 3_000), race).map(([ms, slow, r]) => new HubRefuses(ms, slow, r)),
         // With an `XSRF-TOKEN` cookie (user 1's: the realm has one `document.cookie`, see world.ts), a 419 for user 1
         // only: after one the connector reads the cookie, and user 2's pages would read user 1's.
         fc

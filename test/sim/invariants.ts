@@ -351,7 +351,7 @@ export function checkResources(world: World): void {
         for (const membership of tab.memberships.values()) {
             // decrypt_failed is reported per event that could not be decrypted (laravel-mercure §6.4): each names a loss.
             const recent = membership.errors.filter((error) => error.at > now - 60_000 && error.code !== "decrypt_failed").length;
-            if (recent > ERRORS_PER_MINUTE) world.violate(`${tab.id}'s ${membership.name} reported ${recent} errors in the last minute: ${membership.errors.slice(-5).map((error) => error.code).join(", ")}`);
+            if (recent > ERRORS_PER_MINUTE) world.violate(`${tab.id}'s ${membership.name} reported ${recent} errors in the last minute: ${membership.errors.slice(-20).map((error) => `${error.code}@${seconds(error.at)} ${error.message.slice(0, 60)}`).join("; ")}`);
         }
     }
     const timers = vi.getTimerCount() - world.network.timers();

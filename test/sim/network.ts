@@ -161,8 +161,14 @@ export class Network {
     /** When each channel last failed alone (in {@link Network.failing}). */
     readonly failingAt = new Map<string, number>();
 
-    /** When the hub last stopped or started. */
+    /** When the hub last stopped or started, or when its maintenance window ends (see {@link Network.refuse}). */
     hubChangedAt = -Infinity;
+
+    /** Until when (ms, fake clock) the hub's proxy answers every request with 503 (see {@link Network.refuse}). */
+    refusingUntil = -Infinity;
+
+    /** How much later than usual the proxy answers a request to the hub meanwhile (ms). */
+    #refusalLatency = 0;
 
     /** Every auth request: when, by which profile, and its channels. */
     readonly authRequests: Array<{ at: number; profile: Profile; names: string[] }> = [];
@@ -208,7 +214,7 @@ export class Network {
                     } catch (error) {
                         reject(error);
                     }
-                }, this.latency(kind));
+                }, this.latency(kind) + (kind === "hub" && this.#refusing() ? this.#refusalLatency : 0));
             });
         };
     }
@@ -282,7 +288,7 @@ export class Network {
      * guarded channel alone, encrypted ones sealed); null when the hub is down (Laravel's publish fails: nobody gets it).
      */
     broadcast(channels: readonly string[]): Published | null {
-        if (!this.up) return null;
+        if (!this.up || this.#refusing()) return null;
         const id = ++this.#broadcasts;
         const published = { id, channels: [...channels], at: Date.now() };
         this.broadcasts.push(published);
@@ -321,10 +327,36 @@ export class Network {
         if (!this.history) this.#log.length = 0;
     }
 
+    /**
+     * A maintenance window of `ms` (a deploy): the proxy in front of the hub cuts every open connection (the hub sees
+     * them end) and answers every request with 503 until the window ends, a `fetch` (the connector's probes, whispers)
+     * `slow` ms later than usual; Laravel's publishes fail meanwhile. An `EventSource` refused with 503 gives up for
+     * good: the connector's retries (each after its probe answered) must bring it back.
+     */
+    refuse(ms: number, slow: number): void {
+        const now = Date.now();
+        this.refusingUntil = now + ms;
+        this.#refusalLatency = slow;
+        this.hubChangedAt = now + ms;
+        this.failures.push({ at: now, profile: null, kind: "hub" }, { at: now + ms, profile: null, kind: "hub" });
+        for (const [source, connection] of [...this.#connections]) {
+            this.#read(connection);
+            this.#end(connection, true);
+            source.dropped();
+        }
+    }
+
+    /** Whether the hub's proxy refuses every request now (see {@link Network.refuse}). */
+    #refusing(): boolean {
+        return Date.now() < this.refusingUntil;
+    }
+
     /** A stream tries to connect (its first attempt, or the browser's reconnect with `lastEventId`). */
     attempt(source: SimEventSource, lastEventId: string | null): void {
         if (source.tab.dead || source.readyState === 2) return;
         if (!this.up) return source.dropped();
+        // [spec] An EventSource answered with another status than 200 fails the connection: no reconnect of its own.
+        if (this.#refusing()) return source.refused();
         const grant = source.tab.profile.cookie;
         // [spec] mercure-hub §1.5: a stale cookie is refused with 401, even for public topics; the browser gives up.
         if (grant !== null && grant.exp <= Date.now()) return source.refused();
@@ -426,6 +458,7 @@ export class Network {
     /** A request to the hub's origin that is not the auth endpoint: the subscription API, a whisper, a probe of the hub. */
     #hub(tab: NetworkTab, target: URL, method: string, init: RequestInit): FetchResponseLike {
         if (!this.up) throw new TypeError("Failed to fetch");
+        if (this.#refusing()) return response(503, "Service Unavailable", "text/html");
         if (!target.pathname.startsWith(HUB_PATH)) return response(404, "Not Found", "text/plain");
         const grant = tab.profile.cookie;
         const stale = grant !== null && grant.exp <= Date.now();
@@ -592,7 +625,7 @@ export class SimEventSource implements EventSourceLike {
         });
     }
 
-    /** Hub side: refused (401): closed for good. */
+    /** Hub side: refused (401, or 503 in a maintenance window): closed for good. */
     refused(): void {
         this.#tell(() => {
             if (this.readyState === 2) return;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import "../../src/connector/mercure-connector";
 import { preloadChunks } from "./chunks";
-import { Advance, Broadcast, ChunkOutage, EndTab, FailAuth, FailChannel, FreezeTab, Hub, Join, Leave, OpenTab, RotateXsrf, Whisper } from "./commands";
+import { Advance, Broadcast, ChunkOutage, EndTab, FailAuth, FailChannel, FreezeTab, Hub, HubRefuses, Join, Leave, OpenTab, RotateXsrf, Whisper } from "./commands";
 import { shimWebCrypto } from "./determinism";
 import { KNOWN_BUGS } from "./known-bugs";
 import { runScenario } from "./simulation";
@@ -167,5 +167,15 @@ describe("the simulation's regression cases (issue 49)", () => {
             new Whisper(0, 3, null),
         ];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(11);
+    });
+
+    it("two maintenance windows of the hub in a minute tell a channel of each failure streak once, not at every retry the hub refuses (seed 73)", async () => {
+        const commands = [new OpenTab(0, ["private-encrypted-chat"], true, null), new HubRefuses(10_378, 0, null), new HubRefuses(17_605, 0, null)];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(3);
+    });
+
+    it("a retry due while a slow probe runs is sent once the probe answered: every join works again after a maintenance window (the retry's wait)", async () => {
+        const commands = [new OpenTab(0, ["private-orders.1", "news"], true, null), new HubRefuses(6_000, 3_000, null), new Broadcast(["private-orders.1", "news"], null)];
+        await expect(runScenario(PLAIN, 0, commands, KNOWN_BUGS)).resolves.toBe(3);
     });
 });
