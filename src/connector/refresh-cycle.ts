@@ -196,9 +196,13 @@ export class RefreshCycle {
      */
     #narrow(platform: Platform): void {
         const host = this.#host;
-        const carried = host.streams.latest()?.channels;
-        const kept = carried === undefined ? [] : [...carried].filter((name) => host.registry.has(name));
-        if (carried === undefined || kept.length === carried.size) return;
+        const latest = host.streams.latest();
+        if (latest === null) return;
+        // A stream the connector opened on its own before it moved to the tabs' engine is a second one beside the
+        // engine's, whose stream for a tab whose auth fails ends: it ends as that one would (the seed-210 simulation).
+        if (latest.via !== platform.EventSource) return this.#carryNothing();
+        const kept = [...latest.channels].filter((name) => host.registry.has(name));
+        if (kept.length === latest.channels.size) return;
         if (kept.length > 0) host.openStream(kept, this.#topicPrefix, platform);
         else host.streams.closeAll();
     }

@@ -48,7 +48,8 @@ export class HubStream {
      * Open `url` with credentials, for the given channels and their topics.
      */
     constructor(
-        EventSourceImpl: EventSourceConstructor,
+        /** The `EventSource` it was opened with: its platform's (a connector moved to the tabs' engine has another since). */
+        readonly via: EventSourceConstructor,
         /** The subscribe URL this stream was opened with. */
         readonly url: string,
         channels: readonly string[],
@@ -57,9 +58,9 @@ export class HubStream {
         handlers: HubStreamHandlers,
     ) {
         this.channels = new Set(channels);
-        this.#closed = EventSourceImpl.CLOSED ?? 2;
+        this.#closed = via.CLOSED ?? 2;
         // [spec] laravel-mercure §4.1: withCredentials so the hub cookie travels.
-        this.#source = new EventSourceImpl(url, { withCredentials: true });
+        this.#source = new via(url, { withCredentials: true });
         this.#source.onopen = () => {
             this.#opened = true;
             this.#errors = 0;
