@@ -175,8 +175,10 @@ export function checkErrorCauses(world: World, since: number): void {
 function causeOf(world: World, membership: Membership, error: Membership["errors"][number]): "failure" | "tolerated" | null {
     const { tab } = membership;
     const after = (at: number) => at >= error.at - CAUSE_MS && at <= error.at;
+    // The hub down when the error came (an outage longer than CAUSE_MS began before the window), or now.
     const failed =
         !world.network.up ||
+        world.network.outages.some((outage) => outage.from <= error.at && error.at <= outage.to) ||
         world.network.failures.some((failure) => (failure.profile === null || failure.profile === tab.profile) && after(failure.at)) ||
         chunkFailures.some(after) ||
         !authorizes(tab.profile.user, membership.name) ||

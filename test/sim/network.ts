@@ -164,6 +164,9 @@ export class Network {
     /** When the hub last stopped or started, or when its maintenance window ends (see {@link Network.refuse}). */
     hubChangedAt = -Infinity;
 
+    /** When the hub was down: each stop, until the start that followed it (Infinity while it is still down). */
+    readonly outages: Array<{ readonly from: number; to: number }> = [];
+
     /** Until when (ms, fake clock) the hub's proxy answers every request with 503 (see {@link Network.refuse}). */
     refusingUntil = -Infinity;
 
@@ -311,6 +314,7 @@ export class Network {
     stop(): void {
         this.up = false;
         this.hubChangedAt = Date.now();
+        this.outages.push({ from: Date.now(), to: Infinity });
         this.failures.push({ at: Date.now(), profile: null, kind: "hub" });
         for (const [source, connection] of [...this.#connections]) {
             this.#read(connection); // What reached the socket before the process died is read first.
@@ -323,6 +327,8 @@ export class Network {
     start(): void {
         this.up = true;
         this.hubChangedAt = Date.now();
+        const outage = this.outages.at(-1);
+        if (outage !== undefined && outage.to === Infinity) outage.to = Date.now();
         this.failures.push({ at: Date.now(), profile: null, kind: "hub" });
         if (!this.history) this.#log.length = 0;
     }

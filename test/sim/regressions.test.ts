@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import "../../src/connector/mercure-connector";
 import { preloadChunks } from "./chunks";
-import { Advance, Broadcast, ChunkOutage, EndTab, FailAuth, FailChannel, FreezeTab, Hub, HubRefuses, Join, Leave, OpenTab, RotateXsrf, Whisper } from "./commands";
+import { Advance, Broadcast, ChunkOutage, EndTab, FailAuth, FailChannel, FreezeTab, Hub, HubRefuses, Join, Leave, Navigate, OpenTab, RotateXsrf, Whisper } from "./commands";
 import { shimWebCrypto } from "./determinism";
 import { KNOWN_BUGS } from "./known-bugs";
 import { runScenario } from "./simulation";
@@ -167,6 +167,18 @@ describe("the simulation's regression cases (issue 49)", () => {
             new Whisper(0, 3, null),
         ];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(11);
+    });
+
+    it("a tab that led on its own stream and moved to the engine while its channel's auth fails alone closes that stream, as the engine ends a failing tab's: one main stream per tab group (seed 210)", async () => {
+        const commands = [new OpenTab(1, [], false, null), new Navigate(0, 0, null, false), new OpenTab(0, ["presence-room.2"], false, null), new FailChannel("presence-room.2", true, null), new OpenTab(0, ["presence-room.1"], false, null)];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
+    });
+
+    it("an error reported while the hub was down explains a loss, however long the outage had lasted: the check's own bug (seed 1102)", async () => {
+        // A page joined 64 s into an outage (hub_unreachable) and never connected before the hub came back with a
+        // broadcast: the check took the error for one without a cause, the outage having begun more than a minute before.
+        const commands = [new OpenTab(0, ["presence-room.2"], false, null), new Hub(false, null), new Navigate(0, 0, null, false), new Navigate(0, 0, null, false), new Hub(true, 0)];
+        await expect(runScenario({ ...PLAIN, history: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
     });
 
     it("two maintenance windows of the hub in a minute tell a channel of each failure streak once, not at every retry the hub refuses (seed 73)", async () => {
