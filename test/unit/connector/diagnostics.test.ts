@@ -32,6 +32,16 @@ async function failingHub(answer: (url: string) => FakeAnswer, options: Record<s
     return { h, hub, codes: () => h.errors.map((entry) => entry.error.code) };
 }
 
+/** A harness whose hub answers a probe only when the test calls `answer`, with a joined, tracked private channel. */
+function slowProbe() {
+    let answered: (value: FakeAnswer) => void = () => undefined;
+    const h = createHarness();
+    const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answered = resolve)));
+    h.auth.probeHandler = (url, init) => hub.fetch(url, init);
+    h.track(h.connector.privateChannel("orders.1"));
+    return { h, hub, answer: (value: FakeAnswer) => answered(value) };
+}
+
 describe("a stream that fails for good is diagnosed", () => {
     it("reports the cause instead of the stream_error it held meanwhile (issue 51), probing and reporting once per failure streak", async () => {
         const { h, hub, codes } = await failingHub(() => ({ status: 503, body: "maintenance" }));
@@ -218,11 +228,7 @@ describe("a stream that fails for good is diagnosed", () => {
     });
 
     it("reports nothing when disconnect() comes during the probe, not even the stream_error it held", async () => {
-        let answer: (value: FakeAnswer) => void = () => undefined;
-        const h = createHarness();
-        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
-        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
-        h.track(h.connector.privateChannel("orders.1"));
+        const { h, hub, answer } = slowProbe();
         await settle();
         h.stream().emitError(true);
         await settle();
@@ -235,11 +241,7 @@ describe("a stream that fails for good is diagnosed", () => {
     });
 
     it("reports only the stream_error it held when a stream opened during the probe: the failure was transient", async () => {
-        let answer: (value: FakeAnswer) => void = () => undefined;
-        const h = createHarness();
-        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
-        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
-        h.track(h.connector.privateChannel("orders.1"));
+        const { h, hub, answer } = slowProbe();
         await settle();
         // Interrupted before it opened: probed, and the EventSource's own reconnect opens while the probe runs.
         h.stream().emitError(false);
@@ -255,11 +257,7 @@ describe("a stream that fails for good is diagnosed", () => {
 
 describe("the stream_error held while the probe runs (issue 51)", () => {
     it("is reported when the probe has not answered within STREAM_ERROR_HOLD_MS, and the cause follows when it comes", async () => {
-        let answer: (value: FakeAnswer) => void = () => undefined;
-        const h = createHarness();
-        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
-        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
-        h.track(h.connector.privateChannel("orders.1"));
+        const { h, hub, answer } = slowProbe();
         await settle();
         h.stream().emitError(true);
         await settle();
@@ -275,11 +273,7 @@ describe("the stream_error held while the probe runs (issue 51)", () => {
     });
 
     it("is reported when the probe names no cause, once per channel for the whole streak", async () => {
-        let answer: (value: FakeAnswer) => void = () => undefined;
-        const h = createHarness();
-        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
-        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
-        h.track(h.connector.privateChannel("orders.1"));
+        const { h, hub, answer } = slowProbe();
         h.track(h.connector.channel("news"));
         await settle();
         const first = h.stream();
@@ -312,11 +306,7 @@ describe("the stream_error held while the probe runs (issue 51)", () => {
 describe("a retry due while the probe runs", () => {
     /** A harness whose probe answers only when the test calls `answer`, with its joined private channel's stream refused. */
     async function refusedWhileProbing() {
-        let answer: (value: FakeAnswer) => void = () => undefined;
-        const h = createHarness();
-        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
-        h.auth.probeHandler = (url, init) => hub.fetch(url, init);
-        h.track(h.connector.privateChannel("orders.1"));
+        const { h, hub, answer } = slowProbe();
         await settle();
         h.stream().emitError(true);
         await settle();
@@ -326,7 +316,7 @@ describe("a retry due while the probe runs", () => {
         await settle();
         expect(h.auth.requests).toHaveLength(1);
         expect(h.EventSource.instances).toHaveLength(1);
-        return { h, hub, answer: (value: FakeAnswer) => answer(value) };
+        return { h, hub, answer };
     }
 
     it("never runs when the probe names a cause that stops the connector: no auth request, no stream follows", async () => {
