@@ -1,6 +1,6 @@
 import { readAuthStamp, type StampStorage } from "../auth/auth-stamp";
 import { renewalDelay } from "../auth/cookie-refresh";
-import { browserPage, saveResume, sessionFingerprint, takeResume, type CookieGrant, type ResumePage } from "../dispatch/page-resume";
+import { browserPage, ResumeLedger, saveResume, sessionFingerprint, takeResume, type CookieGrant, type ResumePage } from "../dispatch/page-resume";
 import { channelKind } from "../topic/channel-kind";
 import type { Platform } from "../transport/platform";
 import type { Capability } from "./capabilities";
@@ -15,7 +15,7 @@ import { resolveHubTimeouts } from "./options";
  * has one: a `last-event-id` rendered into the page wins. When the page leaves (`pagehide`, which also runs for a page
  * that enters the back/forward cache: the next page resumes from it, and the restored page keeps its own state), it
  * writes the id of the last event it received for the next page (a page that never connected passes the previous
- * page's on).
+ * page's on), with the last events it received (see `ResumeRecord.delivered`), which the next page does not deliver again.
  *
  * Issue 53's navigation: the page that leaves also writes what the hub cookie holds, when its streams were its own (see
  * `ownStreams`): its last grant's channels, topic prefix, lifetime and auth stamp. The next page's first
@@ -71,6 +71,8 @@ const ownStreams = (platform: Platform | null): boolean => platform !== null && 
 export function createResume(host: ConnectorHost, env: ResumeEnvironment, stamps?: StampStorage): ResumeCapability {
     const { page } = env;
     const session = sessionFingerprint(env.token);
+    /** The page's delivery ledger, listing its last deliveries for the next page. */
+    const ledger = (host.dispatcher.ledger = new ResumeLedger(host.dispatcher.ledger));
     /** Whether the record was taken (at the first batch's early stream or first granted auth; once per connector). */
     let taken = false;
     /** What the hub cookie holds, as this page's last grant left it; null when that is not known. */
@@ -90,15 +92,21 @@ export function createResume(host: ConnectorHost, env: ResumeEnvironment, stamps
         const previous = taken ? null : takeResume(page, hub, session);
         const cursor = previous === null ? host.dispatcher.cursor : previous.cursor;
         const grant = previous === null ? cookieGrant() : previous.grant;
-        if (cursor !== null || grant !== null) saveResume(page, hub, { cursor, at: page.now(), session, ...(grant === null ? {} : { grant }) });
+        const delivered = previous === null ? ledger.newest() : previous.delivered;
+        if (cursor !== null || grant !== null) saveResume(page, hub, { cursor, at: page.now(), session, delivered, ...(grant === null ? {} : { grant }) });
     });
     /** Take the record of `hub` (once) and resume from its cursor unless the page has one; its grant, or null. */
     const take = (hub: string): CookieGrant | null => {
         if (taken) return null;
         taken = true;
-        const { cursor, grant, outcome } = takeResume(page, hub, session);
+        const { cursor, grant, delivered, outcome } = takeResume(page, hub, session);
         const rendered = host.dispatcher.cursor !== null;
-        if (!rendered && cursor !== null) host.dispatcher.cursor = cursor;
+        if (!rendered && cursor !== null) {
+            host.dispatcher.cursor = cursor;
+            // What the previous page received comes once: a replay from an older cursor than its (the tabs' stream, on
+            // another tab's) delivers it again, and the ledger drops it. A rendered cursor has none of it in the page.
+            for (const [id, channels] of delivered) for (const name of typeof channels === "string" ? [channels] : channels) ledger.claim(id, name);
+        }
         host.log?.("resume", { outcome: rendered && cursor !== null ? "rendered cursor" : outcome, cursor });
         return grant;
     };

@@ -15,8 +15,11 @@ export class Dispatcher {
     /** The last event id seen, sent as `last_event_id` on every reopen; null before any or after a reset. */
     cursor: string | null = null;
 
-    /** Which channels each recent event id reached. */
-    readonly #ledger = new DeliveryLedger();
+    /**
+     * Which channels each recent event id reached. With `resumeAcrossPages`, the resume capability wraps it in one that
+     * also lists the last deliveries for the tab's next page, and claims the previous page's (see `page-resume.ts`).
+     */
+    ledger: Pick<DeliveryLedger, "claim" | "clear"> = new DeliveryLedger();
 
     /**
      * Take one main-stream message: move the cursor, route it (laravel-mercure §4.4), and keep only the
@@ -31,7 +34,7 @@ export class Dispatcher {
         if (id !== null) this.cursor = id;
         const route = routeMessage(event.data, this.socketId, carried);
         if (route === null || id === null) return { id, route };
-        const channels = route.channels.filter((name) => this.#ledger.claim(id, name));
+        const channels = route.channels.filter((name) => this.ledger.claim(id, name));
         if (channels.length === route.channels.length) return { id, route };
         return { id, route: channels.length === 0 ? null : { ...route, channels } };
     }
@@ -41,6 +44,6 @@ export class Dispatcher {
      */
     reset(): void {
         this.cursor = null;
-        this.#ledger.clear();
+        this.ledger.clear();
     }
 }

@@ -21,11 +21,19 @@
  * cursor, a grant, or both.
  */
 
+import type { DeliveryLedger } from "./delivery-ledger";
+
 /** How long after the previous page left the next one may resume from its cursor: 2 minutes. */
 export const RESUME_MAX_AGE_MS = 120_000;
 
 /** The shortest CSRF token fingerprinted: shorter ones are not Laravel's random session tokens. */
 export const MIN_TOKEN_LENGTH = 20;
+
+/**
+ * How many of the events it received last a page leaves to the next (see {@link ResumeRecord.delivered}): more than a
+ * navigation's worth (the events between the engine's cursor and the page's, when tabs share).
+ */
+export const DELIVERED_LIMIT = 64;
 
 /** The `sessionStorage` key prefix of the records; the hub URL follows. */
 export const RESUME_KEY = "laravel-echo-mercure:resume:";
@@ -67,6 +75,12 @@ export interface ResumeRecord {
     readonly cursor: string | null;
     /** What the hub cookie held, or absent (the page's streams were not its own, or it had no grant). */
     readonly grant?: CookieGrant;
+    /**
+     * The last events the page received (at most {@link DELIVERED_LIMIT}), oldest first: each id with the channel or
+     * channels it reached. The next page drops them should its stream replay them: with tab sharing, the tabs' stream
+     * may resume from an older cursor than the page's (another tab's), and replay what this page had.
+     */
+    readonly delivered?: ReadonlyArray<readonly [string, string | readonly string[]]>;
     /** When the page left (wall clock, ms). */
     readonly at: number;
     /** The fingerprint of its session CSRF token (see {@link sessionFingerprint}). */
@@ -115,9 +129,9 @@ export function sessionFingerprint(token: unknown): string | null {
  * `session` (see {@link sessionFingerprint}), was written less than {@link RESUME_MAX_AGE_MS} ago, and this is not
  * the tab's first page.
  */
-export function takeResume(page: ResumePage, hub: string, session: string | null): { cursor: string | null; grant: CookieGrant | null; outcome: ResumeOutcome } {
+export function takeResume(page: ResumePage, hub: string, session: string | null): TakenResume {
     const record = readRecord(page, hub);
-    if (record === null) return { cursor: null, grant: null, outcome: "none" };
+    if (record === null) return { cursor: null, grant: null, delivered: [], outcome: "none" };
     // A tab's first page has no previous page: a record there was copied from the opener's storage (window.open, a
     // link with target=_blank where the browser still copies it). A reload of it keeps its history length of 1.
     const outcome: ResumeOutcome =
@@ -128,7 +142,19 @@ export function takeResume(page: ResumePage, hub: string, session: string | null
         : !(page.now() - record.at < RESUME_MAX_AGE_MS && page.now() >= record.at) ? "too old"
         : "resumed";
     const resumed = outcome === "resumed";
-    return { cursor: resumed ? record.cursor : null, grant: resumed ? (record.grant ?? null) : null, outcome };
+    return { cursor: resumed ? record.cursor : null, grant: resumed ? (record.grant ?? null) : null, delivered: (resumed && record.delivered) || [], outcome };
+}
+
+/** What {@link takeResume} found: the cursor, grant and deliveries to resume from (none unless `outcome` is "resumed"). */
+export interface TakenResume {
+    /** The previous page's last event id, or null. */
+    readonly cursor: string | null;
+    /** What the hub cookie held when it left, or null. */
+    readonly grant: CookieGrant | null;
+    /** Its last deliveries, which this page's ledger claims (empty when none). */
+    readonly delivered: NonNullable<ResumeRecord["delivered"]>;
+    /** Why nothing is resumed, or "resumed". */
+    readonly outcome: ResumeOutcome;
 }
 
 /** Read and remove the record of `hub`: null when there is none, or it does not parse. */
@@ -138,11 +164,11 @@ function readRecord(page: ResumePage, hub: string): ResumeRecord | null {
         page.storage?.removeItem(RESUME_KEY + hub);
         const parsed: unknown = text === null ? null : JSON.parse(text);
         if (typeof parsed !== "object" || parsed === null) return null;
-        const { cursor, at, session, grant } = parsed as Record<string, unknown>;
+        const { cursor, at, session, grant, delivered } = parsed as Record<string, unknown>;
         const valid = cookieGrant(grant);
         if ((cursor !== null && (typeof cursor !== "string" || cursor === "")) || typeof at !== "number" || typeof session !== "string") return null;
         if (cursor === null && valid === null) return null;
-        return { cursor, at, session, ...(valid === null ? {} : { grant: valid }) };
+        return { cursor, at, session, ...(valid === null ? {} : { grant: valid }), ...(isDelivered(delivered) ? { delivered: delivered.slice(-DELIVERED_LIMIT) } : {}) };
     } catch {
         return null; // Storage blocked, or not JSON: nothing to resume.
     }
@@ -157,6 +183,58 @@ function cookieGrant(value: unknown): CookieGrant | null {
         typeof sentAt === "number" && Number.isFinite(sentAt) && typeof expiresIn === "number" && expiresIn > 0 && Number.isFinite(expiresIn) &&
         typeof stamp === "string" && stamp !== "";
     return valid ? { names: names as string[], prefix: prefix as string | null, sentAt: sentAt as number, expiresIn: expiresIn as number, stamp: stamp as string } : null;
+}
+
+/** A delivery ledger's claims (see `delivery-ledger.ts`). */
+type Ledger = Pick<DeliveryLedger, "claim" | "clear">;
+
+/**
+ * A page's delivery ledger, wrapped to list the last {@link DELIVERED_LIMIT} events claimed, with their channels: what
+ * the page leaves to the next in its record ({@link ResumeRecord.delivered}), whose ledger claims them again.
+ */
+export class ResumeLedger implements Ledger {
+    /** The newest claims, oldest first: id → the channels it reached (a Map keeps insertion order). */
+    readonly #newest = new Map<string, string[]>();
+
+    /** The ledger it lists the claims of. */
+    readonly #ledger: Ledger;
+
+    /** List the claims made on `ledger` from now on. */
+    constructor(ledger: Ledger) {
+        this.#ledger = ledger;
+    }
+
+    /** Claim on the wrapped ledger (see `DeliveryLedger.claim`), and list the pair when it is new. */
+    claim(id: string, channel: string): boolean {
+        const fresh = this.#ledger.claim(id, channel);
+        const channels = this.#newest.get(id);
+        if (fresh && channels !== undefined) channels.push(channel);
+        else if (fresh) {
+            this.#newest.set(id, [channel]);
+            if (this.#newest.size > DELIVERED_LIMIT) this.#newest.delete(this.#newest.keys().next().value!);
+        }
+        return fresh;
+    }
+
+    /** Forget everything (after `disconnect()`). */
+    clear(): void {
+        this.#ledger.clear();
+        this.#newest.clear();
+    }
+
+    /** The last claims, oldest first, for the record. */
+    newest(): Array<[string, string | string[]]> {
+        return [...this.#newest].map(([id, channels]) => [id, channels.length === 1 ? channels[0]! : channels]);
+    }
+}
+
+/** Whether `value` is a record's {@link ResumeRecord.delivered} (one malformed entry and none is taken). */
+function isDelivered(value: unknown): value is NonNullable<ResumeRecord["delivered"]> {
+    const text = (item: unknown) => typeof item === "string" && item !== "";
+    return (
+        Array.isArray(value) &&
+        value.every((entry: unknown) => Array.isArray(entry) && entry.length === 2 && text(entry[0]) && (text(entry[1]) || (Array.isArray(entry[1]) && entry[1].every(text))))
+    );
 }
 
 /** Write the record of `hub` (the page leaves); nothing when storage refuses it (full, blocked). */

@@ -160,6 +160,37 @@ describeInChromium("resumeAcrossPages: nothing lost, nothing twice across a navi
         expect(numbersOf(await waitForNumber(leader, CHANNEL, 22), CHANNEL)).toEqual([22]);
     });
 
+    it("gives the next page nothing twice when the tabs' engine resumes from an older cursor than the page's (sharing on; the simulation's seed 1102)", async () => {
+        const options = { resumeAcrossPages: true, shareAcrossTabs: true };
+        const profile = suite.track(await Profile.open(suite.browser(), suite.dev().url, ANN));
+        const sports = profile.firstTab;
+        const joinSports = async () => {
+            await renderToken(sports);
+            await sports.create(options);
+            await sports.join(numbered("public", "sports"));
+            await sports.waitForSubscribed(["sports"], DEADLINE);
+        };
+        await joinSports();
+        await broadcastNumbered(suite.dev(), "sports", [1]);
+        await waitForNumber(sports, "sports", 1);
+        const news = await profile.openTab();
+        await startPage(news, options);
+        await broadcastNumbered(suite.dev(), CHANNEL, range(1, 10));
+        expect(numbersOf(await waitForNumber(news, CHANNEL, 10), CHANNEL)).toEqual(range(1, 10));
+        // The sports tab navigates: the news tab leads, and the sports tab's next page follows from its cursor (sports 1).
+        await navigate(sports);
+        await joinSports();
+        // The news tab navigates: the sports page leads, its engine from its own cursor, older than news 1..10.
+        await navigate(news);
+        await broadcastNumbered(suite.dev(), CHANNEL, range(11, 20));
+        await startPage(news, options);
+        await broadcastNumbered(suite.dev(), CHANNEL, [21]);
+        // The shared stream, from sports 1, replays news 1..21; the page's catch-up replays 11..21 beside it, in any order.
+        await waitForNumber(news, CHANNEL, 20);
+        const received = numbersOf(await waitForNumber(news, CHANNEL, 21), CHANNEL);
+        expect([...received].sort((a, b) => a - b)).toEqual(range(11, 21));
+    });
+
     it("replays nothing to the next page after a login as another user (the session's CSRF token was regenerated)", async () => {
         const tab = await suite.open(ANN);
         const { next } = await acrossANavigation(suite, tab, { resumeAcrossPages: true, shareAcrossTabs: false }, async () => {

@@ -130,4 +130,21 @@ describe("the simulation's navigations with resumeAcrossPages (issue 52)", () =>
         await expect(runScenario(HISTORY, 5, commands, KNOWN_BUGS)).resolves.toBe(12);
         expect(earlyStreams.opened).toBeGreaterThanOrEqual(3);
     });
+
+    it("a page resumed beside another tab's newer engine gets nothing twice when that engine replays from its older cursor (seed 1102)", async () => {
+        // Both tabs navigate during a hub outage: the tab holding the room resumes from upd-18 on the engine of the tab
+        // holding sport, whose cursor (upd-17, its own previous page's) is older; the shared stream replays upd-18 from
+        // there. The previous page's last deliveries, in the record, are claimed again in the next page's ledger.
+        const commands = [
+            new OpenTab(1, ["sport"], false, null),
+            new Navigate(0, 0, null),
+            new OpenTab(1, ["presence-room.2"], false, null),
+            new Navigate(1, 0, null),
+            new Hub(false, null),
+            new Navigate(0, 0, null),
+            new Navigate(0, 0, null),
+            new Hub(true, null),
+        ];
+        await expect(runScenario(HISTORY, 0, commands, KNOWN_BUGS)).resolves.toBe(8);
+    });
 });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RESUME } from "../../../src/connector/capability-slots";
 import { loadDiscovery } from "../../../src/discovery/load";
 import { AUTH_STAMP_KEY } from "../../../src/auth/auth-stamp";
-import { RESUME_KEY } from "../../../src/dispatch/page-resume";
+import { DELIVERED_LIMIT, RESUME_KEY } from "../../../src/dispatch/page-resume";
 import { createHarness, envelope, HUB, settleLoadsUntil, topic, useScopedFakeTimers, type Harness } from "../../fakes/connector-harness";
 import { grant } from "../../fakes/fake-auth-server";
 
@@ -69,6 +69,52 @@ describe("resumeAcrossPages", () => {
         const third = await openPage(); // The same page's second connector, or a page after one that never left properly.
         expect(third.stream().param("last_event_id")).toBeNull();
         third.connector.disconnect();
+    });
+
+    it("delivers nothing twice that the previous page received, when the next page's stream replays from an older cursor (the tabs' stream, another tab's)", async () => {
+        const first = await openPage();
+        for (let n = 1; n <= 70; n++) first.stream().emitMessage(envelope(["orders"], "Shipped", { n }), `urn:uuid:${n}`);
+        first.stream().emitMessage(envelope(["orders", "news"], "Shipped", { n: 71 }), "urn:uuid:71"); // The page had "orders" only.
+        leave(first);
+        const record = JSON.parse(sessionStorage.getItem(RESUME_KEY + HUB)!) as { delivered: Array<[string, string]> };
+        expect(record.delivered).toHaveLength(DELIVERED_LIMIT); // The newest: urn:uuid:8 to urn:uuid:71.
+        expect(record.delivered[0]).toEqual(["urn:uuid:8", "orders"]);
+        expect(record.delivered.at(-1)).toEqual(["urn:uuid:71", "orders"]);
+        await vi.advanceTimersByTimeAsync(1_500);
+
+        const next = createHarness({ resumeAcrossPages: true });
+        const heard: string[] = [];
+        for (const name of ["orders", "news"]) next.track(next.connector.channel(name)).listen(".Shipped", (payload: { n: number }) => heard.push(`${name}:${payload.n}`));
+        await settleLoadsUntil(() => next.EventSource.live().length === 1);
+        expect(next.stream().param("last_event_id")).toBe("urn:uuid:71");
+        next.stream().emitOpen();
+        // A stream from an older cursor replays 7 to 71: what the ledger kept comes once; 7, older than it keeps, comes again.
+        for (let n = 7; n <= 70; n++) next.stream().emitMessage(envelope(["orders"], "Shipped", { n }), `urn:uuid:${n}`);
+        next.stream().emitMessage(envelope(["orders", "news"], "Shipped", { n: 71 }), "urn:uuid:71");
+        next.stream().emitMessage(envelope(["orders"], "Shipped", { n: 72 }), "urn:uuid:72");
+        expect(heard).toEqual(["orders:7", "news:71", "orders:72"]);
+        expect(next.errors).toEqual([]);
+        next.connector.disconnect();
+    });
+
+    it("delivers what the previous page received after a cursor rendered into the next page: the server rendered that page before it", async () => {
+        const first = await openPage();
+        first.stream().emitMessage(envelope(["orders"], "Shipped", { n: 1 }), "urn:uuid:1");
+        leave(first);
+        const link = document.createElement("link");
+        link.setAttribute("rel", "mercure");
+        link.setAttribute("href", HUB);
+        link.setAttribute("last-event-id", "urn:uuid:rendered");
+        document.head.append(link);
+        const next = createHarness({ resumeAcrossPages: true, host: null });
+        const heard: number[] = [];
+        next.track(next.connector.channel("orders")).listen(".Shipped", (payload: { n: number }) => heard.push(payload.n));
+        await settleLoadsUntil(() => next.EventSource.live().length === 1);
+        expect(next.stream().param("last_event_id")).toBe("urn:uuid:rendered");
+        next.stream().emitOpen();
+        next.stream().emitMessage(envelope(["orders"], "Shipped", { n: 1 }), "urn:uuid:1");
+        expect(heard).toEqual([1]);
+        next.connector.disconnect();
     });
 
     it("neither writes nor reads without the option", async () => {

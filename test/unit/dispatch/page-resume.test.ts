@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MIN_TOKEN_LENGTH, RESUME_KEY, RESUME_MAX_AGE_MS, saveResume, sessionFingerprint, takeResume, type ResumePage } from "../../../src/dispatch/page-resume";
+import { DeliveryLedger } from "../../../src/dispatch/delivery-ledger";
+import { DELIVERED_LIMIT, MIN_TOKEN_LENGTH, ResumeLedger, RESUME_KEY, RESUME_MAX_AGE_MS, saveResume, sessionFingerprint, takeResume, type ResumePage } from "../../../src/dispatch/page-resume";
 
 const HUB = "https://app.test/.well-known/mercure";
 const TOKEN = "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5kL7n"; // 40 characters, as Laravel's Str::random(40)
@@ -120,9 +121,9 @@ describe("the record's cookie grant (issue 53's navigation)", () => {
     it("gives the grant back with or without a cursor, on the same checks as the cursor", () => {
         const previous = page();
         saveResume(previous, HUB, { cursor: null, at: 1_000_000 - 5_000, session: SESSION, grant: GRANT });
-        expect(takeResume(page({}, previous.store), HUB, SESSION)).toEqual({ cursor: null, grant: GRANT, outcome: "resumed" });
+        expect(takeResume(page({}, previous.store), HUB, SESSION)).toEqual({ cursor: null, grant: GRANT, delivered: [], outcome: "resumed" });
         saveResume(previous, HUB, { cursor: "urn:uuid:1", at: 1_000_000 - 5_000, session: SESSION, grant: GRANT });
-        expect(takeResume(page({}, previous.store), HUB, "another-session")).toEqual({ cursor: null, grant: null, outcome: "other session" });
+        expect(takeResume(page({}, previous.store), HUB, "another-session")).toEqual({ cursor: null, grant: null, delivered: [], outcome: "other session" });
     });
 
     it("ignores a malformed grant, and a record with neither a cursor nor a grant", () => {
@@ -137,3 +138,45 @@ describe("the record's cookie grant (issue 53's navigation)", () => {
     });
 });
 
+
+describe("the record's deliveries (what the previous page received, delivered once)", () => {
+    const AT = 1_000_000 - 5_000;
+    const DELIVERED: Array<[string, string | string[]]> = [["urn:uuid:1", "orders"], ["urn:uuid:2", ["orders", "news"]]];
+
+    it("gives them back when the page resumes, and none when it does not", () => {
+        const previous = page();
+        saveResume(previous, HUB, { cursor: "urn:uuid:2", at: AT, session: SESSION, delivered: DELIVERED });
+        expect(takeResume(page({}, previous.store), HUB, SESSION)).toEqual({ cursor: "urn:uuid:2", grant: null, delivered: DELIVERED, outcome: "resumed" });
+        saveResume(previous, HUB, { cursor: "urn:uuid:2", at: AT, session: SESSION, delivered: DELIVERED });
+        expect(takeResume(page({ historyLength: 1 }, previous.store), HUB, SESSION)).toMatchObject({ delivered: [], outcome: "first page" });
+    });
+
+    it(`keeps the newest ${DELIVERED_LIMIT} of a longer list, and takes none from a malformed one (the cursor still resumes)`, () => {
+        const previous = page();
+        const long = Array.from({ length: DELIVERED_LIMIT + 3 }, (_, n): [string, string] => [`urn:uuid:${n}`, "orders"]);
+        saveResume(previous, HUB, { cursor: "urn:uuid:2", at: AT, session: SESSION, delivered: long });
+        expect(takeResume(page({}, previous.store), HUB, SESSION).delivered).toEqual(long.slice(3));
+        const malformed = [[["urn:uuid:1"]], [["", "orders"]], [["urn:uuid:1", 2]], [["urn:uuid:1", ["orders", ""]]], [["urn:uuid:1", "orders", "news"]], "urn:uuid:1", { 0: 1 }];
+        for (const delivered of malformed) {
+            previous.store.set(RESUME_KEY + HUB, JSON.stringify({ cursor: "urn:uuid:2", at: AT, session: SESSION, delivered }));
+            expect(takeResume(page({}, previous.store), HUB, SESSION)).toMatchObject({ cursor: "urn:uuid:2", delivered: [], outcome: "resumed" });
+        }
+    });
+});
+
+describe("ResumeLedger", () => {
+    it("claims on the ledger it wraps, and lists the newest claims with their channels, oldest first", () => {
+        const inner = new DeliveryLedger();
+        inner.claim("0", "a"); // Claimed before the wrap: known, not listed.
+        const ledger = new ResumeLedger(inner);
+        expect(ledger.claim("0", "a")).toBe(false);
+        expect([ledger.claim("1", "a"), ledger.claim("2", "a"), ledger.claim("2", "b"), ledger.claim("2", "b")]).toEqual([true, true, true, false]);
+        expect(ledger.newest()).toEqual([["1", "a"], ["2", ["a", "b"]]]);
+        for (let n = 3; n < DELIVERED_LIMIT + 3; n++) ledger.claim(String(n), "a");
+        expect(ledger.newest()).toHaveLength(DELIVERED_LIMIT);
+        expect(ledger.newest()[0]).toEqual(["3", "a"]);
+        expect(inner.claim("2", "b")).toBe(false);
+        ledger.clear();
+        expect([ledger.newest(), inner.claim("2", "b")]).toEqual([[], true]);
+    });
+});
