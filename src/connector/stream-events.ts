@@ -137,6 +137,9 @@ export class StreamEvents implements HubStreamHandlers {
             host.log?.("stream error", { stream: stream.id, failure });
             if (failure === "ignored") return;
             if (failure !== "replacement_refused") host.lose(stream.channels);
+            // A hand-over of the tabs' engine (`share/virtual-source.ts`): the user closed a tab, nothing failed, and the
+            // next engine reopens the stream in a moment; the stream reports an error of its own if it has not within 5 s.
+            if (event.type === "handover") return;
             // One failure streak, one stream_error per channel: a native reconnect that fails again, or a retry refused again,
             // is the same failure (the probe's cause, once per streak, follows it); the status says `reconnecting` meanwhile.
             const news = [...stream.channels].filter((name) => {

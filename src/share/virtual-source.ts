@@ -3,6 +3,13 @@ import type { EventSourceConstructor, EventSourceInitLike, EventSourceLike } fro
 import { setClampedTimeout } from "../timers";
 import { newId, topicNames, whisperKey, type EventMessage, type ToClient, type ToEngine } from "./protocol";
 
+/**
+ * How long after a handover (the engine this tab followed went away, or the tab's link changed) a virtual stream may
+ * stay connecting before it reports an error: the next engine's stream opened within 14 to 55 ms of a leading tab's
+ * close in Chromium, and about 3 s more after one that stopped answering (docs/tabs-and-connections.md).
+ */
+export const HANDOVER_GRACE_MS = 5_000;
+
 /** What a {@link ShareClient} needs from its tab's link: send to the engine (and note that an answer is expected). */
 export interface ClientPort {
     /** Send `client`'s `message` to the engine of the current epoch (in-process in the leading tab). */
@@ -123,7 +130,7 @@ export class ShareClient {
         this.#post({ t: "bye", c: this.id });
         this.#port = port;
         this.#fresh = true;
-        for (const source of this.#sources.values()) source.interrupt();
+        for (const source of this.#sources.values()) source.interrupt(false, true);
         return true;
     }
 
@@ -175,7 +182,7 @@ export class ShareClient {
 
     /** The engine the link follows goes away: the streams wait for the next one. */
     down(): void {
-        for (const source of this.#sources.values()) source.interrupt();
+        for (const source of this.#sources.values()) source.interrupt(false, true);
     }
 
     /** The engine cannot serve (its chunk did not load): every waiting auth request fails with `reason`. */
@@ -210,7 +217,7 @@ export class ShareClient {
         if (this.#names.length > 0 || this.#pending.size > 0) this.#hello([...this.#pending.values()].some((request) => request.fresh));
         for (const [r, { names, probe }] of this.#pending) this.#post({ t: "auth", c: this.id, r, names: [...names], ...(probe ? { p: true } : {}) });
         for (const source of this.#sources.values()) {
-            source.interrupt();
+            source.interrupt(false, true);
             this.#post({ t: "open", c: this.id, s: source.id, url: source.resumeUrl(), w: source.whisper });
         }
     }
@@ -289,6 +296,9 @@ class VirtualSource implements EventSourceLike {
     /** The last event id delivered (resumes this stream after a handover), initially the URL's `last_event_id`. */
     #cursor: string | null;
 
+    /** The deadline of a handover (see {@link VirtualSource.interrupt}): the stream fails then unless it opened again. */
+    #handover?: ReturnType<typeof setTimeout>;
+
     /** Create a virtual stream; `closed` tells the client it was closed here, `gone` that the engine closed it. */
     constructor(
         /** The stream's id, unique across tabs. */
@@ -317,6 +327,7 @@ class VirtualSource implements EventSourceLike {
     close(): void {
         if (this.readyState === 2) return;
         this.readyState = 2;
+        clearTimeout(this.#handover);
         this.#closed(this);
     }
 
@@ -326,11 +337,13 @@ class VirtualSource implements EventSourceLike {
         if (state === 1) {
             if (this.readyState === 1) return;
             this.readyState = 1;
+            clearTimeout(this.#handover);
             this.onopen?.(new Event("open"));
             return;
         }
         if (state === 0) return this.interrupt(true);
         this.readyState = 2;
+        clearTimeout(this.#handover);
         this.#gone(this);
         this.onerror?.(new Event("error"));
     }
@@ -338,11 +351,16 @@ class VirtualSource implements EventSourceLike {
     /**
      * The real stream reconnects or the engine changes hands: an open stream reports a transient error; `attempt`
      * (the engine's word that the real stream failed to connect): a connecting one too, as a native EventSource does.
+     * A `handover` (the engine goes away, or the tab's link changes) reports an event of type "handover": no failure of
+     * the hub, which the connector does not tell its channels (`connector/stream-events.ts`); this stream reports an
+     * error of its own if the next engine has not opened it within {@link HANDOVER_GRACE_MS}.
      */
-    interrupt(attempt = false): void {
+    interrupt(attempt = false, handover = false): void {
         if (this.readyState === 2 || (this.readyState === 0 && !attempt)) return;
         this.readyState = 0;
-        this.onerror?.(new Event("error"));
+        clearTimeout(this.#handover);
+        if (handover) this.#handover = setClampedTimeout(() => this.readyState === 0 && this.onerror?.(new Event("error")), HANDOVER_GRACE_MS);
+        this.onerror?.(new Event(handover ? "handover" : "error"));
     }
 
     /** Deliver an engine event if it is for this stream and the stream is open. */

@@ -50,7 +50,7 @@ describeInChromium("two tabs share one hub connection in Chromium", SUITE, ({ de
         await dev().broadcast({ channels: ["private-chat.1"], event: "said", payload: { n: 3 } });
         const after = await second.waitFor("the chat after the handover", (s) => payloadsOf(s, "private-chat.1").length === 2, DEADLINE);
         expect(payloadsOf(after, "private-chat.1")).toEqual([{ n: 2 }, { n: 3 }]);
-        expect(after.errors.filter((error) => error.code !== "stream_error")).toEqual([]);
+        expect(after.errors).toEqual([]); // The user closed a tab: no failure, and the next stream opened at once.
         await waitUntil("one hub stream left", () => dev().hub.stats.openConnections === 1, { ...DEADLINE, describe: () => dev().hub.stats.openConnections });
     });
 

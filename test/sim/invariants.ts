@@ -184,8 +184,7 @@ function causeOf(world: World, membership: Membership, error: Membership["errors
         !authorizes(tab.profile.user, membership.name) ||
         error.code === "whisper_failed";
     if (failed) return "failure";
-    // See "handover-error" and "whisper-stale-grant" in known-bugs.ts.
-    if (world.known.has("handover-error") && after(world.lifecycleAt.get(tab.profile.id) ?? -Infinity)) return "tolerated";
+    // See "whisper-stale-grant" in known-bugs.ts.
     if (world.known.has("whisper-stale-grant") && error.message.includes("whisper stream") && error.at - membership.joinedAt < 5_000) return "tolerated";
     return null;
 }

@@ -26,10 +26,6 @@
  *   whose profile holds a stream on its topic under a grant that covers it, and the hub is expected to count such a
  *   tab's user in a presence channel only then (seed 1 found the presence side once the navigation command came: the
  *   leading tab froze, a tab's set narrowed to nothing, and the next renewal's cookie lost its presence grant).
- * - handover-error: when the leading tab goes away (closed, discarded, frozen, reloaded), every open virtual stream of
- *   the other tabs reports an interruption (share/virtual-source.ts `down()` → `interrupt()`), and their connectors
- *   report `stream_error` on every channel: a page's error() callbacks fire because the user closed another tab.
- *   Left out: an error within a minute of a tab of the same profile going away or freezing needs no other cause.
  * - whisper-stale-grant: a channel joined again with a whisper listener opens its whisper stream at once, on the
  *   grant of its earlier join, before the join's auth answer: when the cookie expired meanwhile (the page held no
  *   channel for five minutes), the hub refuses it and the channel reports `stream_error` ("The hub closed the whisper
@@ -49,7 +45,7 @@
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
-export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "direct-whisper", "narrow-on-failure", "handover-error", "whisper-stale-grant", "fresh-page-replay"]);
+export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "direct-whisper", "narrow-on-failure", "whisper-stale-grant", "fresh-page-replay"]);
 
 /** Every known bug the simulation knows how to leave out. */
-export const ALL_KNOWN = ["alone-cookie", "direct-whisper", "narrow-on-failure", "handover-error", "whisper-stale-grant", "fresh-page-replay"] as const;
+export const ALL_KNOWN = ["alone-cookie", "direct-whisper", "narrow-on-failure", "whisper-stale-grant", "fresh-page-replay"] as const;

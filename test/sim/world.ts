@@ -153,8 +153,6 @@ export class World {
     probe: number | null = null;
     /** When the invariants were last checked: errors since then are checked for a cause (see invariants.ts). */
     checkedAt = -Infinity;
-    /** When a tab of each profile last went away or froze (a hand-over of the lead may follow), by profile id. */
-    readonly lifecycleAt = new Map<number, number>();
     /** Each tab that closed, was discarded, reloaded or froze, and when: the tabs of its profile may be handed over. */
     readonly handovers: Array<{ readonly tab: SimTab; readonly at: number }> = [];
     /** The auth requests of the last minutes (the resource check counts them; older ones are dropped). */
@@ -404,7 +402,6 @@ export class World {
     /** Close `tab` (`pagehide`, then the page is gone) or discard it (gone without `pagehide`, as a browser discards a background tab). */
     close(tab: SimTab, pagehide: boolean): void {
         if (tab.dead) return;
-        this.lifecycleAt.set(tab.profile.id, Date.now());
         this.handovers.push({ tab, at: Date.now() });
         if (pagehide) for (const listener of tab.pagehide) listener();
         tab.fake.close(pagehide);
@@ -422,7 +419,6 @@ export class World {
      */
     async freeze(tab: SimTab, ms: number): Promise<void> {
         if (tab.dead) return;
-        this.lifecycleAt.set(tab.profile.id, Date.now());
         this.handovers.push({ tab, at: Date.now() });
         tab.fake.freeze();
         await this.settle(ms);

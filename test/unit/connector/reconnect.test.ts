@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { STREAM_ERROR_HOLD_MS } from "../../../src/connector/stream-events";
 import { createHarness, envelope, useScopedFakeTimers } from "../../fakes/connector-harness";
 
 beforeEach(() => useScopedFakeTimers());
@@ -139,5 +140,42 @@ describe("a transient stream error", () => {
         // A stream that failed before it opened is probed: its stream_error is held until the probe names no cause.
         await vi.advanceTimersByTimeAsync(5_000);
         expect(codes).toEqual(["a:stream_error", "a again:stream_error"]);
+    });
+});
+
+describe("a hand-over of the tabs' engine (a tab-shared stream's `handover` error)", () => {
+    /** A connector on `private-a` whose stream opened, then was handed over; the codes its channel's `error()` got. */
+    async function handedOver() {
+        const h = createHarness();
+        const errors: string[] = [];
+        h.connector.privateChannel("a").error((error: { code: string }) => errors.push(error.code));
+        await h.flush();
+        const stream = h.stream();
+        stream.emitOpen();
+        // What share/virtual-source.ts reports when the engine it followed goes away: connecting again, not failed.
+        Object.assign(stream, { readyState: 0 }).onerror?.(new Event("handover"));
+        return { h, errors, stream };
+    }
+
+    it("tells the channels nothing, and is `reconnecting` until the stream opens again: the user closed another tab", async () => {
+        const { h, errors, stream } = await handedOver();
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        await vi.advanceTimersByTimeAsync(4_000);
+        stream.emitOpen();
+        await vi.advanceTimersByTimeAsync(60_000);
+        expect(errors).toEqual([]);
+        expect(h.connector.connectionStatus()).toBe("connected");
+        expect(h.auth.requests).toHaveLength(1); // Nothing to retry: the next engine reopens it.
+    });
+
+    it("tells each channel once, as stream_error, when the stream reports an error of its own after the hand-over", async () => {
+        const { h, errors, stream } = await handedOver();
+        stream.emitError(); // Its grace ended, or the next engine's stream failed to connect.
+        await vi.advanceTimersByTimeAsync(2 * STREAM_ERROR_HOLD_MS); // The hold of its probe, which names no cause here.
+        expect(errors).toEqual(["stream_error"]);
+        stream.emitError();
+        await vi.advanceTimersByTimeAsync(2 * STREAM_ERROR_HOLD_MS);
+        expect(errors).toEqual(["stream_error"]);
+        h.connector.disconnect();
     });
 });

@@ -27,12 +27,16 @@ afterEach(() => {
     leaveTabWorld(connectors);
 });
 
-/** A tab's connector on `private-<name>`, and what it hears there. */
-function listen(name: string, options: MercureConnectorOptions = {}): { tab: FakeTab; connector: MercureConnector; got: unknown[] } {
+/** A tab's connector on `private-<name>`, what it hears there, and the codes its `error()` callback got. */
+function listen(name: string, options: MercureConnectorOptions = {}): { tab: FakeTab; connector: MercureConnector; got: unknown[]; errors: string[] } {
     const { tab, connector } = openTab({ browser, ES, auth }, connectors, options);
     const got: unknown[] = [];
-    connector.privateChannel(name).listen(".said", (payload: { n: number }) => got.push(payload.n));
-    return { tab, connector, got };
+    const errors: string[] = [];
+    connector
+        .privateChannel(name)
+        .listen(".said", (payload: { n: number }) => got.push(payload.n))
+        .error((error: { code: string }) => errors.push(error.code));
+    return { tab, connector, got, errors };
 }
 
 /** The live real streams carrying `private-<name>`. */
@@ -115,6 +119,27 @@ describe("the leading tab that goes away abruptly (issue 49 point 8)", () => {
         await settleTabs();
         expect(b.got).toEqual([1, 3, 5]);
         expect(c.got).toEqual([2, 4]);
+        // The user closed another tab: no failure of the hub, and the next engine reopened at once. No error() says so.
+        expect([b.errors, c.errors]).toEqual([[], []]);
+        expect([b.connector.connectionStatus(), c.connector.connectionStatus()]).toEqual(["connected", "connected"]);
+    });
+
+    it("tells the other tabs' channels of a hand-over once, as stream_error, only when no stream opened in time", async () => {
+        const a = listen("a");
+        const b = listen("b");
+        const c = listen("c");
+        await settleTabs();
+        await openAllStreams(ES);
+        a.tab.close(true);
+        await settleTabs(); // B leads; its engine's stream stays connecting (a hub that takes its time).
+        expect([b.connector.connectionStatus(), c.connector.connectionStatus()]).toEqual(["reconnecting", "reconnecting"]);
+        await settleTabs(3_900);
+        expect([b.errors, c.errors]).toEqual([[], []]);
+        await settleTabs(1_200); // The engine's stream missed its open deadline (4 s), and the hold's (5 s) passed.
+        expect([b.errors, c.errors]).toEqual([["stream_error"], ["stream_error"]]);
+        await openAllStreams(ES);
+        expect([b.errors, c.errors]).toEqual([["stream_error"], ["stream_error"]]);
+        expect([b.connector.connectionStatus(), c.connector.connectionStatus()]).toEqual(["connected", "connected"]);
     });
 
     it("is discarded (no pagehide): the next tab resumes from the oldest last event id the tabs resubscribe with; nothing arrives twice", async () => {
@@ -126,5 +151,6 @@ describe("the leading tab that goes away abruptly (issue 49 point 8)", () => {
         await settleTabs();
         expect(b.got).toEqual([1, 3, 5]);
         expect(c.got).toEqual([2, 4]);
+        expect([b.errors, c.errors]).toEqual([[], []]);
     });
 });

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ToEngine } from "../../../src/share/protocol";
-import { ShareClient } from "../../../src/share/virtual-source";
+import { HANDOVER_GRACE_MS, ShareClient } from "../../../src/share/virtual-source";
 
 const HUB = "https://hub.test/.well-known/mercure";
 
@@ -60,5 +60,57 @@ describe("ShareClient: the engine's events to its virtual streams", () => {
         await answer(["private-a"]);
         kept.close();
         expect(hellos()).toEqual([["presence-b"], [], []]);
+    });
+});
+
+describe("ShareClient: a handover (the engine this tab followed goes away)", () => {
+    /** A client with one open main stream; the types of the error events the stream reported. */
+    function openStream() {
+        const posted: ToEngine[] = [];
+        const client = new ShareClient({ post: (_client, message) => posted.push(message), deadline: () => 60_000 });
+        const source = new client.EventSource(`${HUB}?match=news`);
+        const errors: string[] = [];
+        source.onerror = (event: Event) => errors.push(event.type);
+        const s = (posted.find((message) => message.t === "open") as { s: string }).s;
+        client.receive({ t: "state", s, state: 1 });
+        return { client, source, errors, s };
+    }
+
+    afterEach(() => vi.useRealTimers());
+
+    it(`reports the interruption as a "handover", and an error of its own only when it is not open again within ${HANDOVER_GRACE_MS} ms`, async () => {
+        vi.useFakeTimers();
+        const { client, source, errors } = openStream();
+        client.down();
+        expect([source.readyState, errors]).toEqual([0, ["handover"]]);
+        client.resync(); // The next engine is up: the stream is asked for again, and stays connecting.
+        await vi.advanceTimersByTimeAsync(HANDOVER_GRACE_MS - 1);
+        expect(errors).toEqual(["handover"]);
+        await vi.advanceTimersByTimeAsync(1);
+        expect([source.readyState, errors]).toEqual([0, ["handover", "error"]]);
+        await vi.advanceTimersByTimeAsync(60_000);
+        expect(errors).toEqual(["handover", "error"]);
+    });
+
+    it("reports nothing more once the next engine opens it in time, nor after it was closed", async () => {
+        vi.useFakeTimers();
+        const opened = openStream();
+        opened.client.down();
+        await vi.advanceTimersByTimeAsync(100);
+        opened.client.receive({ t: "state", s: opened.s, state: 1 });
+        const closed = openStream();
+        closed.client.down();
+        closed.source.close();
+        await vi.advanceTimersByTimeAsync(60_000);
+        expect([opened.source.readyState, opened.errors, closed.errors]).toEqual([1, ["handover"], ["handover"]]);
+    });
+
+    it("reports the next engine's failure to connect as such, once: the grace ends with it", async () => {
+        vi.useFakeTimers();
+        const { client, errors, s } = openStream();
+        client.down();
+        client.receive({ t: "state", s, state: 0 }); // The next engine's real stream failed to connect (the hub is down).
+        await vi.advanceTimersByTimeAsync(60_000);
+        expect(errors).toEqual(["handover", "error"]);
     });
 });
