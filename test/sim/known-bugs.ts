@@ -26,6 +26,11 @@
  *   whose profile holds a stream on its topic under a grant that covers it, and the hub is expected to count such a
  *   tab's user in a presence channel only then (seed 1 found the presence side once the navigation command came: the
  *   leading tab froze, a tab's set narrowed to nothing, and the next renewal's cookie lost its presence grant).
+ *   The same exclusion hides a second bug (seed 65 without it, session 21): whisper streams are not reopened at a
+ *   cookie renewal, so the hub ends each at its cookie's expiry (mercure-hub §1.5) and the EventSource reconnects
+ *   about 3 s later on the renewed cookie; on a hub without history a whisper published in that gap is lost without an
+ *   error (about every 4 minutes per whisper stream with 300 s cookies). The fix: renew whisper streams make-before-
+ *   break with the main stream (two streams per channel for a moment, whispers deduplicated by id).
  * - whisper-stale-grant: a channel joined again with a whisper listener opens its whisper stream at once, on the
  *   grant of its earlier join, before the join's auth answer: when the cookie expired meanwhile (the page held no
  *   channel for five minutes), the hub refuses it and the channel reports `stream_error` ("The hub closed the whisper
