@@ -184,8 +184,6 @@ function causeOf(world: World, membership: Membership, error: Membership["errors
         !authorizes(tab.profile.user, membership.name) ||
         error.code === "whisper_failed";
     if (failed) return "failure";
-    // See "whisper-stale-grant" in known-bugs.ts.
-    if (world.known.has("whisper-stale-grant") && error.message.includes("whisper stream") && error.at - membership.joinedAt < 5_000) return "tolerated";
     return null;
 }
 

@@ -31,11 +31,6 @@
  *   about 3 s later on the renewed cookie; on a hub without history a whisper published in that gap is lost without an
  *   error (about every 4 minutes per whisper stream with 300 s cookies). The fix: renew whisper streams make-before-
  *   break with the main stream (two streams per channel for a moment, whispers deduplicated by id).
- * - whisper-stale-grant: a channel joined again with a whisper listener opens its whisper stream at once, on the
- *   grant of its earlier join, before the join's auth answer: when the cookie expired meanwhile (the page held no
- *   channel for five minutes), the hub refuses it and the channel reports `stream_error` ("The hub closed the whisper
- *   stream"), then the stream opens on the new cookie. Left out: a whisper stream's error within 5 s of its channel's
- *   join needs no other cause.
  * - fresh-page-replay: a page that does not resume from its record's cursor (its tab's previous page had no
  *   `resumeAcrossPages` and left no record, or the page was rendered with the hub's cursor, which wins) starts from now
  *   or from its render, but on the tabs' engine its channels ride the one stream, which resumes from the engine's
@@ -50,7 +45,7 @@
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
-export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "direct-whisper", "narrow-on-failure", "whisper-stale-grant", "fresh-page-replay"]);
+export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "direct-whisper", "narrow-on-failure", "fresh-page-replay"]);
 
 /** Every known bug the simulation knows how to leave out. */
-export const ALL_KNOWN = ["alone-cookie", "direct-whisper", "narrow-on-failure", "whisper-stale-grant", "fresh-page-replay"] as const;
+export const ALL_KNOWN = ["alone-cookie", "direct-whisper", "narrow-on-failure", "fresh-page-replay"] as const;
