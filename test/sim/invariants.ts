@@ -331,9 +331,7 @@ export function checkResources(world: World): void {
         for (const tab of tabs) {
             for (const membership of tab.memberships.values()) if (membership.listeningSince !== null && guarded(membership.name)) listened.add((alone ? tab.id : "") + " " + membership.name);
         }
-        // See "direct-whisper": a connector that led on its own keeps its own whisper streams beside the engine's.
-        const whispering = connections.filter((connection) => connection.whisper);
-        const whisper = world.known.has("direct-whisper") && !alone ? new Set(whispering.map((connection) => connection.topics.join(" "))).size : whispering.length;
+        const whisper = connections.filter((connection) => connection.whisper).length;
         if (whisper - replacing("whisper") > listened.size) world.violate(`profile ${profile.id} holds ${whisper} whisper streams for ${listened.size} channel(s) listened to`);
         // A tab link is a bus and an inbox, a leading link's engine adds its inbox and one per other tab; one link per tab
         // (a link a tab moved away from, its credentials changed, is released: 49.1).

@@ -11,11 +11,6 @@
  *   replace the profile's one hub cookie with their own channels' grants; a native reconnect (the hub restarted, the
  *   network dropped) then runs on another tab's cookie, and the tab's private channels are silent while `connected`
  *   (`subscribed()` even fires again). Left out: one tab of user 2 at a time when user 2's bearer token is a function.
- * - direct-whisper: a connector that leads the tabs on its own stream before the share client has loaded opens its
- *   whisper streams on its own too; when it moves to the engine (another tab joins), its main stream moves and its
- *   whisper streams stay, beside the engine's for the same channels: one more hub connection per channel for the
- *   page's life (over HTTP/1.1, out of the six). Left out: the whisper stream count counts distinct topics, not
- *   connections, for tabs that share.
  * - narrow-on-failure: a tab's share client narrows the channel set it announced to the engine to what its newest main
  *   stream carries (share/virtual-source.ts `#narrow`), to nothing when that stream failed and closed; until its
  *   connector's retry, the engine's real requests (another tab's join or renewal, during a hub outage) authorize a union
@@ -45,7 +40,7 @@
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
-export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "direct-whisper", "narrow-on-failure", "fresh-page-replay"]);
+export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "narrow-on-failure", "fresh-page-replay"]);
 
 /** Every known bug the simulation knows how to leave out. */
-export const ALL_KNOWN = ["alone-cookie", "direct-whisper", "narrow-on-failure", "fresh-page-replay"] as const;
+export const ALL_KNOWN = ["alone-cookie", "narrow-on-failure", "fresh-page-replay"] as const;
