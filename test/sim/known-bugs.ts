@@ -24,8 +24,10 @@
  *   The same exclusion hides a second bug (seed 65 without it, session 21): whisper streams are not reopened at a
  *   cookie renewal, so the hub ends each at its cookie's expiry (mercure-hub §1.5) and the EventSource reconnects
  *   about 3 s later on the renewed cookie; on a hub without history a whisper published in that gap is lost without an
- *   error (about every 4 minutes per whisper stream with 300 s cookies). The fix: renew whisper streams make-before-
- *   break with the main stream (two streams per channel for a moment, whispers deduplicated by id).
+ *   error (about every 4 minutes per whisper stream with 300 s cookies). Both the connector's own whisper streams and
+ *   the engine's real ones (shared per topic: a tab's virtual reopen reuses them) do it. The fix: renew each whisper
+ *   stream make-before-break by the renewal point of the cookie it opened on (two streams per channel for a moment,
+ *   whispers deduplicated by id), in the connector and in the engine.
  * - fresh-page-replay: a page that does not resume from its record's cursor (its tab's previous page had no
  *   `resumeAcrossPages` and left no record, or the page was rendered with the hub's cursor, which wins) starts from now
  *   or from its render, but on the tabs' engine its channels ride the one stream, which resumes from the engine's
