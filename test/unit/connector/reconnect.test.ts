@@ -15,14 +15,21 @@ async function timeToNextAuth(h: ReturnType<typeof createHarness>): Promise<numb
     throw new Error("no retry within 40 s");
 }
 
+/** A connector on channel `name` (`private-a` by default) whose stream opened; the codes its channel's `error()` got. */
+async function opened(name = "private-a") {
+    const h = createHarness();
+    const errors: string[] = [];
+    const channel = name.startsWith("private-") ? h.connector.privateChannel(name.slice("private-".length)) : h.connector.channel(name);
+    channel.error((error: { code: string }) => errors.push(error.code));
+    await h.flush();
+    const stream = h.stream();
+    stream.emitOpen();
+    return { h, errors, stream };
+}
+
 describe("a stream that closes for good", () => {
     it("re-authorizes and reopens after a backoff, resuming from the cursor", async () => {
-        const h = createHarness();
-        const errors: string[] = [];
-        h.connector.privateChannel("a").error((error: { code: string }) => errors.push(error.code));
-        await h.flush();
-        const first = h.stream();
-        first.emitOpen();
+        const { h, errors, stream: first } = await opened();
         first.emitMessage(envelope(["private-a"], "x"), "urn:5");
         first.emitError(true); // e.g. 401 for an expired cookie
         expect(h.connector.connectionStatus()).toBe("reconnecting");
@@ -106,12 +113,7 @@ describe("a transient stream error", () => {
     it("is reported once per channel while the EventSource's own reconnects keep failing, and again after a stream opened (issue 49, simulation)", async () => {
         // The simulation's finding: a hub that stays down made Chromium's EventSource reconnect every 3 s, and each failed
         // try reported stream_error on every channel again, 20 a minute for as long as the hub was down.
-        const h = createHarness();
-        const codes: string[] = [];
-        h.connector.channel("a").error((error: { code: string }) => codes.push(error.code));
-        await h.flush();
-        const stream = h.stream();
-        stream.emitOpen();
+        const { h, errors: codes, stream } = await opened("a");
         for (let retry = 0; retry < 20; retry++) {
             stream.emitError(false);
             await vi.advanceTimersByTimeAsync(3_000);
@@ -146,12 +148,7 @@ describe("a transient stream error", () => {
 describe("a hand-over of the tabs' engine (a tab-shared stream's `handover` error)", () => {
     /** A connector on `private-a` whose stream opened, then was handed over; the codes its channel's `error()` got. */
     async function handedOver() {
-        const h = createHarness();
-        const errors: string[] = [];
-        h.connector.privateChannel("a").error((error: { code: string }) => errors.push(error.code));
-        await h.flush();
-        const stream = h.stream();
-        stream.emitOpen();
+        const { h, errors, stream } = await opened();
         // What share/virtual-source.ts reports when the engine it followed goes away: connecting again, not failed.
         Object.assign(stream, { readyState: 0 }).onerror?.(new Event("handover"));
         return { h, errors, stream };

@@ -47,6 +47,15 @@ async function openPage(options: Record<string, unknown> = { resumeAcrossPages: 
     return h;
 }
 
+/** Render the hub's last event id `id` into the page's `<head>` link, as the docs' middleware does (issue 52). */
+function renderCursor(id: string): void {
+    const link = document.createElement("link");
+    link.setAttribute("rel", "mercure");
+    link.setAttribute("href", HUB);
+    link.setAttribute("last-event-id", id);
+    document.head.append(link);
+}
+
 /** The page leaves: `pagehide`, and its connector is gone with the document. */
 function leave(h: Harness): void {
     window.dispatchEvent(new Event("pagehide"));
@@ -101,11 +110,7 @@ describe("resumeAcrossPages", () => {
         const first = await openPage();
         first.stream().emitMessage(envelope(["orders"], "Shipped", { n: 1 }), "urn:uuid:1");
         leave(first);
-        const link = document.createElement("link");
-        link.setAttribute("rel", "mercure");
-        link.setAttribute("href", HUB);
-        link.setAttribute("last-event-id", "urn:uuid:rendered");
-        document.head.append(link);
+        renderCursor("urn:uuid:rendered");
         const next = createHarness({ resumeAcrossPages: true, host: null });
         const heard: number[] = [];
         next.track(next.connector.channel("orders")).listen(".Shipped", (payload: { n: number }) => heard.push(payload.n));
@@ -190,11 +195,7 @@ describe("resumeAcrossPages", () => {
         const first = await openPage();
         first.stream().emitMessage(envelope(["orders"], "Shipped"), "urn:uuid:7");
         leave(first);
-        const link = document.createElement("link");
-        link.setAttribute("rel", "mercure");
-        link.setAttribute("href", HUB);
-        link.setAttribute("last-event-id", "urn:uuid:rendered");
-        document.head.append(link);
+        renderCursor("urn:uuid:rendered");
         const next = await openPage({ resumeAcrossPages: true, host: null });
         expect(next.stream().param("last_event_id")).toBe("urn:uuid:rendered");
         expect(sessionStorage.getItem(RESUME_KEY + HUB)).toBeNull();
