@@ -105,7 +105,7 @@ export function createResume(host: ConnectorHost, env: ResumeEnvironment, stamps
             host.dispatcher.cursor = cursor;
             // What the previous page received comes once: a replay from an older cursor than its (the tabs' stream, on
             // another tab's) delivers it again, and the ledger drops it. A rendered cursor has none of it in the page.
-            for (const [id, channels] of delivered) for (const name of typeof channels === "string" ? [channels] : channels) ledger.claim(id, name);
+            ledger.claimAll(delivered);
         }
         host.log?.("resume", { outcome: rendered && cursor !== null ? "rendered cursor" : outcome, cursor });
         return grant;

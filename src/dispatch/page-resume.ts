@@ -80,7 +80,7 @@ export interface ResumeRecord {
      * channels it reached. The next page drops them should its stream replay them: with tab sharing, the tabs' stream
      * may resume from an older cursor than the page's (another tab's), and replay what this page had.
      */
-    readonly delivered?: ReadonlyArray<readonly [string, string | readonly string[]]>;
+    readonly delivered?: ReadonlyArray<readonly [string, readonly string[]]>;
     /** When the page left (wall clock, ms). */
     readonly at: number;
     /** The fingerprint of its session CSRF token (see {@link sessionFingerprint}). */
@@ -223,8 +223,13 @@ export class ResumeLedger implements Ledger {
     }
 
     /** The last claims, oldest first, for the record. */
-    newest(): Array<[string, string | string[]]> {
-        return [...this.#newest].map(([id, channels]) => [id, channels.length === 1 ? channels[0]! : channels]);
+    newest(): Array<[string, string[]]> {
+        return [...this.#newest];
+    }
+
+    /** Claim what the previous page received (its record's {@link ResumeRecord.delivered}): none of it is delivered again. */
+    claimAll(delivered: NonNullable<ResumeRecord["delivered"]>): void {
+        for (const [id, channels] of delivered) for (const channel of channels) this.claim(id, channel);
     }
 }
 
@@ -233,7 +238,7 @@ function isDelivered(value: unknown): value is NonNullable<ResumeRecord["deliver
     const text = (item: unknown) => typeof item === "string" && item !== "";
     return (
         Array.isArray(value) &&
-        value.every((entry: unknown) => Array.isArray(entry) && entry.length === 2 && text(entry[0]) && (text(entry[1]) || (Array.isArray(entry[1]) && entry[1].every(text))))
+        value.every((entry: unknown) => Array.isArray(entry) && entry.length === 2 && text(entry[0]) && Array.isArray(entry[1]) && entry[1].every(text))
     );
 }
 

@@ -296,7 +296,7 @@ class VirtualSource implements EventSourceLike {
     /** The last event id delivered (resumes this stream after a handover), initially the URL's `last_event_id`. */
     #cursor: string | null;
 
-    /** The deadline of a handover (see {@link VirtualSource.interrupt}): the stream fails then unless it opened again. */
+    /** The deadline of a handover (see {@link VirtualSource.interrupt}): the stream fails then if it is still connecting. */
     #handover?: ReturnType<typeof setTimeout>;
 
     /** Create a virtual stream; `closed` tells the client it was closed here, `gone` that the engine closed it. */
@@ -327,7 +327,6 @@ class VirtualSource implements EventSourceLike {
     close(): void {
         if (this.readyState === 2) return;
         this.readyState = 2;
-        clearTimeout(this.#handover);
         this.#closed(this);
     }
 
@@ -337,13 +336,11 @@ class VirtualSource implements EventSourceLike {
         if (state === 1) {
             if (this.readyState === 1) return;
             this.readyState = 1;
-            clearTimeout(this.#handover);
             this.onopen?.(new Event("open"));
             return;
         }
         if (state === 0) return this.interrupt(true);
         this.readyState = 2;
-        clearTimeout(this.#handover);
         this.#gone(this);
         this.onerror?.(new Event("error"));
     }

@@ -85,10 +85,10 @@ describe("resumeAcrossPages", () => {
         for (let n = 1; n <= 70; n++) first.stream().emitMessage(envelope(["orders"], "Shipped", { n }), `urn:uuid:${n}`);
         first.stream().emitMessage(envelope(["orders", "news"], "Shipped", { n: 71 }), "urn:uuid:71"); // The page had "orders" only.
         leave(first);
-        const record = JSON.parse(sessionStorage.getItem(RESUME_KEY + HUB)!) as { delivered: Array<[string, string]> };
+        const record = JSON.parse(sessionStorage.getItem(RESUME_KEY + HUB)!) as { delivered: Array<[string, string[]]> };
         expect(record.delivered).toHaveLength(DELIVERED_LIMIT); // The newest: urn:uuid:8 to urn:uuid:71.
-        expect(record.delivered[0]).toEqual(["urn:uuid:8", "orders"]);
-        expect(record.delivered.at(-1)).toEqual(["urn:uuid:71", "orders"]);
+        expect(record.delivered[0]).toEqual(["urn:uuid:8", ["orders"]]);
+        expect(record.delivered.at(-1)).toEqual(["urn:uuid:71", ["orders"]]);
         await vi.advanceTimersByTimeAsync(1_500);
 
         const next = createHarness({ resumeAcrossPages: true });

@@ -141,7 +141,7 @@ describe("the record's cookie grant (issue 53's navigation)", () => {
 
 describe("the record's deliveries (what the previous page received, delivered once)", () => {
     const AT = 1_000_000 - 5_000;
-    const DELIVERED: Array<[string, string | string[]]> = [["urn:uuid:1", "orders"], ["urn:uuid:2", ["orders", "news"]]];
+    const DELIVERED: Array<[string, string[]]> = [["urn:uuid:1", ["orders"]], ["urn:uuid:2", ["orders", "news"]]];
 
     it("gives them back when the page resumes, and none when it does not", () => {
         const previous = page();
@@ -153,10 +153,10 @@ describe("the record's deliveries (what the previous page received, delivered on
 
     it(`keeps the newest ${DELIVERED_LIMIT} of a longer list, and takes none from a malformed one (the cursor still resumes)`, () => {
         const previous = page();
-        const long = Array.from({ length: DELIVERED_LIMIT + 3 }, (_, n): [string, string] => [`urn:uuid:${n}`, "orders"]);
+        const long = Array.from({ length: DELIVERED_LIMIT + 3 }, (_, n): [string, string[]] => [`urn:uuid:${n}`, ["orders"]]);
         saveResume(previous, HUB, { cursor: "urn:uuid:2", at: AT, session: SESSION, delivered: long });
         expect(takeResume(page({}, previous.store), HUB, SESSION).delivered).toEqual(long.slice(3));
-        const malformed = [[["urn:uuid:1"]], [["", "orders"]], [["urn:uuid:1", 2]], [["urn:uuid:1", ["orders", ""]]], [["urn:uuid:1", "orders", "news"]], "urn:uuid:1", { 0: 1 }];
+        const malformed = [[["urn:uuid:1"]], [["", ["orders"]]], [["urn:uuid:1", 2]], [["urn:uuid:1", "orders"]], [["urn:uuid:1", ["orders", ""]]], [["urn:uuid:1", ["orders"], "news"]], "urn:uuid:1", { 0: 1 }];
         for (const delivered of malformed) {
             previous.store.set(RESUME_KEY + HUB, JSON.stringify({ cursor: "urn:uuid:2", at: AT, session: SESSION, delivered }));
             expect(takeResume(page({}, previous.store), HUB, SESSION)).toMatchObject({ cursor: "urn:uuid:2", delivered: [], outcome: "resumed" });
@@ -171,12 +171,16 @@ describe("ResumeLedger", () => {
         const ledger = new ResumeLedger(inner);
         expect(ledger.claim("0", "a")).toBe(false);
         expect([ledger.claim("1", "a"), ledger.claim("2", "a"), ledger.claim("2", "b"), ledger.claim("2", "b")]).toEqual([true, true, true, false]);
-        expect(ledger.newest()).toEqual([["1", "a"], ["2", ["a", "b"]]]);
+        expect(ledger.newest()).toEqual([["1", ["a"]], ["2", ["a", "b"]]]);
         for (let n = 3; n < DELIVERED_LIMIT + 3; n++) ledger.claim(String(n), "a");
         expect(ledger.newest()).toHaveLength(DELIVERED_LIMIT);
-        expect(ledger.newest()[0]).toEqual(["3", "a"]);
+        expect(ledger.newest()[0]).toEqual(["3", ["a"]]);
         expect(inner.claim("2", "b")).toBe(false);
         ledger.clear();
         expect([ledger.newest(), inner.claim("2", "b")]).toEqual([[], true]);
+        // The previous page's deliveries, claimed: none comes again, and they pass on to the page after.
+        ledger.claimAll([["x", ["a", "b"]]]);
+        expect([inner.claim("x", "a"), inner.claim("x", "b"), inner.claim("x", "c")]).toEqual([false, false, true]);
+        expect(ledger.newest()).toEqual([["x", ["a", "b"]]]);
     });
 });
