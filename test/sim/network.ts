@@ -363,7 +363,8 @@ export class Network {
         if (!this.up) return source.dropped();
         // [spec] An EventSource answered with another status than 200 fails the connection: no reconnect of its own.
         if (this.#refusing()) return source.refused();
-        const grant = source.tab.profile.cookie;
+        // The cookie the browser attached when it sent the request (see `SimEventSource.sentCookie`), not the jar's of now.
+        const grant = source.sentCookie;
         // [spec] mercure-hub §1.5: a stale cookie is refused with 401, even for public topics; the browser gives up.
         if (grant !== null && grant.exp <= Date.now()) return source.refused();
         const connection: Connection = { subscriber: `urn:uuid:sub-${++this.#subscribers}`, source, grant, since: Date.now(), end: null, written: [], reading: null };
@@ -571,6 +572,11 @@ export class SimEventSource implements EventSourceLike {
     lastEventId: string | null;
     /** The pending reconnect. */
     #retry: ReturnType<typeof setTimeout> | null = null;
+    /**
+     * The hub cookie the browser attached to the request in flight: its profile's when the request left (at the
+     * construction, then when a reconnect is sent), whatever another tab's auth answer sets while it travels.
+     */
+    sentCookie: Grant | null;
 
     constructor(
         readonly network: Network,
@@ -581,6 +587,7 @@ export class SimEventSource implements EventSourceLike {
         this.topics = parsed.searchParams.getAll("match");
         this.patterns = parsed.searchParams.getAll("match_urlpattern").flatMap((value) => compilePattern(value) ?? []);
         this.lastEventId = parsed.searchParams.get("last_event_id");
+        this.sentCookie = tab.profile.cookie;
         this.#schedule(network.latency("stream"));
     }
 
@@ -627,7 +634,7 @@ export class SimEventSource implements EventSourceLike {
             if (this.readyState === 2) return;
             this.readyState = 0;
             this.onerror?.(new Event("error"));
-            if (this.readyState !== 2) this.#schedule(RECONNECT_MS);
+            if (this.readyState !== 2) this.#schedule(RECONNECT_MS, true);
         });
     }
 
@@ -640,11 +647,12 @@ export class SimEventSource implements EventSourceLike {
         });
     }
 
-    /** Connect after `delay` ms. */
-    #schedule(delay: number): void {
+    /** Connect after `delay` ms: a request that travels that long, or (`reconnect`) a reconnect sent after that wait. */
+    #schedule(delay: number, reconnect = false): void {
         if (this.#retry !== null) clearTimeout(this.#retry);
         this.#retry = setTimeout(() => {
             this.#retry = null;
+            if (reconnect) this.sentCookie = this.tab.profile.cookie;
             this.network.attempt(this, this.lastEventId);
         }, delay);
     }
