@@ -1,4 +1,4 @@
-import type { Stamped, StampStorage } from "./auth-stamp";
+import { readAuthStamp, type Stamped, type StampStorage } from "./auth-stamp";
 import { MAX_CHANNELS, resolveAuthTimeout } from "./limits";
 import { authDenied, authFailed, channelLimit, authRejected, authRejectedNewcomer } from "../error-messages";
 import { MercureError } from "../errors";
@@ -52,6 +52,9 @@ export type BatchAnswer = BatchOutcome & {
 export class BatchAuth {
     /** The auth stamps the first two requests of this connector wrote (see `auth-stamp.ts`), in the order they left. */
     readonly stamped: Stamped[] = [];
+
+    /** The stamp the last auth request of this connector wrote (see `auth-stamp.ts`), or null before the first. */
+    #lastStamp: string | null = null;
 
     /** The channels the last successful auth granted (the cookie covers them), or null. */
     granted: ReadonlySet<string> | null = null;
@@ -118,7 +121,10 @@ export class BatchAuth {
                     signal,
                     timeout,
                     stamps: this.#options.authStamps,
-                    stamped: (stamped) => void (this.stamped.length < 2 && this.stamped.push(stamped)),
+                    stamped: (stamped) => {
+                        this.#lastStamp = stamped.stamp;
+                        if (this.stamped.length < 2) this.stamped.push(stamped);
+                    },
                 }),
             platform.hubToken?.get().then(
                 () => null,
@@ -126,6 +132,20 @@ export class BatchAuth {
             ) ?? null,
         ]);
         return tokenFailure === null || result.kind !== "ok" ? result : { kind: "error", status: null, cause: tokenFailure };
+    }
+
+    /**
+     * Whether an auth request of another connector of this browser left after this connector's last one, as the auth
+     * stamp tells (see `auth-stamp.ts`): Laravel then set the browser's one hub cookie for that request's channels, and
+     * what this connector's streams and whispers present to the hub from now on (a native reconnect, a POST) is that
+     * cookie, not the grant of its own last answer. It happens to connectors that run alone in several tabs of one
+     * browser (a credential function keeps each tab alone: `hasFunction`). False where it cannot tell (no storage, no
+     * request yet) and on a `platform` whose requests the tabs' engine sends (one cookie for every tab: `authorize`).
+     */
+    cookieReplaced(platform: AuthPlatform | null): boolean {
+        if (platform === null || platform.authorize !== undefined || this.#lastStamp === null) return false;
+        const current = readAuthStamp(this.#options.authStamps);
+        return current !== null && current !== this.#lastStamp;
     }
 
     /**

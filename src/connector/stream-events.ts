@@ -98,6 +98,14 @@ export class StreamEvents implements HubStreamHandlers {
             // [spec] laravel-mercure §10: a reconnect made after the cookie expired (the machine slept) is
             // anonymous at best; renew instead of reporting `connected`.
             if (host.cookieRefresh.isExpired()) return host.renew(true);
+            // The EventSource reconnected by itself (after a drop, or after its first connection failed) on the hub cookie of
+            // another connector of this browser, whose auth request left after this one's (see `BatchAuth.cookieReplaced`):
+            // it would carry nothing of this connector's guarded channels, and say `connected`. Authorize again and reopen
+            // from the cursor instead. (A stream that connects at once was sent right after its own answer, on its cookie.)
+            if (stream.reconnected() && stream === host.streams.current && host.auth.cookieReplaced(host.hub.platform)) {
+                host.streams.retireCurrent();
+                return host.scheduleRefresh(true);
+            }
             // Issue 53's navigation: a stream opened beside the first auth request serves once the answer granted its channels.
             if (host.auth.granted !== null) this.serve(stream);
         });

@@ -34,6 +34,7 @@ export function create(host: ConnectorHost): WhisperCapability {
                 return !host.paused();
             },
             joined: (channel) => host.registry.get(channel.name) === channel,
+            cookieReplaced: () => host.auth.cookieReplaced(host.hub.platform),
             report: (name, error) => host.settle(() => host.reportEach([name], () => error)),
             // Only after an auth (the platform is resolved); drains end early if the budget needs their connections.
             open: (url, name, topic, handlers) => {

@@ -32,6 +32,9 @@ export class HubStream {
     /** Set when the stream first opens: a later refusal came on a native reconnect, with the cookie it opened with. */
     #opened = false;
 
+    /** Whether the last open was the EventSource's own reconnect's (an error came before it). */
+    #reconnected = false;
+
     /** Errors since the stream last opened (or since it was created): a second one is a failed native reconnect. */
     #errors = 0;
 
@@ -62,6 +65,7 @@ export class HubStream {
         // [spec] laravel-mercure §4.1: withCredentials so the hub cookie travels.
         this.#source = new via(url, { withCredentials: true });
         this.#source.onopen = () => {
+            this.#reconnected = this.#errors > 0;
             this.#opened = true;
             this.#errors = 0;
             if (!this.#retired) handlers.open(this);
@@ -94,6 +98,14 @@ export class HubStream {
      */
     hasOpened(): boolean {
         return this.#opened;
+    }
+
+    /**
+     * Whether its last open came from the EventSource's own reconnect after an error (of an open stream, or of a first
+     * connection that failed), sent some time after the stream was created.
+     */
+    reconnected(): boolean {
+        return this.#reconnected;
     }
 
     /**

@@ -47,6 +47,11 @@ export interface WhisperPublisherHost {
     reauthorize(): PromiseLike<boolean>;
     /** Report a whisper failure on that channel's `error()` callbacks. */
     report(channel: string, error: MercureError): void;
+    /**
+     * Whether the browser's one hub cookie is another connector's now (see `BatchAuth.cookieReplaced`): a 403 then
+     * comes from that cookie's grants, and is re-authorized and retried once like a 401. Absent: never.
+     */
+    cookieReplaced?(): boolean;
 }
 
 /**
@@ -165,11 +170,16 @@ export class WhisperPublisher {
         this.#diagnosed.clear();
     }
 
-    /** Send one whisper in its turn, with one re-auth and retry after a 401. */
+    /**
+     * Send one whisper in its turn, with one re-auth and retry after a 401, or after a 403 on a cookie another
+     * connector of this browser replaced (see {@link WhisperPublisherHost.cookieReplaced}).
+     */
     async #send(channel: string, event: string, data: unknown, signal: AbortSignal): Promise<WhisperResult> {
         let posted: Posted = UNSENT;
         let retried = false;
-        for (let attempt = 0; posted.kind === "answered" && posted.status === 401 && attempt < 2; attempt++) {
+        const renewable = (answered: Posted): boolean =>
+            answered.kind === "answered" && (answered.status === 401 || (answered.status === 403 && this.host.cookieReplaced?.() === true));
+        for (let attempt = 0; renewable(posted) && attempt < 2; attempt++) {
             if (attempt > 0) {
                 // [spec] laravel-mercure §7.2: a 401 (expired cookie) re-runs the batch auth once, then retries once.
                 const reauth = await within(() => this.host.reauthorize(), this.#authWait, signal);

@@ -52,6 +52,14 @@ export interface WhisperStreamsHost {
      * Called once until that `sync()`, however many streams fail.
      */
     failed(): void;
+    /**
+     * Whether the browser's one hub cookie is another connector's now (its auth request left after this connector's
+     * last: see `BatchAuth.cookieReplaced`), so that a native reconnect would present a cookie without this connector's
+     * grants; absent: never.
+     */
+    cookieReplaced?(): boolean;
+    /** Ask for the connector's refresh (a batch auth) now, and call {@link WhisperStreams.sync} after it; false when disconnected. */
+    refresh?(): boolean;
 }
 
 /**
@@ -240,14 +248,27 @@ export class WhisperStreams {
         entry.via = auth.via;
         // [spec] §7.3: match=<this channel's whisper topic> alone, last_event_id=<this stream's cursor>.
         const url = buildSubscribeUrl(auth.hub, { topics: [topic], lastEventId: entry.cursor });
+        /** Whether an error came since it last opened (or was created): its next open is the EventSource's own reconnect. */
+        let errored = false;
         const stream: WhisperStream = this.host.open(url, channel, topic, {
             open: () => {
-                if (entry.stream === stream) entry.streak = null; // The failure streak, if any, is over.
+                if (entry.stream !== stream) return;
+                entry.streak = null; // The failure streak, if any, is over.
+                const reconnected = errored;
+                errored = false;
+                // Reconnected by itself on the hub cookie of another connector of this browser: it would hear nothing of this
+                // channel, without an error. Authorize again; the next sync reopens it from its cursor (nothing failed).
+                if (!reconnected || this.host.cookieReplaced?.() !== true) return;
+                this.#shut(entry);
+                if (this.#failing) return;
+                this.#failing = true;
+                if (this.host.refresh?.() === undefined) this.host.failed();
             },
             message: (_, event) => {
                 if (entry.stream === stream) this.#receive(channel, entry, stream, event);
             },
             error: (_, __, closed) => {
+                errored = true;
                 // A transient error: the EventSource reconnects by itself, with its Last-Event-ID.
                 if (!closed || entry.stream !== stream) return;
                 // [spec] §7.3: a CLOSED whisper stream triggers the shared re-auth; it reopens with its cursor.

@@ -117,6 +117,7 @@ export class Whispers {
             return answer;
         },
         report: (channel, error) => this.host.report(channel, error),
+        cookieReplaced: () => this.host.cookieReplaced?.() === true,
     };
 
     /**

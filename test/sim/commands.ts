@@ -88,9 +88,7 @@ export class OpenTab extends Command {
         super(race);
     }
     check(model: Readonly<Model>): boolean {
-        // See "alone-cookie" in known-bugs.ts: one tab of user 2 at a time when its connectors run alone.
-        const alone = model.known.has("alone-cookie") && this.profile === 1 && model.bearerFunction;
-        return model.tabs.length < MAX_TABS && !(alone && model.tabs.some((tab) => tab.profile.user === 2));
+        return model.tabs.length < MAX_TABS;
     }
     act(_model: Model, world: World) {
         world.openTab(this.profile, this.channels, this.listen);

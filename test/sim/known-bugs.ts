@@ -7,10 +7,6 @@
  *
  * What each one leaves out (see docs/architecture.md#the-simulation):
  *
- * - alone-cookie: connectors that run alone (a credential function: `hasFunction`) in several tabs of one browser each
- *   replace the profile's one hub cookie with their own channels' grants; a native reconnect (the hub restarted, the
- *   network dropped) then runs on another tab's cookie, and the tab's private channels are silent while `connected`
- *   (`subscribed()` even fires again). Left out: one tab of user 2 at a time when user 2's bearer token is a function.
  * - narrow-on-failure: a tab's share client narrows the channel set it announced to the engine to what its newest main
  *   stream carries (share/virtual-source.ts `#narrow`), to nothing when that stream failed and closed; until its
  *   connector's retry, the engine's real requests (another tab's join or renewal, during a hub outage) authorize a union
@@ -42,7 +38,7 @@
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
-export const KNOWN_BUGS: ReadonlySet<string> = new Set(["alone-cookie", "narrow-on-failure", "fresh-page-replay"]);
+export const KNOWN_BUGS: ReadonlySet<string> = new Set(["narrow-on-failure", "fresh-page-replay"]);
 
 /** Every known bug the simulation knows how to leave out. */
-export const ALL_KNOWN = ["alone-cookie", "narrow-on-failure", "fresh-page-replay"] as const;
+export const ALL_KNOWN = ["narrow-on-failure", "fresh-page-replay"] as const;

@@ -60,6 +60,11 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario({ ...PLAIN, bearerFunction: true }, 0, commands, KNOWN_BUGS)).resolves.toBe(4);
     });
 
+    it("a tab running alone whispers on the hub cookie another tab of its browser replaced: one re-auth, no error (alone-cookie; seed 52)", async () => {
+        const commands = [new OpenTab(1, ["private-encrypted-chat"], false, null), new OpenTab(1, ["private-orders.2"], false, null), new Whisper(0, 0, null)];
+        await expect(runScenario({ ...PLAIN, bearerFunction: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(3);
+    });
+
     it("a lone leading tab that freezes keeps its stream: what is published meanwhile is not lost on a hub without history (seed 14)", async () => {
         const commands = [new OpenTab(0, ["sport"], false, null), new FreezeTab(0, 1_000, 0)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(2);

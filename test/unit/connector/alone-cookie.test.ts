@@ -1,0 +1,168 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { AUTH_STAMP_KEY, type StampStorage } from "../../../src/auth/auth-stamp";
+import type { MercureError } from "../../../src/errors";
+import type { FetchLike } from "../../../src/fetch";
+// Loaded here too, so that the connector's dynamic imports of the whisper and credentials chunks find them in the module cache at once.
+import "../../../src/whisper";
+import "../../../src/auth/credentials";
+import { createHarness, envelope, useScopedFakeTimers } from "../../fakes/connector-harness";
+import type { FakeEventSource } from "../../fakes/fake-event-source";
+
+/*
+ * Connectors that run alone (a credential function keeps each tab alone) in several tabs of one browser share the
+ * browser's one hub cookie: each auth answer replaces it with that tab's grants. The auth stamp (auth-stamp.ts) tells a
+ * connector that another request left after its own; what its streams and whispers then present to the hub is that
+ * other cookie. The simulation's known bug `alone-cookie` (fixed here): a native reconnect on it was `connected` and
+ * silent on the tab's private channels, and a whisper got 403.
+ */
+
+beforeEach(() => useScopedFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+/** The browser's `localStorage` for the stamps, as every tab of the origin sees it; `otherTab()` writes another tab's stamp. */
+function browserStorage() {
+    const items = new Map<string, string>();
+    const storage: StampStorage = {
+        getItem: (key) => items.get(key) ?? null,
+        setItem: (key, value) => void items.set(key, value),
+        removeItem: (key) => void items.delete(key),
+    };
+    return { storage, otherTab: () => items.set(AUTH_STAMP_KEY, "another-tab-" + items.size) };
+}
+
+/** Let the auth answers and the whisper chunk's import settle (the import resolves through the real event loop). */
+async function settle(h: ReturnType<typeof createHarness>): Promise<void> {
+    for (let round = 0; round < 10; round++) {
+        await h.flush();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+}
+
+/**
+ * A tab's connector running alone (a `bearerToken` function) on `private-a`, its stream open, with the browser's stamps;
+ * the hub answers whisper POSTs with the statuses in `replies` (200 when empty), recorded in `posts`.
+ */
+async function aloneTab() {
+    const browser = browserStorage();
+    const posts: number[] = [];
+    const replies: number[] = [];
+    const fetch: FetchLike = async (url, init) => {
+        if (!url.includes("/.well-known/mercure") || (init.method ?? "GET") === "GET") return h.auth.fetch(url, init);
+        const status = replies.shift() ?? 200;
+        posts.push(status);
+        return { status, text: async () => "urn:uuid:1" };
+    };
+    const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage, fetch });
+    const errors: string[] = [];
+    const received: unknown[] = [];
+    const channel = h.connector.privateChannel("a");
+    channel.error((error: MercureError) => errors.push(error.code));
+    channel.listen(".said", (payload: unknown) => received.push(payload));
+    await settle(h);
+    const stream = h.stream();
+    stream.emitOpen();
+    stream.emitMessage(envelope(["private-a"], "said", { n: 1 }), "urn:1");
+    return { h, browser, errors, received, stream, posts, replies };
+}
+
+describe("a tab running alone whose hub cookie another tab replaced (alone-cookie)", () => {
+    it("authorizes again and reopens from its cursor when its stream reconnects by itself on that cookie, instead of saying `connected`", async () => {
+        const { h, browser, stream } = await aloneTab();
+        expect(h.auth.requests).toHaveLength(1);
+        browser.otherTab();
+        stream.emitError(false); // The network dropped: the EventSource reconnects by itself...
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        stream.emitOpen(); // ...with the cookie the browser holds now: the other tab's.
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+        await settle(h);
+        expect(h.auth.requests).toHaveLength(2);
+        expect(stream.readyState).toBe(2); // Closed: it carried nothing of this tab's private channel.
+        const next = h.stream();
+        expect(next.param("last_event_id")).toBe("urn:1");
+        next.emitOpen();
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("authorizes again when its first connection failed and the EventSource's own retry connects on that cookie (the hub was down)", async () => {
+        const browser = browserStorage();
+        const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage });
+        h.connector.privateChannel("a");
+        await settle(h);
+        const stream = h.stream();
+        stream.emitError(false); // The hub is down: the EventSource retries by itself...
+        browser.otherTab(); // ...while another tab authorizes...
+        stream.emitOpen(); // ...and its retry connects on that tab's cookie.
+        await settle(h);
+        expect(h.auth.requests).toHaveLength(2);
+        expect(stream.readyState).toBe(2);
+        h.stream().emitOpen();
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("keeps a stream that connected at once after its own answer, though another tab's request left since: it carried this tab's cookie", async () => {
+        const browser = browserStorage();
+        const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage });
+        h.connector.privateChannel("a");
+        await settle(h);
+        browser.otherTab();
+        h.stream().emitOpen();
+        await settle(h);
+        expect(h.auth.requests).toHaveLength(1);
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("keeps a stream that reconnects by itself on its own cookie: no request, `connected` again", async () => {
+        const { h, stream } = await aloneTab();
+        stream.emitError(false);
+        stream.emitOpen();
+        await settle(h);
+        expect(h.auth.requests).toHaveLength(1);
+        expect(h.stream()).toBe(stream);
+        expect(h.connector.connectionStatus()).toBe("connected");
+    });
+
+    it("retries a whisper the hub refused with 403 after one re-auth, without an error, and reports a 403 on its own cookie", async () => {
+        const tab = await aloneTab();
+        const { h, posts, replies } = tab;
+        tab.browser.otherTab();
+        replies.push(403, 200);
+        h.connector.privateChannel("a").whisper("typing", {});
+        await settle(h);
+        expect(posts).toEqual([403, 200]);
+        expect(h.auth.requests).toHaveLength(2);
+        expect(tab.errors).toEqual([]);
+
+        // The cookie is this tab's own now: a 403 is the hub's answer to its grants, reported without a re-auth.
+        replies.push(403);
+        h.connector.privateChannel("a").whisper("typing", {});
+        await settle(h);
+        expect(posts).toEqual([403, 200, 403]);
+        expect(h.auth.requests).toHaveLength(2);
+        expect(tab.errors[0]).toBe("whisper_failed");
+    });
+
+    it("reopens a whisper stream that reconnected by itself on that cookie, from its cursor, after one re-auth", async () => {
+        const { h, browser, errors } = await aloneTab();
+        const whispers: unknown[] = [];
+        h.connector.privateChannel("a").listenForWhisper("typing", (payload: unknown) => whispers.push(payload));
+        await settle(h);
+        const whisperStreams = (): FakeEventSource[] => h.EventSource.live().filter((source) => source.matches().some((match) => match.includes("/whisper/")));
+        const [first] = whisperStreams();
+        first!.emitOpen();
+        first!.emitMessage({ channels: ["private-a"], event: "client-typing", payload: { n: 1 }, socket: "other.1" }, "urn:w1");
+        expect(whispers).toEqual([{ n: 1 }]);
+        const requests = h.auth.requests.length;
+
+        browser.otherTab();
+        first!.emitError(false);
+        first!.emitOpen();
+        await settle(h);
+        expect(h.auth.requests).toHaveLength(requests + 1);
+        expect(first!.readyState).toBe(2);
+        const [second, ...more] = whisperStreams();
+        expect(more).toEqual([]);
+        expect(second).not.toBe(first);
+        expect(second!.param("last_event_id")).toBe("urn:w1");
+        expect(errors).toEqual([]);
+    });
+});
