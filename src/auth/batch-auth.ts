@@ -56,6 +56,12 @@ export class BatchAuth {
     /** The stamp the last auth request of this connector wrote (see `auth-stamp.ts`), or null before the first. */
     #lastStamp: string | null = null;
 
+    /**
+     * Whether a request of another connector left between this one's last granted request and its last request (one of
+     * its requests replaced a stamp not its own): a failed request of its own set no cookie, that one may have.
+     */
+    #foreign = false;
+
     /** The channels the last successful auth granted (the cookie covers them), or null. */
     granted: ReadonlySet<string> | null = null;
 
@@ -122,6 +128,7 @@ export class BatchAuth {
                     timeout,
                     stamps: this.#options.authStamps,
                     stamped: (stamped) => {
+                        if (this.#lastStamp !== null && stamped.replaced !== this.#lastStamp) this.#foreign = true;
                         this.#lastStamp = stamped.stamp;
                         if (this.stamped.length < 2) this.stamped.push(stamped);
                     },
@@ -139,13 +146,15 @@ export class BatchAuth {
      * stamp tells (see `auth-stamp.ts`): Laravel then set the browser's one hub cookie for that request's channels, and
      * what this connector's streams and whispers present to the hub from now on (a native reconnect, a POST) is that
      * cookie, not the grant of its own last answer. It happens to connectors that run alone in several tabs of one
-     * browser (a credential function keeps each tab alone: `hasFunction`). False where it cannot tell (no storage, no
-     * request yet) and on a `platform` whose requests the tabs' engine sends (one cookie for every tab: `authorize`).
+     * browser (a credential function keeps each tab alone: `hasFunction`). True too when such a request left before a
+     * failed request of this connector's (whose stamp is the last, though it set no cookie). False where it cannot tell
+     * (no storage, no request yet) and on a `platform` whose requests the tabs' engine sends (one cookie for every tab:
+     * `authorize`).
      */
     cookieReplaced(platform: AuthPlatform | null): boolean {
         if (platform === null || platform.authorize !== undefined || this.#lastStamp === null) return false;
         const current = readAuthStamp(this.#options.authStamps);
-        return current !== null && current !== this.#lastStamp;
+        return current !== null && (current !== this.#lastStamp || this.#foreign);
     }
 
     /**
@@ -158,6 +167,7 @@ export class BatchAuth {
             case "granted":
                 this.granted = new Set(outcome.granted);
                 this.response = outcome.response;
+                if (outcome.response.stamp !== undefined && outcome.response.stamp === this.#lastStamp) this.#foreign = false; // The cookie is its answer's.
                 this.#fromGrant = outcome.response.fromGrant === true;
                 // A name past the tabs' shared 100-channel limit comes back denied and flagged `limit` (share/auth-gateway.ts).
                 return {

@@ -203,7 +203,10 @@ export class RefreshCycle {
         if (latest.via !== platform.EventSource) return this.#carryNothing();
         const kept = [...latest.channels].filter((name) => host.registry.has(name));
         if (kept.length === latest.channels.size) return;
-        if (kept.length > 0) host.openStream(kept, this.#topicPrefix, platform);
-        else host.streams.closeAll();
+        if (kept.length === 0) return host.streams.closeAll();
+        // A new stream would present the hub cookie of another connector of this browser, whose auth request left after
+        // this one's (see `BatchAuth.cookieReplaced`), without this one's grants: it carries nothing until the retry's auth.
+        if (host.auth.cookieReplaced(platform)) return this.#carryNothing();
+        host.openStream(kept, this.#topicPrefix, platform);
     }
 }

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import "../../src/connector/mercure-connector";
 import { preloadChunks } from "./chunks";
-import { Advance, Broadcast, ChunkOutage, EndTab, FailAuth, FailChannel, FreezeTab, Hub, HubRefuses, Join, Leave, Navigate, OpenTab, RotateXsrf, Whisper } from "./commands";
+import { Advance, Broadcast, ChunkOutage, EndTab, FailAuth, FailChannel, FreezeTab, HangCredentials, Hub, HubRefuses, Join, Leave, Navigate, OpenTab, RotateXsrf, Whisper } from "./commands";
 import { shimWebCrypto } from "./determinism";
 import { KNOWN_BUGS } from "./known-bugs";
 import { runScenario } from "./simulation";
@@ -63,6 +63,19 @@ describe("the simulation's regression cases (issue 49)", () => {
     it("a tab running alone whispers on the hub cookie another tab of its browser replaced: one re-auth, no error (alone-cookie; seed 52)", async () => {
         const commands = [new OpenTab(1, ["private-encrypted-chat"], false, null), new OpenTab(1, ["private-orders.2"], false, null), new Whisper(0, 0, null)];
         await expect(runScenario({ ...PLAIN, bearerFunction: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(3);
+    });
+
+    it("a tab running alone whose leave's auth fails opens no narrower stream on another tab's hub cookie (alone-cookie; seed 4021)", async () => {
+        const commands = [
+            new OpenTab(1, ["private-orders.2"], false, null),
+            new Join(0, "presence-room.2", false, null),
+            new OpenTab(0, [], false, null),
+            new OpenTab(1, ["private-orders.2"], false, null),
+            new HangCredentials(1, null),
+            new Leave(0, 0, null),
+            new Join(8, "presence-room.2", false, null),
+        ];
+        await expect(runScenario({ ...PLAIN, bearerFunction: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(7);
     });
 
     it("a lone leading tab that freezes keeps its stream: what is published meanwhile is not lost on a hub without history (seed 14)", async () => {

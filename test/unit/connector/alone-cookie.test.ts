@@ -121,6 +121,23 @@ describe("a tab running alone whose hub cookie another tab replaced (alone-cooki
         expect(h.connector.connectionStatus()).toBe("connected");
     });
 
+    it("opens no narrower stream on that cookie when the auth of a leave fails: it carries nothing until the retry's auth (seed 4021)", async () => {
+        const browser = browserStorage();
+        const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage });
+        h.connector.privateChannel("a");
+        h.connector.privateChannel("b");
+        await settle(h);
+        h.stream().emitOpen();
+        browser.otherTab();
+        h.auth.handler = () => ({ status: 500 });
+        h.connector.leaveChannel("private-b");
+        await settle(h);
+        expect(h.auth.requests).toHaveLength(2);
+        // Without the check, a stream for private-a alone opened on the other tab's cookie: connected, and silent.
+        expect(h.EventSource.live()).toEqual([]);
+        expect(h.connector.connectionStatus()).toBe("reconnecting");
+    });
+
     it("retries a whisper the hub refused with 403 after one re-auth, without an error, and reports a 403 on its own cookie", async () => {
         const tab = await aloneTab();
         const { h, posts, replies } = tab;
