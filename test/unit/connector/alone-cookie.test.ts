@@ -38,6 +38,15 @@ async function settle(h: ReturnType<typeof createHarness>): Promise<void> {
     }
 }
 
+/** A tab's connector running alone (a `bearerToken` function) that joined `names` (private), its stream not open yet. */
+async function aloneJoined(...names: string[]) {
+    const browser = browserStorage();
+    const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage });
+    for (const name of names) h.connector.privateChannel(name);
+    await settle(h);
+    return { browser, h };
+}
+
 /**
  * A tab's connector running alone (a `bearerToken` function) on `private-a`, its stream open, with the browser's stamps;
  * the hub answers whisper POSTs with the statuses in `replies` (200 when empty), recorded in `posts`.
@@ -84,10 +93,7 @@ describe("a tab running alone whose hub cookie another tab replaced (alone-cooki
     });
 
     it("authorizes again when its first connection failed and the EventSource's own retry connects on that cookie (the hub was down)", async () => {
-        const browser = browserStorage();
-        const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage });
-        h.connector.privateChannel("a");
-        await settle(h);
+        const { browser, h } = await aloneJoined("a");
         const stream = h.stream();
         stream.emitError(false); // The hub is down: the EventSource retries by itself...
         browser.otherTab(); // ...while another tab authorizes...
@@ -100,10 +106,7 @@ describe("a tab running alone whose hub cookie another tab replaced (alone-cooki
     });
 
     it("keeps a stream that connected at once after its own answer, though another tab's request left since: it carried this tab's cookie", async () => {
-        const browser = browserStorage();
-        const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage });
-        h.connector.privateChannel("a");
-        await settle(h);
+        const { browser, h } = await aloneJoined("a");
         browser.otherTab();
         h.stream().emitOpen();
         await settle(h);
@@ -122,11 +125,7 @@ describe("a tab running alone whose hub cookie another tab replaced (alone-cooki
     });
 
     it("opens no narrower stream on that cookie when the auth of a leave fails: it carries nothing until the retry's auth (seed 4021)", async () => {
-        const browser = browserStorage();
-        const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage });
-        h.connector.privateChannel("a");
-        h.connector.privateChannel("b");
-        await settle(h);
+        const { browser, h } = await aloneJoined("a", "b");
         h.stream().emitOpen();
         browser.otherTab();
         h.auth.handler = () => ({ status: 500 });
