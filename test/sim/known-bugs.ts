@@ -34,7 +34,9 @@
  *   rendered page must not: what the previous page received after the render is not in the rendered page). The fix
  *   would give the engine a cursor per topic set (a second stream, or a catch-up from the page's own position for the
  *   topics only such pages want). Left out: nothing twice is checked across pages back to the first page that did
- *   not resume from its record.
+ *   not resume from its record. The other face, not left out (seed 3053 fails it; no seed of `npm test` draws it): a
+ *   page rendered with the hub's cursor that joins a channel later on the tabs' engine, whose cursor is newer than its
+ *   render, never gets what was published on that channel in between; the same fix covers it.
  */
 
 /** The known bugs whose fix is not merged yet (see above). */
