@@ -167,7 +167,7 @@ export class BatchAuth {
             case "granted":
                 this.granted = new Set(outcome.granted);
                 this.response = outcome.response;
-                if (outcome.response.stamp !== undefined && outcome.response.stamp === this.#lastStamp) this.#foreign = false; // The cookie is its answer's.
+                if (outcome.response.stamp === this.#lastStamp) this.#foreign = false; // The cookie is its answer's (no stamp: never its last).
                 this.#fromGrant = outcome.response.fromGrant === true;
                 // A name past the tabs' shared 100-channel limit comes back denied and flagged `limit` (share/auth-gateway.ts).
                 return {
