@@ -163,10 +163,12 @@ export class StreamEvents implements HubStreamHandlers {
             if (this.#held === null) host.reportEach(news, error);
             else this.#held.push({ names: news, error });
             if (plan.retry) {
-                // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel.
+                // Issue 13: opened on the tabs' shared grant without asking Laravel: re-authorize at once, at Laravel; but
+                // after the streak's probe, which may name a cause that stops the connector (a 0.x hub refuses every stream).
                 if (host.auth.refusedAfterGrant()) {
                     host.hub.platform?.stale?.();
-                    host.scheduleRefresh(true);
+                    const generation = host.generation();
+                    this.probed(() => generation === host.generation() && host.scheduleRefresh(true));
                 } else {
                     if (plan.reconnectRefused) host.hub.platform?.stale?.(); // The retry's auth must reach Laravel for a new cookie.
                     host.scheduleRetry();

@@ -8,6 +8,8 @@ import { HUB, envelope, topic } from "../../fakes/connector-harness";
 import { type FakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 import { enterTabWorld, leaveTabWorld, openAllStreams, openTab, settleTabs } from "../../fakes/tab-world";
 import { FakeBrowser, type FakeTab } from "../../fakes/fake-tabs";
+import { fakeFetch, type FakeAnswer } from "../discovery/fake-hub";
+import { loadDiagnostics } from "../../../src/discovery/load";
 
 /** Tabs of one fake browser, each with its connector, on one fake hub and auth endpoint. */
 let browser: FakeBrowser;
@@ -411,6 +413,38 @@ describe("sharing one hub connection between tabs", () => {
         expect(auth.requests).toHaveLength(2);
         await settle(30_000);
         expect(auth.requests).toHaveLength(3);
+    });
+
+    it("issue 13 and issue 27: a tab's first stream on the shared grant, refused by a 0.x hub, re-authorizes only after the probe, which stops it", async () => {
+        // The probe's chunks, loaded once here, resolve in microtasks (their first import may outlast the settle rounds).
+        await Promise.all([loadDiagnostics(), import("../../../src/connector/stream-diagnosis")]);
+        let answer: (value: FakeAnswer) => void = () => undefined;
+        const hub = fakeFetch(() => new Promise<FakeAnswer>((resolve) => (answer = resolve)));
+        auth.probeHandler = (url, init) => hub.fetch(url, init);
+        const a = open();
+        const b = open();
+        a.connector.privateChannel("orders.1");
+        await settle();
+        await openAll();
+        b.connector.channel("news").error((error: MercureError) => b.errors.push({ channel: "news", error }));
+        await settle();
+        expect(auth.requests).toHaveLength(1); // B's public join rode on the tabs' grant.
+        // A's lone stream moved to the tabs' engine when B came: that stream opens; the union's (B's first) is refused
+        // before it opened: A's virtual stream serves on, B's is closed and diagnosed.
+        for (const source of realMain()) if (source.readyState === 0 && !source.matches().includes(topic("news"))) source.emitOpen();
+        await settle();
+        const union = realMain().filter((source) => source.readyState === 0 && source.matches().includes(topic("news")));
+        expect(union).toHaveLength(1);
+        union[0]!.emitError(true);
+        await settle();
+        expect(hub.calls).toHaveLength(1);
+        // The probe has not answered: B does not re-authorize yet.
+        expect(auth.requests).toHaveLength(1);
+        answer({ status: 400, body: 'Missing "topic" parameter.' });
+        await settle(30_000);
+        expect(b.errors.map(({ error }) => error.code)).toEqual(["hub_outdated"]);
+        expect(b.connector.connectionStatus()).toBe("failed");
+        expect(auth.requests).toHaveLength(1);
     });
 
     it("shares a whisper stream between tabs by reference count", async () => {
