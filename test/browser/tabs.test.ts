@@ -11,6 +11,7 @@ import {
     Profile,
     range,
     startTab,
+    topicOf,
     ungrantedGuarded,
     waitForMainStreams,
     waitForNoStreams,
@@ -382,6 +383,37 @@ describeInChromium("tabs of one browser in Chromium", SUITE, ({ browser, dev, tr
         expect(numbersOf(seen, CHAT)).toEqual(range(1, 3));
         expect(seen.status).toBe("connected");
         expect(seen.errors).toEqual([]);
+    });
+
+    it("keeps two tabs that run alone on one hub cookie receiving after the hub dropped their streams, nothing lost", async () => {
+        // shareAcrossTabs: false, as a credential function (`bearerToken: () => ...`) sets it: each tab authorizes on its
+        // own, and each answer replaces the browser's one hub cookie with that tab's grants. B authorized last.
+        const ann = await profile(ANN);
+        const a = ann.firstTab;
+        await startTab(a, [numbered("private", "orders.1")], { shareAcrossTabs: false });
+        const b = await ann.openTab();
+        await startTab(b, [numbered("private", "chat.1")], { shareAcrossTabs: false });
+        await broadcastNumbered(dev(), ORDERS, [0]);
+        await broadcastNumbered(dev(), CHAT, [0]);
+        await waitForNumber(a, ORDERS, 0);
+        await waitForNumber(b, CHAT, 0);
+        expect(ungrantedGuarded(dev())).toEqual([]);
+
+        dev().hub.dropConnections();
+        await broadcastNumbered(dev(), ORDERS, range(1, 5));
+        await broadcastNumbered(dev(), CHAT, range(1, 5));
+        // Chromium's own reconnect of A's stream presents the cookie B's answer set, which grants only B's channel:
+        // A authorizes again and reopens from its last event id.
+        await waitUntil("A's native reconnect on B's cookie", () => ungrantedGuarded(dev()).some((entry) => entry.selector === topicOf(ORDERS)) || null, DEADLINE);
+        await broadcastNumbered(dev(), ORDERS, range(6, 10));
+        await broadcastNumbered(dev(), CHAT, range(6, 10));
+
+        const seenA = await waitForNumber(a, ORDERS, 10);
+        const seenB = await waitForNumber(b, CHAT, 10);
+        expect(numbersOf(seenA, ORDERS)).toEqual(range(0, 10));
+        expect(numbersOf(seenB, CHAT)).toEqual(range(0, 10));
+        expect(seenA.status).toBe("connected");
+        expect(seenB.status).toBe("connected");
     });
 
     it("opens one connection per tab with shareAcrossTabs: false", async () => {
