@@ -84,6 +84,12 @@ export class CookieRefreshTimer {
         return this.#cookie?.requestedAt ?? null;
     }
 
+    /** When the cookie of the last successful auth is due for renewal (wall clock, ms), before the hub may end a stream opened on it; Infinity when none. */
+    renewalAt(hub: HubTimeouts): number {
+        const cookie = this.#cookie;
+        return cookie === null ? Infinity : cookie.requestedAt + renewalDelay(cookie.expiresIn, hub);
+    }
+
     /** When the cookie of the last successful auth expires (wall clock, ms); null when unknown. */
     expiresAt(): number | null {
         const cookie = this.#cookie;

@@ -7,6 +7,7 @@ import * as whisperModule from "../whisper/index";
 import { whisperTarget, Whispers } from "../whisper/whispers";
 import type { Capability } from "./capabilities";
 import { CRYPTO } from "./capability-slots";
+import { resolveHubTimeouts } from "./options";
 import type { ConnectorHost } from "./connector-host";
 
 /** The whispers' capability: the seam's hooks, and the link the joined guarded channels whisper through. */
@@ -79,8 +80,16 @@ export function create(host: ConnectorHost): WhisperCapability {
         cleared: () => whispers.clear(),
         authStarted: () => whispers.authStarted(),
         authFailed: () => whispers.authFailed(),
+        // A tab whose streams the tabs' engine holds leaves their renewal to it (share/stream-mux.ts).
         authorized: ({ granted, response: { topicPrefix, clientEvents }, platform }) =>
-            whispers.sync({ hub: platform.hub, topicPrefix, clientEvents, granted, via: platform.whisperEventSource ?? platform.EventSource }),
+            whispers.sync({
+                hub: platform.hub,
+                topicPrefix,
+                clientEvents,
+                granted,
+                via: platform.whisperEventSource ?? platform.EventSource,
+                renewAt: platform.whisperEventSource === undefined ? host.cookieRefresh.renewalAt(resolveHubTimeouts((host.hubOptions as { hubTimeouts?: unknown }).hubTimeouts)) : Infinity,
+            }),
         connections: () => whispers.size,
     };
 }

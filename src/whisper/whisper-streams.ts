@@ -3,6 +3,7 @@ import type { MercureError } from "../errors";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import type { StreamMessage } from "../transport/platform";
 import { whisperTopic } from "../topic/topics";
+import { setClampedTimeout } from "../timers";
 import { CLIENT_PREFIX, isGuarded, readWhisper } from "./envelope";
 import { diagnoseWhisper, type WhisperDiagnostics } from "./whisper-diagnosis";
 import { whisperError } from "./whisper-error";
@@ -100,6 +101,11 @@ export interface WhisperAuth {
      * its tabs' engine) reopens them there, each from its cursor.
      */
     via?: unknown;
+    /**
+     * When the cookie this answer set is due for renewal (wall clock, ms), before the hub may end a stream opened on it
+     * (mercure-hub §1.5); absent: never (the tabs' engine renews the real streams of a shared tab).
+     */
+    renewAt?: number;
 }
 
 /** One channel that has whisper listeners. */
@@ -110,6 +116,17 @@ interface Entry {
     target: string;
     /** What its stream opened through (see {@link WhisperAuth.via}). */
     via?: unknown;
+    /** When the cookie its stream opened on is due for renewal (see {@link WhisperAuth.renewAt}). */
+    renewAt: number;
+    /** Its replacement on a newer cookie, opening (make-before-break), or null. */
+    next: WhisperStream | null;
+    /**
+     * The ids its stream delivered since the last replacement was opened from the cursor, which that replacement may
+     * replay: each is delivered once. Null when none was.
+     */
+    overlap: Set<string> | null;
+    /** A stream it replaced whose whispers still decrypt: they are delivered. */
+    replaced: WhisperStream | null;
     /** The last event id its stream saw, sent as `last_event_id` when the stream is reopened. */
     cursor: string | null;
     /** It has no stream because the others hold every connection allowed (reported once, until it gets one). */
@@ -159,6 +176,9 @@ export class WhisperStreams {
     /** Aborted and replaced by `close()`: diagnoses started before it report nothing. */
     #controller = new AbortController();
 
+    /** The timer of the next stream due for renewal on a newer cookie (see {@link WhisperStreams.#renewDue}). */
+    #renewal: ReturnType<typeof setTimeout> | undefined;
+
     /**
      * Create the (empty) whisper streams of one connector; opens nothing.
      */
@@ -174,7 +194,7 @@ export class WhisperStreams {
      */
     get size(): number {
         let count = 0;
-        for (const entry of this.#entries.values()) if (entry.stream !== null) count++;
+        for (const entry of this.#entries.values()) count += Number(entry.stream !== null) + Number(entry.next !== null);
         return count;
     }
 
@@ -187,7 +207,7 @@ export class WhisperStreams {
         if (!isGuarded(channel)) return;
         if (!on) return this.#forget(channel);
         let entry = this.#entries.get(channel);
-        if (entry === undefined) this.#entries.set(channel, (entry = { stream: null, target: "", cursor: null, waiting: false, streak: null, stopped: false }));
+        if (entry === undefined) this.#entries.set(channel, (entry = { stream: null, target: "", renewAt: Infinity, next: null, overlap: null, replaced: null, cursor: null, waiting: false, streak: null, stopped: false }));
         this.#ensure(channel, entry);
     }
 
@@ -201,6 +221,7 @@ export class WhisperStreams {
         this.#failing = false;
         this.#auth = { ...auth, granted: new Set(auth.granted) };
         for (const [channel, entry] of this.#entries) this.#ensure(channel, entry);
+        this.#renewDue();
     }
 
     /**
@@ -220,6 +241,7 @@ export class WhisperStreams {
         this.#failing = false;
         this.#controller.abort();
         this.#controller = new AbortController();
+        clearTimeout(this.#renewal);
         for (const entry of this.#entries.values()) this.#reset(entry);
     }
 
@@ -246,12 +268,53 @@ export class WhisperStreams {
         entry.waiting = false;
         entry.target = target;
         entry.via = auth.via;
+        entry.renewAt = auth.renewAt ?? Infinity;
+        entry.stream = this.#open(channel, entry);
+    }
+
+    /**
+     * Renew make-before-break each stream whose cookie is due for renewal and older than the last answer's (laravel-mercure
+     * §8, as the main stream): the hub ends a stream at its cookie's expiry, and a whisper published before the browser's
+     * reconnect would be lost (a hub without history, or a stream that had no cursor yet). Then wait for the next one due.
+     */
+    #renewDue(): void {
+        clearTimeout(this.#renewal);
+        const latest = this.#auth?.renewAt ?? Infinity;
+        const now = Date.now();
+        let next = Infinity;
+        for (const [channel, entry] of this.#entries) {
+            if (entry.stream === null || entry.next !== null || entry.renewAt >= latest) continue;
+            // Over HTTP/1.1 the replacement needs a connection of its own for a moment; without one, the hub's end and the
+            // browser's reconnect it is.
+            if (entry.renewAt <= now) {
+                if (this.size >= (this.options.maxStreams?.() ?? Infinity)) continue;
+                entry.overlap = new Set();
+                entry.next = this.#open(channel, entry);
+            } else next = Math.min(next, entry.renewAt);
+        }
+        if (next !== Infinity) this.#renewal = setClampedTimeout(() => this.#renewDue(), next - now);
+    }
+
+    /** Open `channel`'s stream from its cursor: its current one, or its replacement ({@link Entry.next}), which takes over at its open. */
+    #open(channel: string, entry: Entry): WhisperStream {
         // [spec] §7.3: match=<this channel's whisper topic> alone, last_event_id=<this stream's cursor>.
-        const url = buildSubscribeUrl(auth.hub, { topics: [topic], lastEventId: entry.cursor });
+        const topic = entry.target.slice(entry.target.indexOf(" ") + 1);
+        const url = buildSubscribeUrl(this.#auth!.hub, { topics: [topic], lastEventId: entry.cursor });
         /** Whether an error came since it last opened (or was created): its next open is the EventSource's own reconnect. */
         let errored = false;
+        /** When the cookie it opens on is due for renewal. */
+        const renewAt = this.#auth!.renewAt ?? Infinity;
         const stream: WhisperStream = this.host.open(url, channel, topic, {
             open: () => {
+                if (entry.next === stream) {
+                    // The replacement carries the channel now: the stream it replaces goes (its ids stay, for the replay).
+                    entry.stream?.retire();
+                    entry.replaced = entry.stream;
+                    entry.stream = stream;
+                    entry.next = null;
+                    entry.renewAt = renewAt;
+                    return;
+                }
                 if (entry.stream !== stream) return;
                 entry.streak = null; // The failure streak, if any, is over.
                 const reconnected = errored;
@@ -269,6 +332,12 @@ export class WhisperStreams {
             },
             error: (_, __, closed) => {
                 errored = true;
+                // A replacement that fails before it opened goes: the stream it was to replace serves on, to the hub's end.
+                if (entry.next === stream) {
+                    stream.retire();
+                    entry.next = entry.overlap = null;
+                    return;
+                }
                 // A transient error: the EventSource reconnects by itself, with its Last-Event-ID.
                 if (!closed || entry.stream !== stream) return;
                 // [spec] §7.3: a CLOSED whisper stream triggers the shared re-auth; it reopens with its cursor.
@@ -284,7 +353,7 @@ export class WhisperStreams {
                 void this.#diagnose(channel, entry, url, streak);
             },
         });
-        entry.stream = stream;
+        return stream;
     }
 
     /**
@@ -308,6 +377,12 @@ export class WhisperStreams {
 
     /** Route one message of `channel`'s stream (laravel-mercure §7.3). */
     #receive(channel: string, entry: Entry, stream: WhisperStream, event: StreamMessage): void {
+        // A renewal's overlap: what the replaced stream delivered after the replacement's cursor is delivered once.
+        const id = event.lastEventId;
+        if (entry.overlap !== null && id !== "") {
+            if (entry.next !== null) entry.overlap.add(id);
+            else if (entry.overlap.delete(id)) return;
+        }
         // [spec] §7.3: every message moves this stream's own cursor, even one that is then dropped.
         if (event.lastEventId !== "") entry.cursor = event.lastEventId;
         const whisper = readWhisper(event.data, channel, this.options.socketId());
@@ -320,12 +395,17 @@ export class WhisperStreams {
             channel,
             whisper.jwe,
             (name, payload) => {
-                if (entry.stream === stream && name.startsWith(CLIENT_PREFIX)) this.host.deliver(channel, name, payload);
+                if (this.#carries(entry, stream) && name.startsWith(CLIENT_PREFIX)) this.host.deliver(channel, name, payload);
             },
             (error) => {
-                if (entry.stream === stream) this.host.report(channel, error);
+                if (this.#carries(entry, stream)) this.host.report(channel, error);
             },
         );
+    }
+
+    /** Whether what `stream` received is still the channel's: its stream, or the one its replacement took over from. */
+    #carries(entry: Entry, stream: WhisperStream): boolean {
+        return entry.stream !== null && (entry.stream === stream || entry.replaced === stream);
     }
 
     /** Close a channel's stream and forget the channel; the connection it frees goes to a waiting channel. */
@@ -346,9 +426,10 @@ export class WhisperStreams {
         entry.stopped = false;
     }
 
-    /** Close a channel's stream, keeping its cursor. */
+    /** Close a channel's stream (and its replacement), keeping its cursor. */
     #shut(entry: Entry): void {
         entry.stream?.retire();
-        entry.stream = null;
+        entry.next?.retire();
+        entry.stream = entry.next = entry.overlap = entry.replaced = null;
     }
 }

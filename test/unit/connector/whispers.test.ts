@@ -169,6 +169,33 @@ describe("whisper streams, wired", () => {
         expect(w.h.EventSource.instances.filter((source) => source.matches()[0] === whisperTopic("private-chat.1"))).toHaveLength(1);
     });
 
+    it("renews a whisper stream make-before-break with the cookie's renewal, from its cursor: a whisper in between is heard once", async () => {
+        const w = whisperHarness();
+        w.listen("chat.1");
+        await settle(w.h);
+        const stream = w.whisperStream("private-chat.1");
+        w.main().emitOpen();
+        stream.emitOpen();
+        const typing = (n: number) => ({ channels: ["private-chat.1"], event: "client-typing", payload: { n }, socket: "peer.socket" });
+        stream.emitMessage(typing(1), "w-1");
+        await settle(w.h);
+        // 300 s cookies: the renewal at 211.5 s re-authorizes; its cookie carries the replacement before the hub ends the stream.
+        await vi.advanceTimersByTimeAsync(211_500);
+        await settle(w.h);
+        expect(w.h.auth.requests).toHaveLength(2);
+        const [old, next] = w.whisperStreams();
+        expect(old).toBe(stream);
+        expect(next!.param("last_event_id")).toBe("w-1");
+        stream.emitMessage(typing(2), "w-2");
+        next!.emitOpen();
+        next!.emitMessage(typing(2), "w-2");
+        next!.emitMessage(typing(3), "w-3");
+        await settle(w.h);
+        expect(stream.closed).toBe(true);
+        expect(w.whisperStreams()).toEqual([next]);
+        expect(w.log.filter((entry) => entry.includes(":typing:"))).toEqual([1, 2, 3].map((n) => `private-chat.1:typing:{"n":${n}}`));
+    });
+
     it("delivers a whisper to the listeners of its channel only, after the connector's state is settled", async () => {
         const w = whisperHarness();
         w.listen("chat.1");
