@@ -17,13 +17,16 @@
  *   whose profile holds a stream on its topic under a grant that covers it, and the hub is expected to count such a
  *   tab's user in a presence channel only then (seed 1 found the presence side once the navigation command came: the
  *   leading tab froze, a tab's set narrowed to nothing, and the next renewal's cookie lost its presence grant).
- *   The same exclusion hides a second bug (seed 65 without it, session 21): whisper streams are not reopened at a
- *   cookie renewal, so the hub ends each at its cookie's expiry (mercure-hub §1.5) and the EventSource reconnects
- *   about 3 s later on the renewed cookie; on a hub without history a whisper published in that gap is lost without an
- *   error (about every 4 minutes per whisper stream with 300 s cookies). Both the connector's own whisper streams and
- *   the engine's real ones (shared per topic: a tab's virtual reopen reuses them) do it. The fix: renew each whisper
- *   stream make-before-break by the renewal point of the cookie it opened on (two streams per channel for a moment,
- *   whispers deduplicated by id), in the connector and in the engine.
+ *   The same exclusion hides a second bug (seeds 65 and 134 without it): the engine's real whisper streams (shared per
+ *   topic: a tab's virtual reopen reuses them) are not reopened at a cookie renewal, so the hub ends each at its
+ *   cookie's expiry (mercure-hub §1.5) and the EventSource reconnects about 3 s later on the renewed cookie; a whisper
+ *   published in that gap is lost without an error on a hub without history, or while the stream has no cursor yet.
+ *   A connector's own whisper streams (a tab alone) are renewed make-before-break by the renewal point of the cookie
+ *   they opened on (whisper/whisper-streams.ts); the same in the engine (a draft, session 23) broke presence in seeds
+ *   192 and 4013 and was not kept. A second draft of that session kept a tab's announced set when the engine ended its
+ *   stream (share/virtual-source.ts, the `gone` path) instead of narrowing it to nothing: seed 1185 then failed
+ *   (presence), so it was not kept either. Without the exclusion, seeds 1000-5199 also fail in 1185, 2061, 2165, 3086,
+ *   4013, 4021, 4077, 5013, 5127 and 5151 (presence views, and broadcasts on a channel failing alone).
  * - fresh-page-replay: a page that does not resume from its record's cursor (its tab's previous page had no
  *   `resumeAcrossPages` and left no record, or the page was rendered with the hub's cursor, which wins) starts from now
  *   or from its render, but on the tabs' engine its channels ride the one stream, which resumes from the engine's
