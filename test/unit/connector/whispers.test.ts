@@ -95,6 +95,16 @@ function whisperHarness(options: MercureConnectorOptions = {}) {
     };
 }
 
+/** Listen for whispers on `private-chat.1`, and open the main stream and its whisper stream, which is returned. */
+async function openChatWhispers(w: ReturnType<typeof whisperHarness>): Promise<FakeEventSource> {
+    w.listen("chat.1");
+    await settle(w.h);
+    const stream = w.whisperStream("private-chat.1");
+    w.main().emitOpen();
+    stream.emitOpen();
+    return stream;
+}
+
 /**
  * Let the auth answers, the whisper module's dynamic import and the queued POSTs settle: the import
  * resolves through vitest's module runner, which fake timers do not drive, so each round also yields to
@@ -154,11 +164,7 @@ describe("whisper streams, wired", () => {
 
     it("does not reopen a healthy whisper stream when unrelated channels are joined or left", async () => {
         const w = whisperHarness();
-        w.listen("chat.1");
-        await settle(w.h);
-        const stream = w.whisperStream("private-chat.1");
-        w.main().emitOpen();
-        stream.emitOpen();
+        const stream = await openChatWhispers(w);
         w.privateChannel("orders.1");
         await settle(w.h);
         w.h.EventSource.last().emitOpen();
@@ -171,11 +177,7 @@ describe("whisper streams, wired", () => {
 
     it("renews a whisper stream make-before-break with the cookie's renewal, from its cursor: a whisper in between is heard once", async () => {
         const w = whisperHarness();
-        w.listen("chat.1");
-        await settle(w.h);
-        const stream = w.whisperStream("private-chat.1");
-        w.main().emitOpen();
-        stream.emitOpen();
+        const stream = await openChatWhispers(w);
         const typing = (n: number) => ({ channels: ["private-chat.1"], event: "client-typing", payload: { n }, socket: "peer.socket" });
         stream.emitMessage(typing(1), "w-1");
         await settle(w.h);

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EncryptedChannels } from "../../../src/crypto";
 import { HubStream } from "../../../src/transport/hub-stream";
 import { WhisperStreams, type WhisperAuth, type WhisperStreamFactory } from "../../../src/whisper";
@@ -372,119 +372,92 @@ describe("WhisperStreams: what a whisper stream accepts (laravel-mercure §7.3)"
 });
 
 describe("WhisperStreams: renewed make-before-break before the hub ends a stream at its cookie's expiry", () => {
-    /** Fake timers and clock from 0; `after` restores the real ones. */
-    function clock() {
-        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"], now: 0 });
-        return { after: () => vi.useRealTimers() };
-    }
+    // Fake timers and a clock from 0.
+    beforeEach(() => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"], now: 0 }));
+    afterEach(() => vi.useRealTimers());
 
     it("opens a replacement from the cursor at the renewal point of the stream's cookie, on the newer cookie; each whisper once", () => {
-        const { after } = clock();
-        try {
-            const { streams, auth, live, source, delivered, failed, errors } = setup();
-            streams.sync(auth([CHAT], { renewAt: 230_000 }));
-            streams.listening(CHAT, true);
-            const first = source(CHAT);
-            first.emitOpen();
-            first.emitMessage(whisper([CHAT], "client-a"), "id-1");
-            vi.advanceTimersByTime(100_000);
-            streams.sync(auth([CHAT, OTHER], { renewAt: 330_000 })); // a join: a newer cookie, the stream's is still good
-            expect(live(CHAT)).toEqual([first]);
-            vi.advanceTimersByTime(129_999);
-            expect(live(CHAT)).toEqual([first]);
-            vi.advanceTimersByTime(1); // 230 s: the stream's cookie is due; the join's cookie carries the replacement
-            const [old, next] = live(CHAT);
-            expect(old).toBe(first);
-            expect(next!.param("last_event_id")).toBe("id-1");
-            expect(streams.size).toBe(2);
-            // Before the replacement opens, the old stream delivers; the replacement replays it from the cursor.
-            first.emitMessage(whisper([CHAT], "client-b"), "id-2");
-            next!.emitOpen();
-            expect(first.closed).toBe(true);
-            next!.emitMessage(whisper([CHAT], "client-b"), "id-2");
-            next!.emitMessage(whisper([CHAT], "client-c"), "id-3");
-            expect(delivered.map((entry) => entry.split(":")[1])).toEqual(["client-a", "client-b", "client-c"]);
-            expect(streams.size).toBe(1);
-            expect(failed).not.toHaveBeenCalled();
-            expect(errors.list).toEqual([]);
-            // The replacement opened on the join's cookie: it is renewed at that cookie's renewal point, by the renewal's sync.
-            vi.advanceTimersByTime(100_000);
-            streams.sync(auth([CHAT, OTHER], { renewAt: 560_000 }));
-            expect(live(CHAT)).toHaveLength(2);
-            expect(live(CHAT)[1]!.param("last_event_id")).toBe("id-3");
-        } finally {
-            after();
-        }
+        const { streams, auth, live, source, delivered, failed, errors } = setup();
+        streams.sync(auth([CHAT], { renewAt: 230_000 }));
+        streams.listening(CHAT, true);
+        const first = source(CHAT);
+        first.emitOpen();
+        first.emitMessage(whisper([CHAT], "client-a"), "id-1");
+        vi.advanceTimersByTime(100_000);
+        streams.sync(auth([CHAT, OTHER], { renewAt: 330_000 })); // a join: a newer cookie, the stream's is still good
+        expect(live(CHAT)).toEqual([first]);
+        vi.advanceTimersByTime(129_999);
+        expect(live(CHAT)).toEqual([first]);
+        vi.advanceTimersByTime(1); // 230 s: the stream's cookie is due; the join's cookie carries the replacement
+        const [old, next] = live(CHAT);
+        expect(old).toBe(first);
+        expect(next!.param("last_event_id")).toBe("id-1");
+        expect(streams.size).toBe(2);
+        // Before the replacement opens, the old stream delivers; the replacement replays it from the cursor.
+        first.emitMessage(whisper([CHAT], "client-b"), "id-2");
+        next!.emitOpen();
+        expect(first.closed).toBe(true);
+        next!.emitMessage(whisper([CHAT], "client-b"), "id-2");
+        next!.emitMessage(whisper([CHAT], "client-c"), "id-3");
+        expect(delivered.map((entry) => entry.split(":")[1])).toEqual(["client-a", "client-b", "client-c"]);
+        expect(streams.size).toBe(1);
+        expect(failed).not.toHaveBeenCalled();
+        expect(errors.list).toEqual([]);
+        // The replacement opened on the join's cookie: it is renewed at that cookie's renewal point, by the renewal's sync.
+        vi.advanceTimersByTime(100_000);
+        streams.sync(auth([CHAT, OTHER], { renewAt: 560_000 }));
+        expect(live(CHAT)).toHaveLength(2);
+        expect(live(CHAT)[1]!.param("last_event_id")).toBe("id-3");
     });
 
     it("renews nothing without a newer cookie, nor a stream opened on the latest one", () => {
-        const { after } = clock();
-        try {
-            const { streams, auth, live, source } = setup();
-            streams.sync(auth([CHAT], { renewAt: 1_000 }));
-            streams.listening(CHAT, true);
-            source(CHAT).emitOpen();
-            vi.advanceTimersByTime(5_000); // the renewal is the connector's: its auth brings the newer cookie
-            expect(live(CHAT)).toHaveLength(1);
-            streams.sync(auth([CHAT], { renewAt: 1_000 })); // the same cookie's answer again
-            expect(live(CHAT)).toHaveLength(1);
-        } finally {
-            after();
-        }
+        const { streams, auth, live, source } = setup();
+        streams.sync(auth([CHAT], { renewAt: 1_000 }));
+        streams.listening(CHAT, true);
+        source(CHAT).emitOpen();
+        vi.advanceTimersByTime(5_000); // the renewal is the connector's: its auth brings the newer cookie
+        expect(live(CHAT)).toHaveLength(1);
+        streams.sync(auth([CHAT], { renewAt: 1_000 })); // the same cookie's answer again
+        expect(live(CHAT)).toHaveLength(1);
     });
 
     it("drops a replacement the hub refuses before it opened: the stream serves on, nothing is reported", () => {
-        const { after } = clock();
-        try {
-            const { streams, auth, live, source, delivered, failed, errors } = setup();
-            streams.sync(auth([CHAT], { renewAt: 1_000 }));
-            streams.listening(CHAT, true);
-            const first = source(CHAT);
-            first.emitOpen();
-            vi.advanceTimersByTime(1_000);
-            streams.sync(auth([CHAT], { renewAt: 2_000 }));
-            const next = live(CHAT)[1]!;
-            next.emitError(true);
-            expect(live(CHAT)).toEqual([first]);
-            first.emitMessage(whisper([CHAT], "client-a"), "id-1");
-            expect(delivered).toHaveLength(1);
-            expect(failed).not.toHaveBeenCalled();
-            expect(errors.list).toEqual([]);
-            expect(streams.size).toBe(1);
-        } finally {
-            after();
-        }
+        const { streams, auth, live, source, delivered, failed, errors } = setup();
+        streams.sync(auth([CHAT], { renewAt: 1_000 }));
+        streams.listening(CHAT, true);
+        const first = source(CHAT);
+        first.emitOpen();
+        vi.advanceTimersByTime(1_000);
+        streams.sync(auth([CHAT], { renewAt: 2_000 }));
+        const next = live(CHAT)[1]!;
+        next.emitError(true);
+        expect(live(CHAT)).toEqual([first]);
+        first.emitMessage(whisper([CHAT], "client-a"), "id-1");
+        expect(delivered).toHaveLength(1);
+        expect(failed).not.toHaveBeenCalled();
+        expect(errors.list).toEqual([]);
+        expect(streams.size).toBe(1);
     });
 
     it("opens no replacement past maxStreams (HTTP/1.1): the hub's end and the browser's reconnect it is", () => {
-        const { after } = clock();
-        try {
-            const { streams, auth, live, source } = setup(() => 1);
-            streams.sync(auth([CHAT], { renewAt: 1_000 }));
-            streams.listening(CHAT, true);
-            source(CHAT).emitOpen();
-            vi.advanceTimersByTime(1_000);
-            streams.sync(auth([CHAT], { renewAt: 2_000 }));
-            expect(live(CHAT)).toHaveLength(1);
-        } finally {
-            after();
-        }
+        const { streams, auth, live, source } = setup(() => 1);
+        streams.sync(auth([CHAT], { renewAt: 1_000 }));
+        streams.listening(CHAT, true);
+        source(CHAT).emitOpen();
+        vi.advanceTimersByTime(1_000);
+        streams.sync(auth([CHAT], { renewAt: 2_000 }));
+        expect(live(CHAT)).toHaveLength(1);
     });
 
     it("closes the replacement with the stream when the channel is left", () => {
-        const { after } = clock();
-        try {
-            const { streams, auth, EventSource } = setup();
-            streams.sync(auth([CHAT], { renewAt: 1_000 }));
-            streams.listening(CHAT, true);
-            vi.advanceTimersByTime(1_000);
-            streams.sync(auth([CHAT], { renewAt: 2_000 }));
-            expect(EventSource.live()).toHaveLength(2);
-            streams.drop(CHAT);
-            expect(EventSource.live()).toHaveLength(0);
-            expect(streams.size).toBe(0);
-        } finally {
-            after();
-        }
+        const { streams, auth, EventSource } = setup();
+        streams.sync(auth([CHAT], { renewAt: 1_000 }));
+        streams.listening(CHAT, true);
+        vi.advanceTimersByTime(1_000);
+        streams.sync(auth([CHAT], { renewAt: 2_000 }));
+        expect(EventSource.live()).toHaveLength(2);
+        streams.drop(CHAT);
+        expect(EventSource.live()).toHaveLength(0);
+        expect(streams.size).toBe(0);
     });
 });
