@@ -326,7 +326,7 @@ export class MercureConnector extends EchoChannelMethods {
         this.#reopenRequested = false;
         if (live !== null) {
             // [spec] laravel-mercure §9 item 19: a channel left and joined again fires subscribed() again;
-            // §5.4 step 4: a failed snapshot is retried on the next refresh.
+            // §5.4 step 4: a failed snapshot is retried on the next refresh (and with backoff before: presence/presence-sync.ts).
             // Issue 53: a stream opened beside the page's first auth request serves from the answer on.
             if (live === this.#streams.current && live.isOpen()) this.#events.serve(live);
             return;

@@ -14,6 +14,11 @@ export interface PresenceTarget {
     readonly roster: Roster<unknown>;
     /** Hand an error to the channel's `error()` callbacks. */
     reportError(error: MercureError): void;
+    /**
+     * A snapshot failed with `status`: whether the owner authorizes again because the cookie it went with is not this
+     * connector's (another tab's request replaced it), which seeds the channel again after; absent: never.
+     */
+    cookieReplaced?(status: number | undefined): boolean;
 }
 
 /**
@@ -40,6 +45,9 @@ export interface PresenceSync {
 /** Default time a user missing from a re-seed's snapshot has to reconnect before `leaving` fires. */
 export const LEAVE_GRACE = 10_000;
 
+/** How many times a failed snapshot is asked again (after 1, 2, 4, 8 and 16 s) before it waits for the next refresh. */
+export const SNAPSHOT_RETRIES = 5;
+
 /**
  * Create the sync of one presence channel, out of sync. After a re-seed, users missing from the
  * snapshot get `leaveGrace` milliseconds to reappear before they are reported leaving.
@@ -56,23 +64,34 @@ export function createPresenceSync(target: PresenceTarget, leaveGrace = LEAVE_GR
      * snapshot request's deadline.
      */
     let buffer: Subscription[] | null = null;
+    /** The failed snapshots in a row since the channel was last seeded or its stream lost (one error for them all). */
+    let failures = 0;
+    /** The pending request again of a failed snapshot. */
+    let retry: ReturnType<typeof setTimeout> | undefined;
 
-    const settle = (result: SnapshotResult, current: number): void => {
+    const settle = (result: SnapshotResult, current: number, load: () => Promise<SnapshotResult>): void => {
         if (current !== generation) return;
         const buffered = buffer ?? [];
         buffer = null;
         if (result.kind === "aborted") return;
         if (result.kind === "failed") {
-            // [spec] laravel-mercure §5.4 step 4: report, no here(), stay unseeded; the next refresh retries.
-            target.reportError(
-                new MercureError(
-                    "presence_snapshot_failed",
-                    `The presence snapshot of channel "${target.name}" failed (${result.reason}): check that the hub enables active subscriptions and the cookie grants them; it is retried on the next refresh.`,
-                    { channel: target.name, ...result },
-                ),
-            );
+            // Refused on another connector's cookie (a tab alone): nothing failed; the owner's new auth seeds again.
+            if ((result.status === 401 || result.status === 403) && target.cookieReplaced?.(result.status) === true) return;
+            // [spec] laravel-mercure §5.4 step 4: report, no here(), stay unseeded; the next refresh retries. Asked again
+            // sooner too, a few times with backoff (a hub that was down a moment ago), and reported once for them all.
+            if (failures++ === 0) {
+                target.reportError(
+                    new MercureError(
+                        "presence_snapshot_failed",
+                        `The presence snapshot of channel "${target.name}" failed (${result.reason}): check that the hub enables active subscriptions and the cookie grants them; it is retried with backoff and on the next refresh.`,
+                        { channel: target.name, ...result },
+                    ),
+                );
+            }
+            if (failures <= SNAPSHOT_RETRIES) retry = setClampedTimeout(() => current === generation && begin(load), 1_000 * 2 ** (failures - 1));
             return;
         }
+        failures = 0;
         synced = true;
         // [spec] §5.4 step 5: seed, then replay the buffer in order, then drop it.
         const lingering = target.roster.seed(result.members);
@@ -89,22 +108,27 @@ export function createPresenceSync(target: PresenceTarget, leaveGrace = LEAVE_GR
 
     const lost = (): void => {
         clearTimeout(expiry);
+        clearTimeout(retry);
+        failures = 0;
         generation++;
         synced = false;
         buffer = null;
     };
 
+    const begin = (load: () => Promise<SnapshotResult>): void => {
+        if (synced || buffer !== null) return;
+        clearTimeout(retry); // A refresh asks now.
+        // Events received before the request starts are already reflected in the snapshot; buffer from here.
+        buffer = [];
+        const current = generation;
+        new Promise<SnapshotResult>((resolve) => resolve(load())).then(
+            (result) => settle(result, current, load),
+            (cause: unknown) => settle({ kind: "failed", reason: describeCause(cause), cause }, current, load),
+        );
+    };
+
     return {
-        begin(load) {
-            if (synced || buffer !== null) return;
-            // Events received before the request starts are already reflected in the snapshot; buffer from here.
-            buffer = [];
-            const current = generation;
-            new Promise<SnapshotResult>((resolve) => resolve(load())).then(
-                (result) => settle(result, current),
-                (cause: unknown) => settle({ kind: "failed", reason: describeCause(cause), cause }, current),
-            );
-        },
+        begin,
         event(event) {
             // [spec] §5.4 step 6: buffer while seeding, apply when seeded.
             if (buffer !== null) buffer.push(event);

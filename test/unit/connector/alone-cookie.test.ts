@@ -5,7 +5,8 @@ import type { FetchLike } from "../../../src/fetch";
 // Loaded here too, so that the connector's dynamic imports of the whisper and credentials chunks find them in the module cache at once.
 import "../../../src/whisper";
 import "../../../src/auth/credentials";
-import { createHarness, envelope, useScopedFakeTimers } from "../../fakes/connector-harness";
+import "../../../src/connector/presence-capability";
+import { createHarness, envelope, topic, useScopedFakeTimers } from "../../fakes/connector-harness";
 import type { FakeEventSource } from "../../fakes/fake-event-source";
 
 /*
@@ -180,5 +181,28 @@ describe("a tab running alone whose hub cookie another tab replaced (alone-cooki
         expect(second).not.toBe(first);
         expect(second!.param("last_event_id")).toBe("urn:w1");
         expect(errors).toEqual([]);
+    });
+
+    it("authorizes again, with no error, when a presence snapshot is refused on that cookie, and seeds the room on its own", async () => {
+        const browser = browserStorage();
+        const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage });
+        const snapshots: string[] = [];
+        const ann = { subscriber: "urn:uuid:ann", topic: topic("presence-room"), active: true, payload: { user_id: 1, user_info: { name: "Ann" } } };
+        h.auth.probeHandler = (url) => {
+            snapshots.push(url);
+            const body = snapshots.length === 1 ? "" : JSON.stringify({ subscriptions: [ann] });
+            return { status: snapshots.length === 1 ? 403 : 200, text: async () => body };
+        };
+        const errors: string[] = [];
+        const here: unknown[] = [];
+        h.connector.presenceChannel("room").here((members: unknown[]) => here.push(members)).error((error: MercureError) => errors.push(error.code));
+        await settle(h);
+        browser.otherTab(); // Another tab's auth request replaced the cookie before the snapshot left.
+        h.stream().emitOpen();
+        await settle(h);
+        expect(snapshots).toHaveLength(2);
+        expect(h.auth.requests).toHaveLength(2);
+        expect(errors).toEqual([]);
+        expect(here).toEqual([[ann.payload]]);
     });
 });

@@ -155,7 +155,7 @@ describe("presence rooms", () => {
         expect(channel.log).toEqual(["error presence_snapshot_failed"]);
         const [error] = channel.errors;
         expect(error?.message).toBe(
-            'The presence snapshot of channel "presence-room" failed (HTTP 404): check that the hub enables active subscriptions and the cookie grants them; it is retried on the next refresh.',
+            'The presence snapshot of channel "presence-room" failed (HTTP 404): check that the hub enables active subscriptions and the cookie grants them; it is retried with backoff and on the next refresh.',
         );
         expect(error?.channel).toBe(ROOM);
         expect(error?.status).toBe(404);
@@ -167,6 +167,74 @@ describe("presence rooms", () => {
         rooms.handleEvent(event("dan1", true), "e3");
         await snapshots.answer(snapshot("ann1", "bob1", "cid1"));
         expect(channel.log).toEqual(["error presence_snapshot_failed", "here ann,bob,cid", "joining dan"]);
+    });
+
+    it("ask a failed snapshot again after 1, 2, 4, 8 and 16 s while the stream serves, reported once; then wait for the next refresh", async () => {
+        vi.useFakeTimers();
+        const { rooms, channel, snapshots } = openRoom();
+        const failed: SnapshotResult = { kind: "failed", reason: "HTTP 503", status: 503 };
+        await snapshots.answer(failed);
+        for (const delay of [1_000, 2_000, 4_000, 8_000, 16_000]) {
+            await vi.advanceTimersByTimeAsync(delay - 1);
+            expect(snapshots.pending).toHaveLength(0);
+            await vi.advanceTimersByTimeAsync(1);
+            expect(snapshots.pending).toHaveLength(1);
+            await snapshots.answer(failed);
+        }
+        await vi.advanceTimersByTimeAsync(300_000);
+        expect(snapshots.pending).toHaveLength(0);
+        expect(channel.log).toEqual(["error presence_snapshot_failed"]);
+        // The next refresh asks again, and a success ends the streak: a later failure is reported again.
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer(snapshot("ann1"));
+        expect(channel.log).toEqual(["error presence_snapshot_failed", "here ann"]);
+    });
+
+    it("seed when a failed snapshot asked again succeeds (a hub that was down a moment ago)", async () => {
+        vi.useFakeTimers();
+        const { rooms, channel, snapshots } = openRoom();
+        await snapshots.answer({ kind: "failed", reason: "HTTP 502", status: 502 });
+        rooms.handleEvent(event("bob1", true), "e1"); // Out of sync: ignored.
+        await vi.advanceTimersByTimeAsync(1_000);
+        rooms.handleEvent(event("cid1", true), "e2"); // Seeding: buffered.
+        await snapshots.answer(snapshot("ann1", "bob1"));
+        expect(channel.log).toEqual(["error presence_snapshot_failed", "here ann,bob", "joining cid"]);
+    });
+
+    it("ask nothing again once the stream is lost (it seeds at the next open) or the channel left", async () => {
+        vi.useFakeTimers();
+        const { rooms, snapshots } = openRoom();
+        await snapshots.answer({ kind: "failed", reason: "HTTP 503", status: 503 });
+        rooms.streamLost([ROOM]);
+        await vi.advanceTimersByTimeAsync(60_000);
+        expect(snapshots.pending).toHaveLength(0);
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer({ kind: "failed", reason: "HTTP 503", status: 503 });
+        rooms.remove(ROOM);
+        await vi.advanceTimersByTimeAsync(60_000);
+        expect(snapshots.pending).toHaveLength(0);
+    });
+
+    it("report nothing for a 401 or 403 on another connector's cookie: the owner authorizes again, which seeds again", async () => {
+        const rooms = createPresenceRooms();
+        const channel = target();
+        const replaced: Array<number | undefined> = [];
+        rooms.add({ ...channel, cookieReplaced: (status) => (replaced.push(status), true) });
+        rooms.patterns(HUB, [ROOM], [TOPIC]);
+        const snapshots = loader();
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer({ kind: "failed", reason: "HTTP 403", status: 403 });
+        expect(replaced).toEqual([403]);
+        expect(channel.log).toEqual([]);
+        rooms.streamOpened([ROOM], snapshots.load); // The owner's refresh keeps the stream and seeds again.
+        await snapshots.answer(snapshot("ann1"));
+        expect(channel.log).toEqual(["here ann"]);
+        // Any other failure is reported as before.
+        rooms.streamLost([ROOM]);
+        rooms.streamOpened([ROOM], snapshots.load);
+        await snapshots.answer({ kind: "failed", reason: "HTTP 404", status: 404 });
+        expect(replaced).toEqual([403]);
+        expect(channel.log).toEqual(["here ann", "error presence_snapshot_failed"]);
     });
 
     it("treat a malformed snapshot body as a failure, not as an empty room", async () => {
@@ -191,6 +259,7 @@ describe("presence rooms", () => {
             throw new Error("boom");
         });
         await new Promise((resolve) => setTimeout(resolve, 0));
+        rooms.streamLost([ROOM]); // A new streak: its failure is reported too.
         rooms.streamOpened([ROOM], () => Promise.reject(new Error("bang")));
         await new Promise((resolve) => setTimeout(resolve, 0));
         expect(channel.errors.map((error) => error.message.match(/failed \((.*?)\)/)?.[1])).toEqual(["boom", "bang"]);
