@@ -25,9 +25,10 @@ export interface PresenceRooms {
      */
     patterns(hub: URL, names: readonly string[], topics: readonly string[]): string[];
     /**
-     * A stream carrying `names` is open: seed each tracked channel among them that is out of sync,
-     * loading its snapshot with `load(url)`. Also call it for the open stream after a refresh that kept
-     * it (a failed snapshot is retried this way). Never call it for a stream that is not open.
+     * A stream carrying `names` is open and serves: seed each tracked channel among them that is out of sync,
+     * loading its snapshot with `load(url)`; a tracked channel it does not carry is out of sync. Also call it for the
+     * open stream after a refresh that kept it (a failed snapshot is retried this way). Never call it for a stream that
+     * is not open.
      */
     streamOpened(names: Iterable<string>, load: (url: string) => Promise<SnapshotResult>): void;
     /**
@@ -91,7 +92,11 @@ export function createPresenceRooms(leaveGrace?: number): PresenceRooms {
             return patterns;
         },
         streamOpened(names, load) {
-            for (const name of names) {
+            // A joined channel the serving stream does not carry (its auth fails alone: issue 30's isolation) hears no
+            // subscription event until a stream carries it again: it re-seeds then.
+            const carried = new Set(names);
+            for (const [name, room] of rooms) if (!carried.has(name)) room.sync.lost();
+            for (const name of carried) {
                 const room = rooms.get(name);
                 const url = room?.url;
                 // [spec] §5.4 step 3: the snapshot is fetched after the stream opened.

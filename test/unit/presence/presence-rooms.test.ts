@@ -237,6 +237,18 @@ describe("presence rooms", () => {
         expect(channel.log).toEqual(["here ann", "error presence_snapshot_failed"]);
     });
 
+    it("re-seed a channel the serving stream stopped carrying (its auth failed alone) once a stream carries it again", async () => {
+        const { rooms, channel, snapshots } = openRoom();
+        await snapshots.answer(snapshot("ann1", "bob1"));
+        // The stream that serves now carries the other channel only: the room hears no event meanwhile.
+        rooms.streamOpened(["private-x"], snapshots.load);
+        rooms.handleEvent(event("cid1", true), "e1");
+        expect(snapshots.pending).toHaveLength(0);
+        rooms.streamOpened(["private-x", ROOM], snapshots.load);
+        await snapshots.answer(snapshot("ann1", "bob1", "cid1"));
+        expect(channel.log).toEqual(["here ann,bob", "joining cid"]);
+    });
+
     it("treat a malformed snapshot body as a failure, not as an empty room", async () => {
         const rooms = createPresenceRooms();
         const channel = target();
