@@ -10,8 +10,11 @@ export interface AuthGatewayHost {
     request(names: readonly string[]): Promise<AuthResult>;
     /** The leading connector's `hubTimeouts`, for the freshness of the cookie. */
     hubTimeouts(): HubTimeouts;
-    /** A real request succeeded: the cookie changed, the real main stream must be reopened with it. */
-    granted(): void;
+    /**
+     * A real request succeeded: the cookie changed, the real streams must be reopened with it; `renewAt`: when that
+     * cookie is due for renewal (wall clock, ms), before the hub may end a stream opened on it.
+     */
+    granted(renewAt: number): void;
     /** A split found `client`'s set failing while it did not ask: its connector must ask again, and hear why. */
     failed(client: string): void;
 }
@@ -243,7 +246,7 @@ export class AuthGateway {
             const granted = names.filter((name) => result.response.channels.get(name)?.denied !== true);
             this.#last = { granted: new Set(granted), response: result.response, sentAt };
             this.#learn(granted);
-            this.host.granted();
+            this.host.granted(sentAt + renewalDelay(result.response.expiresIn, this.host.hubTimeouts()));
         }
         for (const client of failing) if (!batch.some((entry) => entry.client === client)) this.host.failed(client);
         for (const entry of batch) {

@@ -1,7 +1,7 @@
 import type { StampStorage } from "../auth/auth-stamp";
 import { requestAuthorization, type AuthResult } from "../auth/auth-client";
 import type { AuthResponse } from "../auth/auth-response";
-import type { HubTimeouts } from "../auth/cookie-refresh";
+import { renewalDelay, type HubTimeouts } from "../auth/cookie-refresh";
 import { MercureError } from "../errors";
 import type { EventSourceConstructor, FetchLike } from "../transport/platform";
 import { AuthGateway } from "./auth-gateway";
@@ -75,10 +75,14 @@ export class HubEngine {
         this.#gateway = new AuthGateway({
             request: (names) => this.#authorize(names),
             hubTimeouts: options.hubTimeouts,
-            granted: () => this.#mux.renew(),
+            granted: (renewAt) => this.#mux.renew(renewAt),
             failed: (client) => this.#mux.end(client),
         });
-        if (options.seed) this.#gateway.seed(options.seed.client, options.seed);
+        if (options.seed) {
+            this.#gateway.seed(options.seed.client, options.seed);
+            // The seed's cookie is the browser's: real whisper streams opened on it are renewed by its renewal point.
+            this.#mux.renew(options.seed.sentAt + renewalDelay(options.seed.response.expiresIn, options.hubTimeouts()));
+        }
     }
 
     /**

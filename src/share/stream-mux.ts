@@ -4,6 +4,7 @@ import { HubStream, type HubStreamHandlers } from "../transport/hub-stream";
 import type { EventSourceConstructor, StreamMessage } from "../transport/platform";
 import { StreamSwitch } from "../transport/stream-switch";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
+import { setClampedTimeout } from "../timers";
 import { CatchUps } from "./catch-up";
 import { clientOf, topicNames, whisperKey, type EventMessage, type ToClient } from "./protocol";
 
@@ -64,15 +65,21 @@ interface VirtualMain {
  * Every event of the real main streams (current and draining) is forwarded once (by id) to every virtual main
  * stream; each client's dispatcher filters by its own channels and socket id. A virtual main stream that opens late
  * gets what it missed from its own cursor: replayed from the events the engine keeps, or, for an older cursor, from a
- * catch-up stream of its own (see {@link CatchUps}). The switch's own timers (open deadline, drain cap) are the only
- * ones; drains normally end by id, so a throttled leader still hands over.
+ * catch-up stream of its own (see {@link CatchUps}). The switch's own timers (open deadline, drain cap) and the whisper
+ * streams' renewal are the only ones; drains normally end by id, so a throttled leader still hands over.
  */
 export class StreamMux {
     /** The virtual main streams, by id, in first-seen order. */
     readonly #mains = new Map<string, VirtualMain>();
 
     /** The real whisper streams by key, with the virtual streams on each. */
-    readonly #whispers = new Map<string, { stream: HubStream; refs: Set<string> }>();
+    readonly #whispers = new Map<string, RealWhisper>();
+
+    /** When the cookie of the last grant is due for renewal (see {@link StreamMux.renew}); -Infinity before one. */
+    #renewAt = -Infinity;
+
+    /** The timer of the next real whisper stream due for renewal (see {@link StreamMux.#renewWhispers}). */
+    #renewal: ReturnType<typeof setTimeout> | undefined;
 
     /** Virtual whisper streams waiting for a connection (over HTTP/1.1, past the budget), by id, in order: their URL. */
     readonly #queuedWhispers = new Map<string, string>();
@@ -153,7 +160,7 @@ export class StreamMux {
         this.#queuedWhispers.delete(id);
         for (const [key, entry] of this.#whispers) {
             if (!entry.refs.delete(id) || entry.refs.size > 0) continue;
-            entry.stream.retire();
+            shut(entry);
             this.#whispers.delete(key);
             this.#admit();
         }
@@ -172,8 +179,34 @@ export class StreamMux {
      * reopens), and one reopen serves both. Should none follow, the hub ends the old stream at its token's
      * expiry and the `EventSource` reconnects by itself with the new cookie.
      */
-    renew(): void {
+    renew(renewAt: number): void {
         if (this.#streams.latest() !== null) this.#reopen = true;
+        this.#renewAt = renewAt;
+        this.#renewWhispers();
+    }
+
+    /**
+     * Renew make-before-break each real whisper stream whose cookie is due for renewal and older than the last grant's, as
+     * a connector alone does its own (whisper/whisper-streams.ts): the hub ends a stream at its cookie's expiry, and a
+     * whisper published before the browser's reconnect would be lost. Then wait for the next one due.
+     */
+    #renewWhispers(): void {
+        clearTimeout(this.#renewal);
+        const now = Date.now();
+        let next = Infinity;
+        for (const [key, entry] of this.#whispers) {
+            if (entry.next !== null || entry.renewAt >= this.#renewAt) continue;
+            if (entry.renewAt > now) next = Math.min(next, entry.renewAt);
+            // Over HTTP/1.1 the replacement needs a connection of its own for a moment; without one, the hub's end and the
+            // browser's reconnect it is.
+            else if (this.#connections() < streamBudget(this.host.hub)) {
+                const url = new URL(entry.url);
+                if (entry.cursor !== null) url.searchParams.set("last_event_id", entry.cursor);
+                entry.overlap = new Set();
+                entry.next = this.#realWhisper(key, entry, url.href);
+            }
+        }
+        if (next !== Infinity) this.#renewal = setClampedTimeout(() => this.#renewWhispers(), next - now);
     }
 
     /**
@@ -193,10 +226,11 @@ export class StreamMux {
     closeAll(): void {
         this.#streams.closeAll();
         this.#catchUps.closeAll();
-        for (const entry of this.#whispers.values()) entry.stream.retire();
+        for (const entry of this.#whispers.values()) shut(entry);
         this.#whispers.clear();
         this.#queuedWhispers.clear();
         this.#mains.clear();
+        clearTimeout(this.#renewal);
     }
 
     /** Reconcile at the end of this tick (joins and leaves of every tab in one task make one reopen). */
@@ -352,7 +386,9 @@ export class StreamMux {
 
     /** How many real streams the engine holds: main (current, replacement, draining), whisper and catch-up. */
     #connections(): number {
-        return this.#streams.held() + this.#whispers.size + this.#catchUps.size;
+        let renewing = 0;
+        for (const entry of this.#whispers.values()) renewing += Number(entry.next !== null);
+        return this.#streams.held() + this.#whispers.size + renewing + this.#catchUps.size;
     }
 
     /**
@@ -467,30 +503,59 @@ export class StreamMux {
         if (entry === undefined) {
             this.#yieldCatchUps();
             this.#streams.trimDrains(streamBudget(this.host.hub) - this.#whispers.size - 1);
-            const refs = new Set<string>();
-            const tell = (state: 0 | 1 | 2) => {
-                for (const ref of refs) this.host.send({ t: "state", s: ref, state });
-            };
-            // A whisper goes to the clients on this stream only.
-            const clients = (): string[] => [...new Set([...refs].map(clientOf))];
-            const stream = new HubStream(this.host.EventSource, url, [], [], {
-                open: () => tell(1),
-                message: (_stream, event) => this.host.send({ t: "event", w: key, type: "message", data: String(event.data), id: event.lastEventId }, clients()),
-                error: (failed, _event, closed) => {
-                    tell(closed ? 2 : 0);
-                    if (!closed) return;
-                    this.host.refused(); // The hub refused the cookie: the next auth goes to the server.
-                    failed.retire();
-                    if (this.#whispers.get(key)?.stream === failed) this.#whispers.delete(key);
-                    this.#admit();
-                },
-            });
-            entry = { stream, refs };
+            entry = { stream: null!, refs: new Set(), url, renewAt: this.#renewAt, cursor: new URL(url).searchParams.get("last_event_id"), next: null, overlap: null };
+            entry.stream = this.#realWhisper(key, entry, url);
             this.#whispers.set(key, entry);
             this.#tellRoom();
         }
         entry.refs.add(id);
         if (entry.stream.isOpen()) this.host.send({ t: "state", s: id, state: 1 });
+    }
+
+    /** Open a real whisper stream for `entry`: its first, or its replacement ({@link RealWhisper.next}), which takes over at its open. */
+    #realWhisper(key: string, entry: RealWhisper, url: string): HubStream {
+        const tell = (state: 0 | 1 | 2) => {
+            for (const ref of entry.refs) this.host.send({ t: "state", s: ref, state });
+        };
+        // A whisper goes to the clients on this stream only.
+        const clients = (): string[] => [...new Set([...entry.refs].map(clientOf))];
+        const renewAt = this.#renewAt;
+        const stream: HubStream = new HubStream(this.host.EventSource, url, [], [], {
+            open: () => {
+                if (entry.next !== stream) return tell(1);
+                // The replacement carries the topic now: the stream it replaces goes (its ids stay, for the replay).
+                entry.stream.retire();
+                entry.stream = stream;
+                entry.next = null;
+                entry.renewAt = renewAt;
+                tell(1); // A virtual stream the old one had told `reconnecting` is open again.
+            },
+            message: (_stream, event) => {
+                // A renewal's overlap: what the replaced stream forwarded after the replacement's cursor goes once.
+                const id = event.lastEventId;
+                if (entry.overlap !== null && id !== "") {
+                    if (entry.next !== null) entry.overlap.add(id);
+                    else if (entry.overlap.delete(id)) return;
+                }
+                if (id !== "") entry.cursor = id;
+                this.host.send({ t: "event", w: key, type: "message", data: String(event.data), id }, clients());
+            },
+            error: (failed, _event, closed) => {
+                // A replacement that fails before it opened goes: the stream it was to replace serves on, to the hub's end.
+                if (entry.next === failed) {
+                    failed.retire();
+                    entry.next = entry.overlap = null;
+                    return;
+                }
+                tell(closed ? 2 : 0);
+                if (!closed) return;
+                this.host.refused(); // The hub refused the cookie: the next auth goes to the server.
+                shut(entry);
+                if (this.#whispers.get(key) === entry) this.#whispers.delete(key);
+                this.#admit();
+            },
+        });
+        return stream;
     }
 
     /**
@@ -518,6 +583,31 @@ export class StreamMux {
         this.#room = room;
         this.host.room?.(room);
     }
+}
+
+/** A real whisper stream of the engine, shared by the virtual whisper streams on its topic. */
+interface RealWhisper {
+    /** The stream (opening or open). */
+    stream: HubStream;
+    /** The virtual whisper streams on it, by id. */
+    readonly refs: Set<string>;
+    /** The URL it was first opened with (its `match`). */
+    readonly url: string;
+    /** When the cookie it opened on is due for renewal (see {@link StreamMux.renew}). */
+    renewAt: number;
+    /** The last event id it forwarded (or the first virtual stream's cursor): its replacement's `last_event_id`. */
+    cursor: string | null;
+    /** Its replacement on a newer cookie, opening (make-before-break), or null. */
+    next: HubStream | null;
+    /** The ids forwarded since the last replacement was opened from the cursor, which it may replay: each goes once. */
+    overlap: Set<string> | null;
+}
+
+/** Close a real whisper stream and its replacement. */
+function shut(entry: RealWhisper): void {
+    entry.stream.retire();
+    entry.next?.retire();
+    entry.next = entry.overlap = null;
 }
 
 /** Whether `a` holds exactly the elements of `b`. */

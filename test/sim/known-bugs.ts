@@ -11,22 +11,22 @@
  *   stream carries (share/virtual-source.ts `#narrow`), to nothing when that stream failed and closed; until its
  *   connector's retry, the engine's real requests (another tab's join or renewal, during a hub outage) authorize a union
  *   without the tab's channels, and the cookie loses their grants. The engine's whisper streams, reconnecting on that
- *   cookie when the hub is back, stay deaf without an error (whisper streams are not reopened after an auth) until the
- *   hub ends them minutes later; a renewal in that window reopens the main stream without the tab's private channels,
- *   silent and `connected`. Left out: a broadcast, a probe or a whisper on a guarded channel is expected only by tabs
+ *   cookie when the hub is back, stayed deaf without an error until they were renewed (now by their cookie's renewal
+ *   point); a renewal in that window reopens the main stream without the tab's private channels, silent and
+ *   `connected`. Left out: a broadcast or a probe on a guarded channel is expected only by tabs
  *   whose profile holds a stream on its topic under a grant that covers it, and the hub is expected to count such a
  *   tab's user in a presence channel only then (seed 1 found the presence side once the navigation command came: the
  *   leading tab froze, a tab's set narrowed to nothing, and the next renewal's cookie lost its presence grant).
- *   The same exclusion hides a second bug (seeds 65 and 134 without it): the engine's real whisper streams (shared per
- *   topic: a tab's virtual reopen reuses them) are not reopened at a cookie renewal, so the hub ends each at its
- *   cookie's expiry (mercure-hub §1.5) and the EventSource reconnects about 3 s later on the renewed cookie; a whisper
- *   published in that gap is lost without an error on a hub without history, or while the stream has no cursor yet.
- *   A connector's own whisper streams (a tab alone) are renewed make-before-break by the renewal point of the cookie
- *   they opened on (whisper/whisper-streams.ts); the same in the engine (a draft, session 23) broke presence in seeds
- *   192 and 4013 and was not kept. A second draft of that session kept a tab's announced set when the engine ended its
- *   stream (share/virtual-source.ts, the `gone` path) instead of narrowing it to nothing: seed 1185 then failed
- *   (presence), so it was not kept either. Without the exclusion, seeds 1000-5199 also fail in 1185, 2061, 2165, 3086,
- *   4013, 4021, 4077, 5013, 5127 and 5151 (presence views, and broadcasts on a channel failing alone).
+ *   Whispers are no longer left out (session 23): whisper streams, the connector's own and the engine's real ones, are
+ *   renewed make-before-break by the renewal point of the cookie they opened on (whisper/whisper-streams.ts,
+ *   share/stream-mux.ts); before, the hub ended each at its cookie's expiry and a whisper published before the
+ *   browser's reconnect was lost (seeds 65, 134, 2137, 5060 without the exclusion). The same session fixed two
+ *   presence faces the exclusion hid (a channel the serving stream stopped carrying stayed "in sync" and did not
+ *   re-seed, seed 4013; a failed snapshot waited minutes for the next refresh, seed 2189). A draft that kept a tab's
+ *   announced set when the engine ended its stream (share/virtual-source.ts, the `gone` path) failed seed 1185 and was
+ *   not kept. Without the exclusion (`--known fresh-page-replay`), seeds 1-5199 still fail in 2061, 2165, 3086, 4077,
+ *   5013, 5127 and 5151: broadcasts lost on a channel failing alone (the check counts a delivery from a draining
+ *   stream after the channel's `auth_failed` as the channel working again: seed 134's shrunk face), and presence.
  * - fresh-page-replay: a page that does not resume from its record's cursor (its tab's previous page had no
  *   `resumeAcrossPages` and left no record, or the page was rendered with the hub's cursor, which wins) starts from now
  *   or from its render, but on the tabs' engine its channels ride the one stream, which resumes from the engine's

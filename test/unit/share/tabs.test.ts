@@ -447,6 +447,40 @@ describe("sharing one hub connection between tabs", () => {
         expect(auth.requests).toHaveLength(1);
     });
 
+    it("renews a real whisper stream make-before-break at its cookie's renewal point: each whisper reaches the tab once", async () => {
+        const a = open();
+        const b = open();
+        a.connector.privateChannel("orders.1");
+        const heard: unknown[] = [];
+        b.connector.privateChannel("chat.1").listenForWhisper("typing", (payload: unknown) => heard.push(payload));
+        await settle();
+        await openAll();
+        const whisperStreams = () => ES.live().filter((source) => source.matches().some((match) => match.includes("/whisper/")));
+        const first = whisperStreams();
+        expect(first).toHaveLength(1);
+        const typing = (n: number) => ({ channels: ["private-chat.1"], event: "client-typing", payload: { n }, socket: "peer.socket" });
+        first[0]!.emitMessage(typing(1), "w-1");
+        await settle();
+        const requests = auth.requests.length;
+        // 300 s cookies: the renewals (at 211.5 s) ask Laravel; the new cookie carries the replacement, from the cursor.
+        await settle(212_000);
+        expect(auth.requests.length).toBeGreaterThan(requests);
+        const [old, next] = whisperStreams();
+        expect(old).toBe(first[0]);
+        expect(next!.param("last_event_id")).toBe("w-1");
+        old!.emitMessage(typing(2), "w-2");
+        next!.emitOpen();
+        await settle();
+        expect(old!.closed).toBe(true);
+        next!.emitMessage(typing(2), "w-2"); // the hub's replay from w-1
+        next!.emitMessage(typing(3), "w-3");
+        await settle();
+        expect(heard).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+        await openAll(); // The main stream's own renewal.
+        expect(whisperStreams()).toEqual([next]);
+        expect(b.connector.connectionStatus()).toBe("connected");
+    });
+
     it("shares a whisper stream between tabs by reference count", async () => {
         const a = open();
         const b = open();
