@@ -1,6 +1,6 @@
 import type { ConnectionStatus } from "laravel-echo";
 import type { BatchAuth } from "../auth/batch-auth";
-import type { CookieRefreshTimer } from "../auth/cookie-refresh";
+import type { CookieRefreshTimer, HubTimeouts } from "../auth/cookie-refresh";
 import type { ChannelRegistry } from "../channel/channel-registry";
 import type { HubLocator, HubOptions } from "../discovery/hub-location";
 import type { RouteTarget } from "../dispatch/deliver-route";
@@ -50,6 +50,8 @@ export interface ConnectorHost {
     generation(): number;
     /** The signal that `disconnect()` aborts. */
     signal(): AbortSignal;
+    /** The `hubTimeouts` option, resolved: when the hub may end a stream, for the renewals. */
+    hubTimeouts(): HubTimeouts;
     /** Whether `disconnect()` paused the connector (until `connect()` or a newly joined channel). */
     paused(): boolean;
     /** Whether a stream opened since construction, the last `disconnect()` or the last channel left. */

@@ -172,6 +172,7 @@ export class MercureConnector extends EchoChannelMethods {
         log: this.#log,
         generation: () => this.#generation,
         signal: () => this.#aborter.signal,
+        hubTimeouts: () => resolveHubTimeouts(this.options["hubTimeouts"]),
         paused: () => this.#paused,
         everConnected: () => this.#events.everConnected,
         settle: (change) => this.#settle(change),
@@ -349,7 +350,7 @@ export class MercureConnector extends EchoChannelMethods {
         this.#log?.(reopen ? "reopen" : "stream", { url, channels: granted });
         // [spec] mercure-hub §1.5: replace this stream before the hub may end it.
         const generation = this.#generation;
-        this.#cookieRefresh.arm(resolveHubTimeouts(this.options["hubTimeouts"]), (expired) =>
+        this.#cookieRefresh.arm(this.#host.hubTimeouts(), (expired) =>
             this.#settle(() => {
                 if (generation === this.#generation) this.#renew(expired);
             }),

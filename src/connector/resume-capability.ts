@@ -5,7 +5,6 @@ import { channelKind } from "../topic/channel-kind";
 import type { Platform } from "../transport/platform";
 import type { Capability } from "./capabilities";
 import type { ConnectorHost } from "./connector-host";
-import { resolveHubTimeouts } from "./options";
 
 /**
  * The `resumeAcrossPages` option (issue 52 part 2), loaded when the connector is created with it, beside what the first
@@ -23,7 +22,7 @@ import { resolveHubTimeouts } from "./options";
  * cookie still holds that grant and it covers the batch; the answer keeps the stream when it grants the same channels.
  */
 export function create(host: ConnectorHost): ResumeCapability {
-    const options = host.hubOptions as { auth?: { headers: Record<string, unknown> }; resumeEnvironment?: ResumeEnvironment; authStamps?: StampStorage; hubTimeouts?: unknown };
+    const options = host.hubOptions as { auth?: { headers: Record<string, unknown> }; resumeEnvironment?: ResumeEnvironment; authStamps?: StampStorage };
     // The page's session token as Echo read it at construction (`window.Laravel.csrfToken`, a string `csrfToken` option,
     // `<meta name="csrf-token">`, in that order) into `auth.headers`; a `csrfToken` function is not called (it may be async).
     return createResume(host, options.resumeEnvironment ?? pageEnvironment(options.auth?.headers["X-CSRF-TOKEN"]), options.authStamps);
@@ -115,7 +114,7 @@ export function createResume(host: ConnectorHost, env: ResumeEnvironment, stamps
         const grant = take(platform.hub.href);
         if (grant === null) return null;
         const now = page.now();
-        const due = grant.sentAt + renewalDelay(grant.expiresIn, resolveHubTimeouts((host.hubOptions as { hubTimeouts?: unknown }).hubTimeouts));
+        const due = grant.sentAt + renewalDelay(grant.expiresIn, host.hubTimeouts());
         const covered = names.every((name) => {
             const kind = channelKind(name);
             return kind === "public" || (kind === "private" && grant.names.includes(name));

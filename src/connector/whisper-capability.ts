@@ -7,7 +7,6 @@ import * as whisperModule from "../whisper/index";
 import { whisperTarget, Whispers } from "../whisper/whispers";
 import type { Capability } from "./capabilities";
 import { CRYPTO } from "./capability-slots";
-import { resolveHubTimeouts } from "./options";
 import type { ConnectorHost } from "./connector-host";
 
 /** The whispers' capability: the seam's hooks, and the link the joined guarded channels whisper through. */
@@ -88,7 +87,7 @@ export function create(host: ConnectorHost): WhisperCapability {
                 clientEvents,
                 granted,
                 via: platform.whisperEventSource ?? platform.EventSource,
-                renewAt: platform.whisperEventSource === undefined ? host.cookieRefresh.renewalAt(resolveHubTimeouts((host.hubOptions as { hubTimeouts?: unknown }).hubTimeouts)) : Infinity,
+                renewAt: platform.whisperEventSource === undefined ? host.cookieRefresh.renewalAt(host.hubTimeouts()) : Infinity,
             }),
         connections: () => whispers.size,
     };

@@ -177,7 +177,8 @@ export class StreamMux {
      * The cookie changed: the next reconcile reopens the real main stream with it (make-before-break). Not
      * now: the client that asked opens its new virtual stream next (a join changes the union, a renewal
      * reopens), and one reopen serves both. Should none follow, the hub ends the old stream at its token's
-     * expiry and the `EventSource` reconnects by itself with the new cookie.
+     * expiry and the `EventSource` reconnects by itself with the new cookie. `renewAt`: when the new cookie is due
+     * for renewal; the real whisper streams on older cookies are renewed by their own (see {@link StreamMux.#renewWhispers}).
      */
     renew(renewAt: number): void {
         if (this.#streams.latest() !== null) this.#reopen = true;

@@ -269,7 +269,7 @@ export class WhisperStreams {
         entry.target = target;
         entry.via = auth.via;
         entry.renewAt = auth.renewAt ?? Infinity;
-        entry.stream = this.#open(channel, entry);
+        entry.stream = this.#open(channel, topic, entry);
     }
 
     /**
@@ -279,7 +279,9 @@ export class WhisperStreams {
      */
     #renewDue(): void {
         clearTimeout(this.#renewal);
-        const latest = this.#auth?.renewAt ?? Infinity;
+        const auth = this.#auth;
+        if (auth === null) return;
+        const latest = auth.renewAt ?? Infinity;
         const now = Date.now();
         let next = Infinity;
         for (const [channel, entry] of this.#entries) {
@@ -289,16 +291,15 @@ export class WhisperStreams {
             if (entry.renewAt <= now) {
                 if (this.size >= (this.options.maxStreams?.() ?? Infinity)) continue;
                 entry.overlap = new Set();
-                entry.next = this.#open(channel, entry);
+                entry.next = this.#open(channel, whisperTopic(auth.topicPrefix, channel), entry);
             } else next = Math.min(next, entry.renewAt);
         }
         if (next !== Infinity) this.#renewal = setClampedTimeout(() => this.#renewDue(), next - now);
     }
 
-    /** Open `channel`'s stream from its cursor: its current one, or its replacement ({@link Entry.next}), which takes over at its open. */
-    #open(channel: string, entry: Entry): WhisperStream {
+    /** Open `channel`'s stream on `topic` from its cursor: its current one, or its replacement ({@link Entry.next}), which takes over at its open. */
+    #open(channel: string, topic: string, entry: Entry): WhisperStream {
         // [spec] §7.3: match=<this channel's whisper topic> alone, last_event_id=<this stream's cursor>.
-        const topic = entry.target.slice(entry.target.indexOf(" ") + 1);
         const url = buildSubscribeUrl(this.#auth!.hub, { topics: [topic], lastEventId: entry.cursor });
         /** Whether an error came since it last opened (or was created): its next open is the EventSource's own reconnect. */
         let errored = false;
@@ -384,7 +385,7 @@ export class WhisperStreams {
             else if (entry.overlap.delete(id)) return;
         }
         // [spec] §7.3: every message moves this stream's own cursor, even one that is then dropped.
-        if (event.lastEventId !== "") entry.cursor = event.lastEventId;
+        if (id !== "") entry.cursor = id;
         const whisper = readWhisper(event.data, channel, this.options.socketId());
         if (whisper === null) return;
         if (whisper.kind === "plain") return this.host.deliver(channel, whisper.event, whisper.payload);
