@@ -2,7 +2,7 @@ import type { FetchLike } from "../fetch";
 import { parseAuthResponse, type AuthResponse } from "./auth-response";
 import { isRecord, parseJson } from "../json";
 import { raceDeadline } from "../timers";
-import { stampAuth, type Stamped, type StampStorage } from "./auth-stamp";
+import { stampAnswer, stampAuth, type Stamped, type StampStorage } from "./auth-stamp";
 
 /**
  * The outcome of one batch auth request, classified so the connector never has to catch.
@@ -98,8 +98,10 @@ async function send(request: AuthRequest, signal: AbortSignal): Promise<AuthResu
     const stamped = stampAuth(request.stamps);
     if (stamped) request.stamped?.(stamped);
     const response = await sent;
-    const text = await response.text();
     const status = response.status;
+    // Its `Set-Cookie` is applied: the browser's hub cookie is this answer's now (see auth-stamp.ts).
+    if (stamped && status >= 200 && status < 300 && response.redirected !== true) stampAnswer(stamped.stamp, request.stamps);
+    const text = await response.text();
     const type = response.headers?.get("content-type") ?? null;
     // Laravel's broadcasting route answers JSON, and never by a redirect: a redirect (to a login page: the route sits
     // behind `auth` and the user has no session; followed only by a `fetch` option that ignores `redirect`) or an HTML

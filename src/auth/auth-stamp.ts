@@ -5,10 +5,21 @@
  * that finds the stamp of its previous page's last grant still there knows that no auth request was sent since, so the
  * hub cookie still holds that grant (until it expires). The stamp is random, says nothing of the user, and is no
  * credential (SECURITY.md).
+ *
+ * Two requests in flight at once (two tabs that run alone, a tab and the tabs' engine) are answered in any order, and
+ * the cookie is the last answer's, not the last request's: each granted answer writes its request's stamp again, under
+ * a second key, once it has arrived (its `Set-Cookie` applied). The cookie is known to hold a request's grant only while
+ * both keys name that request (see {@link readAuthStamp}).
  */
 
 /** The `localStorage` key of the stamp. */
 export const AUTH_STAMP_KEY = "laravel-echo-mercure:auth";
+
+/** The `localStorage` key of the stamp of the last granted answer (see above). */
+export const ANSWER_STAMP_KEY = "laravel-echo-mercure:auth-answer";
+
+/** What {@link readAuthStamp} gives when the last request and the last granted answer are not the same one. */
+export const MIXED_STAMP = "mixed";
 
 /** The part of `localStorage` the stamp uses. */
 export type StampStorage = Pick<Storage, "getItem" | "setItem" | "removeItem">;
@@ -46,10 +57,35 @@ export function stampAuth(stamps?: StampStorage): Stamped | undefined {
     }
 }
 
-/** The stamp of the last auth request sent in this browser's origin, or null (none, or no storage). */
-export function readAuthStamp(stamps?: StampStorage): string | null {
+/**
+ * The granted answer to the request stamped `stamp` has arrived: its stamp is written under {@link ANSWER_STAMP_KEY}
+ * (nothing where the storage is missing or blocked).
+ */
+export function stampAnswer(stamp: string, stamps?: StampStorage): void {
     try {
-        return storageOf(stamps).getItem(AUTH_STAMP_KEY);
+        storageOf(stamps).setItem(ANSWER_STAMP_KEY, stamp);
+    } catch {
+        // No storage: no page reads a stamp either.
+    }
+}
+
+/**
+ * The stamp of the last auth request sent in this browser's origin when the last granted answer is that request's too
+ * (or no answer was stamped yet: an older build's pages), else {@link MIXED_STAMP} (another request is in flight, or was
+ * answered after it: the cookie is no request's that a page can name); null: none, or no storage.
+ */
+export function readAuthStamp(stamps?: StampStorage): string | null {
+    const read = readAuthStamps(stamps);
+    if (read === null) return null;
+    const { sent, answered } = read;
+    return sent === null || answered === null || answered === sent ? sent : MIXED_STAMP;
+}
+
+/** Both stamps: of the last request sent, of the last granted answer (null: none); null where there is no storage. */
+export function readAuthStamps(stamps?: StampStorage): { readonly sent: string | null; readonly answered: string | null } | null {
+    try {
+        const storage = storageOf(stamps);
+        return { sent: storage.getItem(AUTH_STAMP_KEY), answered: storage.getItem(ANSWER_STAMP_KEY) };
     } catch {
         return null;
     }

@@ -1,4 +1,4 @@
-import { readAuthStamp, type StampStorage } from "../auth/auth-stamp";
+import { readAuthStamps, type StampStorage } from "../auth/auth-stamp";
 import { renewalDelay } from "../auth/cookie-refresh";
 import { browserPage, ResumeLedger, saveResume, sessionFingerprint, takeResume, type CookieGrant, type ResumePage } from "../dispatch/page-resume";
 import { channelKind } from "../topic/channel-kind";
@@ -120,9 +120,13 @@ export function createResume(host: ConnectorHost, env: ResumeEnvironment, stamps
             return kind === "public" || (kind === "private" && grant.names.includes(name));
         });
         // No auth request in the origin since that grant's but this connector's first, in flight: the last stamp is its,
-        // and it replaced the grant's (a second one of the connector's own: not its first batch).
+        // and it replaced the grant's (a second one of the connector's own: not its first batch); and no answer since the
+        // grant's but this request's (another request, sent before it, may have been answered after the grant's).
         const [own, ...more] = host.auth.stamped;
-        const replaced = own === undefined || more.length > 0 || own.replaced !== grant.stamp || readAuthStamp(stamps) !== own.stamp;
+        const read = readAuthStamps(stamps);
+        const answered = read?.answered ?? null;
+        const replaced =
+            own === undefined || more.length > 0 || own.replaced !== grant.stamp || read?.sent !== own.stamp || (answered !== null && answered !== grant.stamp && answered !== own.stamp);
         const why = replaced ? "cookie replaced" : !(now >= grant.sentAt && now < due) ? "cookie due" : !covered ? "not covered" : null;
         host.log?.("early stream", why === null ? { channels: names } : { skipped: why });
         return why === null ? grant : null;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { requestAuthorization } from "../../../src/auth/auth-client";
-import { AUTH_STAMP_KEY, readAuthStamp, stampAuth, type StampStorage } from "../../../src/auth/auth-stamp";
+import { ANSWER_STAMP_KEY, AUTH_STAMP_KEY, MIXED_STAMP, readAuthStamp, stampAuth, type StampStorage } from "../../../src/auth/auth-stamp";
 
 // Issue 53's navigation: every auth request writes a new stamp once it has left, and its granted answer carries it.
 
@@ -61,6 +61,44 @@ describe("the auth stamp", () => {
         const stamp = result.kind === "ok" ? result.response.stamp : undefined;
         expect(stamp).toBe(localStorage.getItem(AUTH_STAMP_KEY));
         expect(told).toEqual([stamp]);
+    });
+
+    it("names no request while the last one sent and the last granted answer are not the same: answers come in any order", async () => {
+        const stamps = storage();
+        const answers: Array<(status: number) => void> = [];
+        const send = () =>
+            requestAuthorization({
+                endpoint: "https://app.test/broadcasting/auth",
+                headers: {},
+                channelNames: ["private-orders.1"],
+                fetch: () =>
+                    new Promise((resolve) =>
+                        answers.push((status) =>
+                            resolve({ status, headers: new Headers({ "content-type": "application/json" }), text: async () => JSON.stringify(status === 200 ? { channel_names: [{ name: "private-orders.1" }], expires_in: 300, topic_prefix: "p/" } : {}) }),
+                        ),
+                    ),
+                signal: new AbortController().signal,
+                timeout: 5_000,
+                stamps,
+            });
+        const first = send();
+        const second = send();
+        const sent = stamps.store.get(AUTH_STAMP_KEY);
+        expect(readAuthStamp(stamps)).toBe(sent); // No answer stamped yet (an older build's pages): the last request's.
+        answers[1]!(200);
+        await second;
+        expect(readAuthStamp(stamps)).toBe(sent); // The last request sent is the last answered.
+        answers[0]!(200);
+        const older = await first;
+        // The first request's answer came last: the cookie is its, though the second left after it.
+        expect(stamps.store.get(ANSWER_STAMP_KEY)).toBe(older.kind === "ok" ? older.response.stamp : "not granted");
+        expect(readAuthStamp(stamps)).toBe(MIXED_STAMP);
+
+        // A refused answer sets no cookie and stamps no answer.
+        const third = send();
+        answers[2]!(403);
+        expect((await third).kind).toBe("rejected");
+        expect(stamps.store.get(ANSWER_STAMP_KEY)).toBe(older.kind === "ok" ? older.response.stamp : "not granted");
     });
 
     it("stamps nothing outside a page (Node.js: its localStorage warns without a storage file)", () => {

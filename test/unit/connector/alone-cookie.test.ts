@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { AUTH_STAMP_KEY, type StampStorage } from "../../../src/auth/auth-stamp";
+import { ANSWER_STAMP_KEY, AUTH_STAMP_KEY, type StampStorage } from "../../../src/auth/auth-stamp";
 import type { MercureError } from "../../../src/errors";
 import type { FetchLike } from "../../../src/fetch";
 // Loaded here too, so that the connector's dynamic imports of the whisper and credentials chunks find them in the module cache at once.
@@ -20,7 +20,10 @@ import type { FakeEventSource } from "../../fakes/fake-event-source";
 beforeEach(() => useScopedFakeTimers());
 afterEach(() => vi.useRealTimers());
 
-/** The browser's `localStorage` for the stamps, as every tab of the origin sees it; `otherTab()` writes another tab's stamp. */
+/**
+ * The browser's `localStorage` for the stamps, as every tab of the origin sees it; `otherTab()` writes another tab's
+ * stamp (its request left), `otherAnswered(stamp)` the stamp of another tab's granted answer (it arrived).
+ */
 function browserStorage() {
     const items = new Map<string, string>();
     const storage: StampStorage = {
@@ -28,7 +31,7 @@ function browserStorage() {
         setItem: (key, value) => void items.set(key, value),
         removeItem: (key) => void items.delete(key),
     };
-    return { storage, otherTab: () => items.set(AUTH_STAMP_KEY, "another-tab-" + items.size) };
+    return { storage, otherTab: () => items.set(AUTH_STAMP_KEY, "another-tab-" + items.size), otherAnswered: (stamp: string) => items.set(ANSWER_STAMP_KEY, stamp) };
 }
 
 /** Let the auth answers and the whisper chunk's import settle (the import resolves through the real event loop). */
@@ -204,5 +207,27 @@ describe("a tab running alone whose hub cookie another tab replaced (alone-cooki
         expect(h.auth.requests).toHaveLength(2);
         expect(errors).toEqual([]);
         expect(here).toEqual([[ann.payload]]);
+    });
+
+    it("authorizes again, with no error, when another tab's request that left before its own was answered after it (seed 5013)", async () => {
+        const browser = browserStorage();
+        const h = createHarness({ bearerToken: () => "token-of-ann", authStamps: browser.storage });
+        const snapshots: number[] = [];
+        h.auth.probeHandler = () => {
+            snapshots.push(snapshots.length === 0 ? 403 : 200);
+            return { status: snapshots[snapshots.length - 1]!, text: async () => (snapshots.length === 1 ? "" : JSON.stringify({ subscriptions: [] })) };
+        };
+        const errors: string[] = [];
+        browser.otherTab(); // Another tab's request leaves first...
+        h.connector.presenceChannel("room").error((error: MercureError) => errors.push(error.code));
+        await settle(h); // ...this tab's leaves after it and is answered...
+        expect(h.auth.requests).toHaveLength(1);
+        browser.otherAnswered("another-tab-0"); // ...and then the other's answer arrives: the cookie is that tab's.
+        h.stream().emitOpen();
+        await settle(h);
+        // The last stamp sent is this tab's own: only the answers' order tells that the cookie is not its.
+        expect(snapshots).toEqual([403, 200]);
+        expect(h.auth.requests).toHaveLength(2);
+        expect(errors).toEqual([]);
     });
 });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RESUME } from "../../../src/connector/capability-slots";
 import { loadDiscovery } from "../../../src/discovery/load";
-import { AUTH_STAMP_KEY } from "../../../src/auth/auth-stamp";
+import { ANSWER_STAMP_KEY, AUTH_STAMP_KEY } from "../../../src/auth/auth-stamp";
 import { DELIVERED_LIMIT, RESUME_KEY } from "../../../src/dispatch/page-resume";
 import { createHarness, envelope, HUB, settleLoadsUntil, topic, useScopedFakeTimers, type Harness } from "../../fakes/connector-harness";
 import { grant } from "../../fakes/fake-auth-server";
@@ -271,6 +271,18 @@ describe("resumeAcrossPages: the next page's stream opens beside its auth reques
     it("opens nothing early once another auth request was sent in the origin (the stamp changed): the cookie may hold another grant", async () => {
         await visitAndLeave(["orders.1"]);
         localStorage.setItem(AUTH_STAMP_KEY, "another-tab");
+        const { h } = privatePage(["orders.1"]);
+        await settleLoadsUntil(() => h.auth.requests.length === 1);
+        await vi.advanceTimersByTimeAsync(100);
+        expect(h.EventSource.live()).toHaveLength(0);
+        h.auth.release();
+        await settleLoadsUntil(() => h.EventSource.live().length === 1);
+        h.connector.disconnect();
+    });
+
+    it("opens nothing early once another request's answer arrived after the grant's: that request left before it, and the cookie is its", async () => {
+        await visitAndLeave(["orders.1"]);
+        localStorage.setItem(ANSWER_STAMP_KEY, "another-tab");
         const { h } = privatePage(["orders.1"]);
         await settleLoadsUntil(() => h.auth.requests.length === 1);
         await vi.advanceTimersByTimeAsync(100);
