@@ -335,24 +335,28 @@ export class AuthGateway {
             if (!suspect && told.every((ok) => !ok) && told.length > 1) return null;
         }
         if (failing.size === 0 || failing.size === sets.length) return null;
-        const union = new Set<string>();
-        for (const [client, names] of sets) if (!failing.has(client)) for (const name of names) union.add(name);
-        // Each guarded channel of a failing set is asked for alone (once): the ones that fail are left out and no longer
-        // known to pass, the others stay in the union (their streams go on, their tab's requests are answered for them).
+        // Each guarded channel of a failing set is asked for alone (once) unless a set that passed alone holds it: the ones
+        // that fail are left out and no longer known to pass, the others stay in the union (their streams go on, their
+        // tab's requests are answered for them). A set the loop above did not ask for may hold one that fails (seed 3176:
+        // a channel two tabs joined): that set fails too, or the final union would fail with it, and every tab with it.
+        const cleared = new Set<string>();
+        for (const [, names] of sets) if (answers.get(JSON.stringify(names.slice(0, MAX_CHANNELS))) === true) for (const name of names) cleared.add(name);
         const passes = new Map<string, boolean>();
         for (const [client, names] of sets) {
             if (!failing.has(client)) continue;
             for (const name of names) {
-                if (!passes.has(name) && !union.has(name)) {
-                    const asked = answers.get(JSON.stringify([name]));
-                    const alone = asked !== undefined || channelKind(name) === "public" ? null : await this.host.request([name]);
-                    if (this.#closed || (alone !== null && alone.kind !== "ok" && !serverFailed(alone))) return null;
-                    passes.set(name, asked ?? (alone === null || alone.kind === "ok"));
-                }
-                if (passes.get(name) !== false) union.add(name);
-                else known.delete(name);
+                if (passes.has(name) || cleared.has(name) || channelKind(name) === "public") continue;
+                const asked = answers.get(JSON.stringify([name]));
+                const alone = asked !== undefined ? null : await this.host.request([name]);
+                if (this.#closed || (alone !== null && alone.kind !== "ok" && !serverFailed(alone))) return null;
+                passes.set(name, asked ?? alone?.kind === "ok");
             }
         }
+        for (const [client, names] of sets) if (names.some((name) => passes.get(name) === false)) failing.add(client);
+        if (failing.size === sets.length) return null;
+        const union = new Set<string>();
+        for (const [, names] of sets) for (const name of names) if (passes.get(name) !== false) union.add(name);
+        for (const [name, ok] of passes) if (!ok) known.delete(name);
         const sentAt = Date.now();
         const result = await this.host.request([...union].slice(0, MAX_CHANNELS));
         if (result.kind !== "ok") return null;

@@ -8,9 +8,13 @@ import { AuthGateway } from "../../../src/share/auth-gateway";
 
 const BROKEN = "private-broken";
 
-/** The gateway on a server that fails every batch holding {@link BROKEN}; each request waits until released. */
-function gateway() {
+/**
+ * The gateway on a server that fails every batch holding a name of `broken` ({@link BROKEN} unless given); each request
+ * waits until released. `failed` records the clients the gateway tells of a failure they did not ask about.
+ */
+function gateway(broken: ReadonlySet<string> = new Set([BROKEN])) {
     const requests: string[][] = [];
+    const failed: string[] = [];
     const pending: Array<() => void> = [];
     const host = {
         request(names: readonly string[]): Promise<AuthResult> {
@@ -18,7 +22,7 @@ function gateway() {
             return new Promise((resolve) =>
                 pending.push(() =>
                     resolve(
-                        names.includes(BROKEN)
+                        names.some((name) => broken.has(name))
                             ? { kind: "error", status: 500, cause: null }
                             : {
                                   kind: "ok",
@@ -35,7 +39,7 @@ function gateway() {
         },
         hubTimeouts: () => DEFAULT_HUB_TIMEOUTS,
         granted: () => undefined,
-        failed: () => undefined,
+        failed: (client: string) => void failed.push(client),
     };
     const flush = async () => {
         for (let round = 0; round < 20; round++) {
@@ -43,7 +47,7 @@ function gateway() {
             await new Promise((resolve) => setTimeout(resolve, 0));
         }
     };
-    return { auth: new AuthGateway(host), requests, flush };
+    return { auth: new AuthGateway(host), requests, failed, flush };
 }
 
 describe("AuthGateway: a tab's request that comes while a split runs (issue 49's simulation, seed 205)", () => {
@@ -63,5 +67,37 @@ describe("AuthGateway: a tab's request that comes while a split runs (issue 49's
         expect(answers["b"]!.map((result) => result.kind)).toEqual(["error"]);
         // Asked for alone after the split (the retry path), never answered from a union that left it out.
         expect(requests.at(-1)).toEqual([BROKEN]);
+    });
+});
+
+describe("AuthGateway: a split whose failing channel another tab joined too (issue 49's simulation, seed 3176)", () => {
+    it("finds that tab's set failing as well, so that the union it authorizes leaves the channel out and passes", async () => {
+        const broken = new Set<string>();
+        const { auth, requests, failed, flush } = gateway(broken);
+        const answers: Record<string, AuthResult[]> = { a: [], b: [], c: [] };
+        const ask = (client: "a" | "b" | "c", names: string[]) => auth.request(client, names, (result) => answers[client]!.push(result));
+        ask("a", ["private-a.1"]);
+        ask("c", ["news", "private-team", "private-c.1"]);
+        await flush();
+        expect(requests).toHaveLength(1); // One union, granted: private-team is known to pass.
+        broken.add("private-team"); // Its authorization starts failing (Laravel answers 500 for any batch with it).
+        ask("b", ["private-team", "private-b.1"]);
+        await flush();
+        // The union fails; B's set (private-b.1 is new: the suspect) fails alone; each of its channels is asked for alone,
+        // private-team too, though C's set holds it: C was not asked for alone, and passing does not follow.
+        expect(requests.slice(1)).toEqual([
+            ["private-a.1", "news", "private-team", "private-c.1", "private-b.1"],
+            ["private-team", "private-b.1"],
+            ["private-team"],
+            ["private-b.1"],
+            ["private-a.1", "news", "private-c.1", "private-b.1"],
+        ]);
+        expect(answers["b"]!.map((result) => result.kind)).toEqual(["error"]);
+        expect(failed).toEqual(["c"]); // C is told: its connector asks again, and hears why.
+        // A's join is one request for a union without the failing channel, and A never hears of it.
+        ask("a", ["private-a.1", "private-a.2"]);
+        await flush();
+        expect(requests.slice(6)).toEqual([["private-a.1", "private-a.2", "news", "private-c.1", "private-b.1"]]);
+        expect(answers["a"]!.map((result) => result.kind)).toEqual(["ok", "ok"]);
     });
 });
