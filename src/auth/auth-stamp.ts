@@ -72,20 +72,18 @@ export function stampAnswer(stamp: string, stamps?: StampStorage): void {
 /**
  * The stamp of the last auth request sent in this browser's origin when the last granted answer is that request's too
  * (or no answer was stamped yet: an older build's pages), else {@link MIXED_STAMP} (another request is in flight, or was
- * answered after it: the cookie is no request's that a page can name); null: none, or no storage.
+ * answered after it, or the request's stamp could not be written: the cookie is no request's that a page can name);
+ * null: none, or no storage.
  */
 export function readAuthStamp(stamps?: StampStorage): string | null {
-    const read = readAuthStamps(stamps);
-    if (read === null) return null;
-    const { sent, answered } = read;
-    return sent === null || answered === null || answered === sent ? sent : MIXED_STAMP;
+    const sent = readStamp(stamps, AUTH_STAMP_KEY);
+    return (readStamp(stamps, ANSWER_STAMP_KEY) ?? sent) === sent ? sent : MIXED_STAMP;
 }
 
-/** Both stamps: of the last request sent, of the last granted answer (null: none); null where there is no storage. */
-export function readAuthStamps(stamps?: StampStorage): { readonly sent: string | null; readonly answered: string | null } | null {
+/** The stamp under `key` ({@link AUTH_STAMP_KEY} or {@link ANSWER_STAMP_KEY}); null: none, or no storage. */
+export function readStamp(stamps: StampStorage | undefined, key: string): string | null {
     try {
-        const storage = storageOf(stamps);
-        return { sent: storage.getItem(AUTH_STAMP_KEY), answered: storage.getItem(ANSWER_STAMP_KEY) };
+        return storageOf(stamps).getItem(key);
     } catch {
         return null;
     }

@@ -1,4 +1,4 @@
-import { readAuthStamps, type StampStorage } from "../auth/auth-stamp";
+import { ANSWER_STAMP_KEY, AUTH_STAMP_KEY, readStamp, type StampStorage } from "../auth/auth-stamp";
 import { renewalDelay } from "../auth/cookie-refresh";
 import { browserPage, ResumeLedger, saveResume, sessionFingerprint, takeResume, type CookieGrant, type ResumePage } from "../dispatch/page-resume";
 import { channelKind } from "../topic/channel-kind";
@@ -123,10 +123,9 @@ export function createResume(host: ConnectorHost, env: ResumeEnvironment, stamps
         // and it replaced the grant's (a second one of the connector's own: not its first batch); and no answer since the
         // grant's but this request's (another request, sent before it, may have been answered after the grant's).
         const [own, ...more] = host.auth.stamped;
-        const read = readAuthStamps(stamps);
-        const answered = read?.answered ?? null;
+        const answered = readStamp(stamps, ANSWER_STAMP_KEY) ?? grant.stamp;
         const replaced =
-            own === undefined || more.length > 0 || own.replaced !== grant.stamp || read?.sent !== own.stamp || (answered !== null && answered !== grant.stamp && answered !== own.stamp);
+            own === undefined || more.length > 0 || own.replaced !== grant.stamp || readStamp(stamps, AUTH_STAMP_KEY) !== own.stamp || (answered !== grant.stamp && answered !== own.stamp);
         const why = replaced ? "cookie replaced" : !(now >= grant.sentAt && now < due) ? "cookie due" : !covered ? "not covered" : null;
         host.log?.("early stream", why === null ? { channels: names } : { skipped: why });
         return why === null ? grant : null;

@@ -17,6 +17,11 @@ export interface AuthGatewayHost {
     granted(renewAt: number): void;
     /** A split found `client`'s set failing while it did not ask: its connector must ask again, and hear why. */
     failed(client: string): void;
+    /**
+     * A request no client asked for (see {@link AuthGateway.record}) was granted: the real main stream is reopened with
+     * the new cookie now, since no client's new virtual stream follows it.
+     */
+    reopen(): void;
 }
 
 /** The last successful real request: what it granted (the cookie holds it) and when it was sent. */
@@ -37,6 +42,8 @@ interface Waiting {
     readonly probe: boolean;
     /** The client asks again for a set that holds a name a split suspended: asked for alone first (see {@link AuthGateway.#suspended}). */
     readonly retry?: boolean;
+    /** The gateway's own request for a set the cookie does not cover (see {@link AuthGateway.record}): the client is not answered. */
+    readonly silent?: boolean;
 }
 
 /**
@@ -110,8 +117,29 @@ export class AuthGateway {
     /** Create the gateway; sends nothing until a client asks. */
     constructor(private readonly host: AuthGatewayHost) {}
 
-    /** Record `client`'s channel set without a request (it re-registers with a new engine). */
-    record(client: string, names: readonly string[]): void {
+    /**
+     * Record `client`'s channel set without a request (its `hello`). `resync`: it re-registers with a new engine and sends
+     * no request: it trusts the cookie to hold its grants, as the last engine's union did. But the cookie may be another
+     * request's since: this engine's seed (its tab authorized its own channels alone meanwhile), or a request this engine
+     * sent before the `hello` came, for a union without the set (the simulation's seed 2061: the new leading page's
+     * first join). Then the union is authorized, without answering the client (from the grant when the request in
+     * flight turns out to cover it), and the real stream reopens with the new cookie: on the old one, the hub would not
+     * deliver the set's private updates.
+     */
+    record(client: string, names: readonly string[], resync = false): void {
+        this.#record(client, names);
+        if (!resync || this.#closed) return;
+        const suspended = this.#suspended.get(client)?.names;
+        const guarded = names.filter((name) => channelKind(name) !== "public" && suspended?.has(name) !== true);
+        const last = this.#last;
+        // No grant known and no request in flight: the cookie is the last engine's, whose union held the set.
+        if (guarded.length === 0 || (last !== null ? guarded.every((name) => last.granted.has(name)) : !this.#inFlight)) return;
+        this.#last = null;
+        this.#enqueue({ client, at: Date.now(), names: [...names], answer: () => undefined, probe: false, silent: true });
+    }
+
+    /** Record `client`'s set (see {@link AuthGateway.record}). */
+    #record(client: string, names: readonly string[]): void {
         // A set that narrows (the client's stream closed) keeps the suspension; one with another name ends it.
         const suspension = this.#suspended.get(client);
         if (suspension !== undefined && names.some((name) => !suspension.set.includes(name))) this.#suspended.delete(client);
@@ -124,7 +152,7 @@ export class AuthGateway {
      * tab's channels) where given.
      */
     seed(client: string, grant: { readonly names: readonly string[]; readonly granted?: readonly string[]; readonly response: AuthResponse; readonly sentAt: number }): void {
-        this.record(client, grant.names);
+        this.#record(client, grant.names);
         const granted = grant.granted ?? grant.names;
         this.#last = { granted: new Set(granted), response: grant.response, sentAt: grant.sentAt };
         this.#learn(granted);
@@ -143,13 +171,18 @@ export class AuthGateway {
             this.#suspended.set(client, { names: suspension.names, set: [...names] });
         } else if (!probe) {
             this.#suspended.delete(client);
-            this.record(client, names);
+            this.#record(client, names);
         }
         const union = this.#union();
         const at = Date.now();
         const cached = retry ? null : this.#fromCache(client, names, union);
         if (cached !== null) return this.#tell(client, at, cached, answer, probe);
-        this.#waiting.push({ client, at, names: [...names], answer, probe, retry });
+        this.#enqueue({ client, at, names: [...names], answer, probe, retry });
+    }
+
+    /** Wait for the next real request, flushed at the end of this tick. */
+    #enqueue(entry: Waiting): void {
+        this.#waiting.push(entry);
         if (this.#queued) return;
         this.#queued = true;
         queueMicrotask(() => {
@@ -248,11 +281,14 @@ export class AuthGateway {
             this.#learn(granted);
             this.host.granted(sentAt + renewalDelay(result.response.expiresIn, this.host.hubTimeouts()));
         }
-        for (const client of failing) if (!batch.some((entry) => entry.client === client)) this.host.failed(client);
+        for (const client of failing) if (!batch.some((entry) => entry.client === client && entry.silent !== true)) this.host.failed(client);
         for (const entry of batch) {
             const answer = failing.has(entry.client) ? failure : result.kind === "ok" ? this.#subset(entry.names, result.response, sentAt, over) : result;
-            this.#tell(entry.client, entry.at, answer, entry.answer, entry.probe);
+            if (entry.silent !== true) this.#tell(entry.client, entry.at, answer, entry.answer, entry.probe);
+            // The gateway's own request failed: the client, which asked nothing, is told as a split tells it (it asks again).
+            else if (answer.kind !== "ok" && !failing.has(entry.client)) this.host.failed(entry.client);
         }
+        if (result.kind === "ok" && batch.some((entry) => entry.silent === true && !batch.some((other) => other.client === entry.client && other.silent !== true))) this.host.reopen();
         // The trailing batch: those the new grant covers are answered from it, the others in one more request.
         const trailing = this.#waiting;
         this.#waiting = [];
@@ -267,8 +303,8 @@ export class AuthGateway {
                 continue;
             }
             const cached = this.#fromCache(entry.client, entry.names, rest);
-            if (cached !== null) this.#tell(entry.client, entry.at, cached, entry.answer, entry.probe);
-            else this.#waiting.push(entry);
+            if (cached === null) this.#waiting.push(entry);
+            else if (entry.silent !== true) this.#tell(entry.client, entry.at, cached, entry.answer, entry.probe);
         }
         await this.#flush();
     }
@@ -288,7 +324,7 @@ export class AuthGateway {
         if (result.kind === "ok") {
             this.#last = null;
             this.#suspended.delete(entry.client);
-            this.record(entry.client, entry.names);
+            this.#record(entry.client, entry.names);
             this.#waiting.push({ ...entry, retry: false });
         } else this.#tell(entry.client, entry.at, result, entry.answer);
         await this.#flush();

@@ -77,6 +77,7 @@ export class HubEngine {
             hubTimeouts: options.hubTimeouts,
             granted: (renewAt) => this.#mux.renew(renewAt),
             failed: (client) => this.#mux.end(client),
+            reopen: () => this.#mux.reopen(),
         });
         if (options.seed) {
             this.#gateway.seed(options.seed.client, options.seed);
@@ -114,7 +115,7 @@ export class HubEngine {
         if ((message.t === "hello" || message.t === "auth") && message.fresh === true) this.#gateway.invalidate();
         switch (message.t) {
             case "hello":
-                return this.#gateway.record(message.c, message.names);
+                return this.#gateway.record(message.c, message.names, message.resync === true);
             case "auth": {
                 const { c, r } = message;
                 return this.#gateway.request(c, message.names, (result) => this.options.send({ t: "granted", c, r, result: cloneable(result) }), message.p === true);

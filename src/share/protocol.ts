@@ -19,9 +19,11 @@ import { rawUrlDecode } from "../topic/encode";
 export type ToEngine =
     /**
      * The client's channel set (after an `up`, or narrowed by its leaves): recorded for the union, no request; `fresh`:
-     * its requests re-sent next are `fresh` (see `auth`), and no request is answered from the last grant from now on.
+     * its requests re-sent next are `fresh` (see `auth`), and no request is answered from the last grant from now on;
+     * `resync`: after an `up`, with no request of its own to re-send: the engine authorizes the set if its last grant
+     * leaves a guarded channel of it out (see `AuthGateway.record`; an engine of an earlier build ignores it).
      */
-    | { readonly t: "hello"; readonly c: string; readonly names: readonly string[]; readonly fresh?: boolean | undefined; readonly k?: string }
+    | { readonly t: "hello"; readonly c: string; readonly names: readonly string[]; readonly fresh?: boolean | undefined; readonly resync?: boolean; readonly k?: string }
     /**
      * Authorize the client's channel set `names`; answered by a `granted` with the same `r`; `fresh`: not from the last
      * grant (the hub refused the cookie); `p`: a probe of the client's batch isolation (its lone retry, or a part of its

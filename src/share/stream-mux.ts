@@ -187,6 +187,16 @@ export class StreamMux {
     }
 
     /**
+     * The cookie changed and no client's new virtual stream follows (the gateway's own request, see `AuthGateway.record`):
+     * reopen the real main stream with it now (make-before-break, from the cursor).
+     */
+    reopen(): void {
+        if (this.#streams.latest() === null) return;
+        this.#reopen = true;
+        this.#schedule();
+    }
+
+    /**
      * Renew make-before-break each real whisper stream whose cookie is due for renewal and older than the last grant's, as
      * a connector alone does its own (whisper/whisper-streams.ts): the hub ends a stream at its cookie's expiry, and a
      * whisper published before the browser's reconnect would be lost. Then wait for the next one due.

@@ -214,7 +214,7 @@ export class ShareClient {
     resync(): void {
         // A request re-sent keeps its `fresh` (the hub refused the cookie, or this tab's own auth replaced it), on the
         // `hello` that comes first: the engine then answers no other tab's request from its last grant either.
-        if (this.#names.length > 0 || this.#pending.size > 0) this.#hello([...this.#pending.values()].some((request) => request.fresh));
+        if (this.#names.length > 0 || this.#pending.size > 0) this.#hello([...this.#pending.values()].some((request) => request.fresh), this.#pending.size === 0);
         for (const [r, { names, probe }] of this.#pending) this.#post({ t: "auth", c: this.id, r, names: [...names], ...(probe ? { p: true } : {}) });
         for (const source of this.#sources.values()) {
             source.interrupt(false, true);
@@ -232,9 +232,9 @@ export class ShareClient {
         this.#current = carrying.length > 0 ? new Set(carrying) : null;
     }
 
-    /** Tell the engine this client's channel set (`hello`): its union covers them, no more. */
-    #hello(fresh?: boolean): void {
-        this.#post({ t: "hello", c: this.id, names: [...this.#names], fresh });
+    /** Tell the engine this client's channel set (`hello`): its union covers them, no more; `resync`: see `protocol.ts`. */
+    #hello(fresh?: boolean, resync = false): void {
+        this.#post({ t: "hello", c: this.id, names: [...this.#names], fresh, ...(resync ? { resync } : {}) });
     }
 
     /** Send `message` to the engine through this client's port. */

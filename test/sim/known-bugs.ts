@@ -24,9 +24,12 @@
  *   presence faces the exclusion hid (a channel the serving stream stopped carrying stayed "in sync" and did not
  *   re-seed, seed 4013; a failed snapshot waited minutes for the next refresh, seed 2189). A draft that kept a tab's
  *   announced set when the engine ended its stream (share/virtual-source.ts, the `gone` path) failed seed 1185 and was
- *   not kept. Without the exclusion (`--known fresh-page-replay`), seeds 1-5199 still fail in 2061, 2165, 3086, 4077,
- *   5013, 5127 and 5151: broadcasts lost on a channel failing alone (the check counts a delivery from a draining
- *   stream after the channel's `auth_failed` as the channel working again: seed 134's shrunk face), and presence.
+ *   not kept. Session 24 fixed four more the exclusion hid: seed 2061 and 3086 (a tab re-registering with a new engine
+ *   trusted a cookie that the new leading page's first request had replaced: the engine now authorizes the union again,
+ *   share/auth-gateway.ts `record`), 5013 and 4077 (two tabs alone answered out of order: auth/auth-stamp.ts). Without
+ *   the exclusion (`--known fresh-page-replay`), seeds 1-5199 still fail in 2165, 5127 and 5151: broadcasts lost on a
+ *   channel failing alone (the check counts a delivery from a draining stream after the channel's `auth_failed` as the
+ *   channel working again: seed 134's shrunk face), and presence.
  * - fresh-page-replay: a page that does not resume from its record's cursor (its tab's previous page had no
  *   `resumeAcrossPages` and left no record, or the page was rendered with the hub's cursor, which wins) starts from now
  *   or from its render, but on the tabs' engine its channels ride the one stream, which resumes from the engine's

@@ -15,6 +15,8 @@ const BROKEN = "private-broken";
 function gateway(broken: ReadonlySet<string> = new Set([BROKEN])) {
     const requests: string[][] = [];
     const failed: string[] = [];
+    /** The number of requests sent when the gateway asked for the real stream to reopen, each time. */
+    const reopened: number[] = [];
     const pending: Array<() => void> = [];
     const host = {
         request(names: readonly string[]): Promise<AuthResult> {
@@ -40,6 +42,7 @@ function gateway(broken: ReadonlySet<string> = new Set([BROKEN])) {
         hubTimeouts: () => DEFAULT_HUB_TIMEOUTS,
         granted: () => undefined,
         failed: (client: string) => void failed.push(client),
+        reopen: () => void reopened.push(requests.length),
     };
     const flush = async () => {
         for (let round = 0; round < 20; round++) {
@@ -47,7 +50,7 @@ function gateway(broken: ReadonlySet<string> = new Set([BROKEN])) {
             await new Promise((resolve) => setTimeout(resolve, 0));
         }
     };
-    return { auth: new AuthGateway(host), requests, failed, flush };
+    return { auth: new AuthGateway(host), requests, failed, reopened, flush };
 }
 
 describe("AuthGateway: a tab's request that comes while a split runs (issue 49's simulation, seed 205)", () => {
@@ -99,5 +102,38 @@ describe("AuthGateway: a split whose failing channel another tab joined too (iss
         await flush();
         expect(requests.slice(6)).toEqual([["private-a.1", "private-a.2", "news", "private-c.1", "private-b.1"]]);
         expect(answers["a"]!.map((result) => result.kind)).toEqual(["ok", "ok"]);
+    });
+});
+
+describe("AuthGateway: a tab that re-registers with a new engine (`hello` with `resync`, issue 49's simulation, seed 2061)", () => {
+    it("authorizes the union, answering no one, when the request the engine sent before the hello left the tab's channel out; then the real stream reopens", async () => {
+        const { auth, requests, reopened, flush } = gateway(new Set());
+        const answers: AuthResult[] = [];
+        // The new leading page's first join reaches its new engine first...
+        auth.request("a", ["private-orders.1"], (result) => answers.push(result));
+        await Promise.resolve();
+        expect(requests).toEqual([["private-orders.1"]]);
+        // ...then a tab of the last engine re-registers, asking nothing: it trusts the cookie, which that request replaces.
+        auth.record("b", ["private-team", "private-orders.1"], true);
+        await flush();
+        expect(requests).toEqual([["private-orders.1"], ["private-orders.1", "private-team"]]);
+        expect(answers.map((result) => result.kind)).toEqual(["ok"]);
+        expect(reopened).toEqual([2]); // Once, after the union's answer.
+    });
+
+    it("sends nothing when the grant covers the tab's guarded channels, nor for a hello that is no resync (its request follows)", async () => {
+        const { auth, requests, reopened, flush } = gateway(new Set());
+        auth.request("a", ["private-orders.1", "private-team"], () => undefined);
+        await flush();
+        auth.record("b", ["news", "private-team"], true);
+        auth.record("c", ["private-chat.1"]);
+        await flush();
+        expect(requests).toHaveLength(1);
+        expect(reopened).toEqual([]);
+        // A grant that leaves a guarded channel of the re-registering tab out (an engine seeded by a tab alone, say).
+        auth.record("d", ["private-chat.2"], true);
+        await flush();
+        expect(requests.at(-1)).toEqual(["private-orders.1", "private-team", "news", "private-chat.1", "private-chat.2"]);
+        expect(reopened).toEqual([2]);
     });
 });

@@ -114,3 +114,23 @@ describe("ShareClient: a handover (the engine this tab followed goes away)", () 
         expect(errors).toEqual(["handover", "error"]);
     });
 });
+
+describe("ShareClient: re-registering with a new engine (issue 49's simulation, seed 2061)", () => {
+    it("says `resync` on its hello when it re-sends no request, so that the engine authorizes a set its cookie may have lost; not with one pending", async () => {
+        const posted: ToEngine[] = [];
+        const client = new ShareClient({ post: (_client, message) => posted.push(message), deadline: () => 60_000 });
+        const hello = () => posted.filter((message) => message.t === "hello").at(-1) as { names: readonly string[]; resync?: boolean } | undefined;
+        const request = client.authorize(["private-a"], new AbortController().signal);
+        const asked = posted.find((message) => message.t === "auth") as { r: number };
+        posted.length = 0;
+        client.resync(); // An engine is up while the request waits: it is re-sent, and carries the set.
+        expect(hello()?.resync).toBeUndefined();
+        expect(posted.filter((message) => message.t === "auth")).toHaveLength(1);
+        client.receive({ t: "granted", c: client.id, r: asked.r, result: { kind: "error", status: null, cause: new Error("not read here") } });
+        await request;
+        posted.length = 0;
+        client.resync(); // The next engine: nothing pending.
+        expect(hello()).toMatchObject({ names: ["private-a"], resync: true });
+        expect(posted.filter((message) => message.t === "auth")).toEqual([]);
+    });
+});
