@@ -39,10 +39,18 @@ const REPLACEMENT_MS = DRAIN_MS + OPEN_DEADLINE_MS;
 /** At most this many fake timers per open tab (the connectors', the tab links', the presence rooms'), besides the network's. */
 export const TIMERS_PER_TAB = 25;
 
-/** When `membership` last showed it worked at or before `at`: its last `subscribed()` or delivered broadcast; -Infinity. */
-function lastWorked(membership: Membership, at: number): number {
+/**
+ * When `membership` last showed it worked at or before `at`: its last `subscribed()` or delivered broadcast; -Infinity.
+ * A delivery within {@link REPLACEMENT_MS} after one of `errors` shows nothing: the stream the error's refresh replaced
+ * drains that long, and still delivers on a channel its replacement no longer carries (a channel that now fails alone
+ * is retried alone: seed 2165, whose `auth_failed` came 0.3 s before the old stream's last event on it).
+ */
+function lastWorked(membership: Membership, at: number, errors: readonly Membership["errors"][number][] = []): number {
     let last = -Infinity;
-    for (const time of [...membership.subscribed, ...membership.delivered]) if (time <= at && time > last) last = time;
+    for (const time of membership.subscribed) if (time <= at && time > last) last = time;
+    for (const time of membership.delivered) {
+        if (time <= at && time > last && !errors.some((error) => time >= error.at && time <= error.at + REPLACEMENT_MS)) last = time;
+    }
     return last;
 }
 
@@ -51,8 +59,9 @@ function lastWorked(membership: Membership, at: number): number {
  * without a cause explains nothing (one a known bug's exclusion tolerates: a leader's hand-over is no failure).
  */
 function explained(world: World, membership: Membership, at: number): boolean {
-    const since = lastWorked(membership, at);
-    return membership.errors.some((error) => error.at >= since && causeOf(world, membership, error) === "failure");
+    const failures = membership.errors.filter((error) => causeOf(world, membership, error) === "failure");
+    const since = lastWorked(membership, at, failures);
+    return failures.some((error) => error.at >= since);
 }
 
 /** How long after a tab of the profile went away or froze a publish may fall in the hand-over (see {@link handedOver}). */
@@ -142,7 +151,6 @@ export function checkLiveness(world: World): void {
             if (!probe.channels.includes(name) || !world.joined(membership) || membership.joinedAt > since || !authorizes(tab.profile.user, name)) continue;
             // A channel that failed alone is retried alone with backoff up to 5 minutes (+20 %: connector/batch-isolation.ts).
             if (world.network.failing.has(name) || (world.network.failingAt.get(name) ?? -Infinity) > probe.at - ISOLATED_RETRY_MS) continue;
-            if (world.known.has("narrow-on-failure") && !world.streamGranted(tab, channelTopic(name))) continue;
             if (!membership.events.has(probe.id)) world.violate(`${tab.id} never got the probe #${probe.id} on ${name}, though nothing failed for ${LIVENESS_MS / 1000} s ${describe(membership)}`);
         }
     }
@@ -243,8 +251,6 @@ export function checkPresence(world: World): void {
             const membership = tab.memberships.get(name);
             if (membership === undefined || !world.joined(membership)) continue;
             holders.add(tab.profile.user);
-            // narrow-on-failure (known-bugs.ts): a cookie that lost the tab's grants counts it on no stream.
-            if (world.known.has("narrow-on-failure") && !world.streamGranted(tab, channelTopic(name))) continue;
             if (healthy(world, membership)) healthyUsers.add(tab.profile.user);
         }
         // A leave narrows the stream after an auth request: while the profile's auth fails (a fault, not a channel that fails
@@ -258,7 +264,6 @@ export function checkPresence(world: World): void {
         for (const tab of world.alive()) {
             const membership = tab.memberships.get(name);
             if (membership === undefined || !healthy(world, membership)) continue;
-            if (world.known.has("narrow-on-failure") && !world.streamGranted(tab, channelTopic(name))) continue;
             const roster = (membership.channel as MercurePresenceChannel<{ id: number }>).roster?.members();
             const view = membership.view;
             if (view === null) {

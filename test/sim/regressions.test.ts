@@ -208,4 +208,37 @@ describe("the simulation's regression cases (issue 49)", () => {
         const commands = [new OpenTab(0, ["private-orders.1", "news"], true, null), new HubRefuses(6_000, 3_000, null), new Broadcast(["private-orders.1", "news"], null)];
         await expect(runScenario(PLAIN, 0, commands, KNOWN_BUGS)).resolves.toBe(3);
     });
+
+    it("two tabs alone of one browser whose requests are answered in the other order than they left: the one whose cookie was replaced re-authorizes its presence snapshot, no error (6b5fb72; seed 5013)", async () => {
+        const commands = [
+            new OpenTab(1, ["presence-room.1"], false, null),
+            new OpenTab(0, ["private-orders.1"], false, null),
+            new OpenTab(0, ["presence-room.2"], false, null),
+            new OpenTab(1, ["presence-room.2"], false, null),
+            new HubRefuses(1_000, 0, null),
+        ];
+        await expect(runScenario({ ...PLAIN, bearerFunction: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
+    });
+
+    it("a channel two tabs joined that starts failing is left out of the split's union for both: the other tabs' requests stay bounded while the hub is down (d1f6683; seed 3176)", async () => {
+        const commands = [
+            new Hub(false, null),
+            new OpenTab(0, ["presence-room.2"], false, null),
+            new OpenTab(0, ["private-team", "private-orders.1", "private-encrypted-chat"], true, null),
+            new OpenTab(0, ["news", "private-team"], false, null),
+            new FailChannel("private-team", true, null),
+            new Join(1, "private-orders.1", false, null),
+        ];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(6);
+    });
+
+    it("a tab re-registering with the engine of the leading tab's next page is authorized again when that page's first join replaced the cookie: not connected and deaf (876d29d; seed 2061)", async () => {
+        const commands = [new OpenTab(0, [], false, null), new Join(0, "news", false, null), new OpenTab(0, ["private-orders.1"], false, null), new ChunkOutage("leadership", 3, null), new Navigate(0, 0, null)];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
+    });
+
+    it("a channel that starts failing alone explains what it misses after its old stream's last event on it: a draining stream shows nothing (seed 2165)", async () => {
+        const commands = [new ChunkOutage("batch-isolation", 1, null), new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new FailChannel("private-team", true, null), new Join(0, "news", false, 4_000)];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
+    });
 });

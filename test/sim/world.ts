@@ -8,7 +8,6 @@ import type { ShareEnvironment } from "../../src/share/tab-link";
 import { FakeBrowser, type FakeTab } from "../fakes/fake-tabs";
 import { freshRealm } from "./chunks";
 import { log, openForChannel } from "./determinism";
-import { channelTopic } from "../../src/testing/laravel-side";
 import { authorizes, HUB_URL, Network, type NetworkTab, type Profile, type Published, type Whispered } from "./network";
 
 /*
@@ -492,7 +491,6 @@ export class World {
                 const membership = tab.memberships.get(name);
                 const replayed = membership !== undefined && this.#replaysFromRender(tab);
                 if (membership === undefined || !this.joined(membership) || (membership.subscribed.length === 0 && !replayed) || !authorizes(tab.profile.user, name)) continue;
-                if (this.known.has("narrow-on-failure") && !this.streamGranted(tab, channelTopic(name))) continue;
                 this.expectations.push({ kind: "broadcast", id: published.id, membership, at: published.at });
             }
         }
@@ -543,17 +541,6 @@ export class World {
             for (const error of membership.errors) if (error.code === "load_failed" && error.message.startsWith("The whisper code ") && error.at > failed) failed = error.at;
         }
         return failed >= tab.whisperUsedAt;
-    }
-
-    /**
-     * Whether an open stream of `tab`'s profile on `topic` (a private channel's, a whisper topic) connected with a cookie
-     * that grants it; true for a public channel's topic (see "narrow-on-failure" in known-bugs.ts).
-     */
-    streamGranted(tab: SimTab, topic: string): boolean {
-        if (!topic.includes("/whisper/") && !/\/channel\/(private|presence)-/.test(topic)) return true;
-        return this.network.connections().some(
-            (connection) => connection.tab.profile === tab.profile && connection.topics.includes(topic) && (connection.grant?.topics.has(topic) === true || connection.grant?.whisper.has(topic) === true),
-        );
     }
 
     /** The simulation's id of a published whisper (its payload's `w`; sealed on an encrypted channel), or null. */
