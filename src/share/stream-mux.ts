@@ -108,6 +108,15 @@ export class StreamMux {
     /** How many main-stream events with an id were forwarded so far: where a catch-up stream began. */
     #forwarded = 0;
 
+    /**
+     * For each topic the real main stream carries, from which count of {@link StreamMux.#forwarded} on every event on it
+     * is among those forwarded: where the reopen that added it resumed from. A virtual stream whose cursor is older than
+     * that, for one of its topics, cannot be replayed from {@link StreamMux.#recent} (seed 3053: a page rendered with the
+     * hub's cursor joins a channel that another tab's join added to the union later: what was published on it in
+     * between never reached the engine).
+     */
+    readonly #coveredFrom = new Map<string, number>();
+
     /** The catch-up streams of virtual streams whose cursor is older than {@link StreamMux.#recent} reaches. */
     readonly #catchUps: CatchUps;
 
@@ -241,6 +250,7 @@ export class StreamMux {
         this.#whispers.clear();
         this.#queuedWhispers.clear();
         this.#mains.clear();
+        this.#coveredFrom.clear();
         clearTimeout(this.#renewal);
     }
 
@@ -264,6 +274,7 @@ export class StreamMux {
         }
         if (topics.size === 0 && patterns.size === 0) {
             this.#streams.closeAll();
+            this.#coveredFrom.clear();
             this.#reopen = false;
             return;
         }
@@ -274,9 +285,13 @@ export class StreamMux {
             this.#yieldCatchUps();
             const broken = this.#streams.makeRoom(streamBudget(this.host.hub) - this.#whispers.size);
             if (broken !== null) this.#interrupt();
+            const from = this.#oldestWaiting();
+            const start = this.#position(from);
+            for (const topic of this.#coveredFrom.keys()) if (!topics.has(topic)) this.#coveredFrom.delete(topic);
+            for (const topic of topics) if (!this.#coveredFrom.has(topic)) this.#coveredFrom.set(topic, start);
             // [spec] laravel-mercure §4.1: one match per topic, one match_urlpattern per pattern, last_event_id = the cursor
             // (an older one a waiting virtual stream resumes from, so that the hub replays its new topics from there).
-            const url = buildSubscribeUrl(this.host.hub, { topics: [...topics], patterns: [...patterns], lastEventId: this.#oldestWaiting() });
+            const url = buildSubscribeUrl(this.host.hub, { topics: [...topics], patterns: [...patterns], lastEventId: from });
             const stream = new HubStream(this.host.EventSource, url, [], [...topics], this.#mainHandlers);
             this.#carried.set(stream, { topics, patterns });
             this.#streams.add(stream, fallback);
@@ -322,6 +337,16 @@ export class StreamMux {
     }
 
     /**
+     * Where the events after `cursor` begin, counted as {@link StreamMux.#forwarded} counts: now for no cursor or the
+     * engine's own, before every kept event for a cursor older than those (-Infinity).
+     */
+    #position(cursor: string | null): number {
+        if (cursor === null || cursor === this.#cursor) return this.#forwarded;
+        const after = this.#after(cursor);
+        return after < 0 ? -Infinity : this.#forwarded - this.#recent.length + after;
+    }
+
+    /**
      * The `last_event_id` of a new real main stream: the engine's cursor, or the oldest known cursor of a virtual stream
      * still waiting to open (its new topics' events published since then have not reached the engine).
      */
@@ -344,22 +369,25 @@ export class StreamMux {
         const { cursor } = main;
         const from = this.#after(cursor);
         main.cursor = null;
-        if (from >= 0) {
-            for (const recent of this.#recent.slice(from)) if (wants(main, recent)) this.host.send({ ...recent.event, s: id });
-        } else if (cursor !== null) this.#catchUp(id, main, cursor);
+        // A topic carried only since after the cursor: what was published on it in between is not kept (see #coveredFrom).
+        const position = this.#position(cursor);
+        const kept = from >= 0 && main.topics.every((topic) => (this.#coveredFrom.get(topic) ?? -Infinity) <= position);
+        if (!kept && cursor !== null && this.#catchUp(id, main, cursor)) return;
+        if (from >= 0) for (const recent of this.#recent.slice(from)) if (wants(main, recent)) this.host.send({ ...recent.event, s: id });
     }
 
     /**
      * Open a catch-up stream (see {@link CatchUps}) for virtual stream `id`, whose `cursor` the engine cannot replay
      * from, when a connection is free for it: over HTTP/1.1, one more stream than the engine holds must still fit
-     * (the next replacement of the real main stream).
+     * (the next replacement of the real main stream). Whether it opened.
      */
-    #catchUp(id: string, main: VirtualMain, cursor: string): void {
-        if (this.#connections() + 2 > streamBudget(this.host.hub)) return;
+    #catchUp(id: string, main: VirtualMain, cursor: string): boolean {
+        if (this.#connections() + 2 > streamBudget(this.host.hub)) return false;
         const start = this.#forwarded;
         // [spec] laravel-mercure §4.1 and §8: the virtual stream's own parameters, resuming from its own cursor.
         const url = buildSubscribeUrl(this.host.hub, { topics: main.topics, patterns: main.patterns, lastEventId: cursor });
         this.#catchUps.open(id, url, main.topics, (eventId) => this.#forwardedSince(eventId, start), () => this.#newestTo(id, main, start));
+        return true;
     }
 
     /**

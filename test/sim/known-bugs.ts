@@ -15,7 +15,7 @@
  * with `resync`), two tabs alone answered out of order (seeds 4077 and 5013: the answer stamp, auth/auth-stamp.ts), and
  * a check stricter than the design (seeds 2165, 5127 and 5151: a delivery from a stream draining after the channel's
  * error counted as the channel working again; invariants.ts `lastWorked`). With those, seeds 1-200, 1000-1299,
- * 2000-2299, 3000-3299, 4000-4199 and 5000-5199 passed without the exclusion (3053 aside: fresh-page-replay's face,
+ * 2000-2299, 3000-3299, 4000-4199 and 5000-5199 passed without the exclusion (3053 aside: fresh-page-replay's other face, fixed since,
  * below), and the default run checks every broadcast and presence member again. The narrowing itself is unchanged: a
  * loss it causes now shows as a violation.
  *
@@ -31,9 +31,10 @@
  *   rendered page must not: what the previous page received after the render is not in the rendered page). The fix
  *   would give the engine a cursor per topic set (a second stream, or a catch-up from the page's own position for the
  *   topics only such pages want). Left out: nothing twice is checked across pages back to the first page that did
- *   not resume from its record. The other face, not left out (seed 3053 fails it; no seed of `npm test` draws it): a
- *   page rendered with the hub's cursor that joins a channel later on the tabs' engine, whose cursor is newer than its
- *   render, never gets what was published on that channel in between; the same fix covers it.
+ *   not resume from its record. Its other face is fixed (session 24, seed 3053): a page rendered with the hub's cursor
+ *   that joined a channel later on the tabs' engine, which took that channel into its stream after the render, never
+ *   got what was published on it in between; the engine now gives such a page a catch-up stream (share/stream-mux.ts
+ *   `#coveredFrom`).
  */
 
 /** The known bugs whose fix is not merged yet (see above). */

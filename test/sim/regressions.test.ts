@@ -237,6 +237,19 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
     });
 
+    it("a page rendered with the hub's cursor that joins a channel another tab's join took into the union since gets what was published on it after the render (seed 3053)", async () => {
+        const commands = [
+            new OpenTab(1, [], false, null),
+            new OpenTab(0, [], false, null),
+            new OpenTab(0, ["private-orders.1"], false, null),
+            new Navigate(1, 0, null, true),
+            new Join(0, "presence-room.1", false, 0),
+            new OpenTab(0, ["presence-room.1"], false, null),
+            new Join(10, "presence-room.1", false, null),
+        ];
+        await expect(runScenario({ ...PLAIN, history: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(7);
+    });
+
     it("a channel that starts failing alone explains what it misses after its old stream's last event on it: a draining stream shows nothing (seed 2165)", async () => {
         const commands = [new ChunkOutage("batch-isolation", 1, null), new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new FailChannel("private-team", true, null), new Join(0, "news", false, 4_000)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);

@@ -71,6 +71,33 @@ describe("StreamMux: replaying to a virtual stream that opens late", () => {
         await vi.advanceTimersByTimeAsync(0);
         expect(ES.last().param("last_event_id")).toBe("id-2");
     });
+
+    it("gives a catch-up stream to a late stream whose topic the union took in only after its cursor: the engine never had what was published on it in between (seed 3053)", async () => {
+        mux.open("a", "a/1", url("id-0"), false);
+        await vi.advanceTimersByTimeAsync(0);
+        const real = ES.last();
+        real.emitOpen();
+        real.emitMessage(NEWS, "id-1");
+        real.emitMessage(NEWS, "id-2");
+        // A fresh page joins sports: the union takes it in from the engine's cursor, id-2.
+        mux.open("b", "b/1", `${HUB.href}?match=news&match=sports`, false);
+        await vi.advanceTimersByTimeAsync(0);
+        const union = ES.last();
+        expect(union.param("last_event_id")).toBe("id-2");
+        union.emitOpen();
+        union.emitMessage(JSON.stringify({ channels: ["sports"], event: "e", payload: {} }), "id-3");
+        // A page rendered at id-1 joins sports: what sports had between id-1 and id-2 never reached the engine.
+        mux.open("c", "c/1", `${HUB.href}?match=sports&last_event_id=id-1`, false);
+        await vi.advanceTimersByTimeAsync(0);
+        expect(ES.instances.at(-1)!.url).toBe(`${HUB.href}?match=sports&last_event_id=id-1`);
+        expect(replayed("c/1")).toEqual([]); // The catch-up replays, from the hub.
+        // A page at id-2 has it all in what the engine keeps: replayed, no catch-up.
+        const streams = ES.instances.length;
+        mux.open("d", "d/1", `${HUB.href}?match=sports&last_event_id=id-2`, false);
+        await vi.advanceTimersByTimeAsync(0);
+        expect(ES.instances).toHaveLength(streams);
+        expect(replayed("d/1")).toEqual(["id-3"]);
+    });
 });
 
 describe("StreamMux: a catch-up stream for a cursor older than what it keeps", () => {
