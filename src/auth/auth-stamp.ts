@@ -8,8 +8,9 @@
  *
  * Two requests in flight at once (two tabs that run alone, a tab and the tabs' engine) are answered in any order, and
  * the cookie is the last answer's, not the last request's: each granted answer writes its request's stamp again, under
- * a second key, once it has arrived (its `Set-Cookie` applied). The cookie is known to hold a request's grant only while
- * both keys name that request (see {@link readAuthStamp}).
+ * a second key, once it has arrived (its `Set-Cookie` applied): the cookie holds the grant of the request that key
+ * names (see `BatchAuth.cookieReplaced`), and a page's previous grant only while both keys still name its request
+ * (see `ResumeCapability`).
  */
 
 /** The `localStorage` key of the stamp. */
@@ -17,9 +18,6 @@ export const AUTH_STAMP_KEY = "laravel-echo-mercure:auth";
 
 /** The `localStorage` key of the stamp of the last granted answer (see above). */
 export const ANSWER_STAMP_KEY = "laravel-echo-mercure:auth-answer";
-
-/** What {@link readAuthStamp} gives when the last request and the last granted answer are not the same one. */
-export const MIXED_STAMP = "mixed";
 
 /** The part of `localStorage` the stamp uses. */
 export type StampStorage = Pick<Storage, "getItem" | "setItem" | "removeItem">;
@@ -67,17 +65,6 @@ export function stampAnswer(stamp: string, stamps?: StampStorage): void {
     } catch {
         // No storage: no page reads a stamp either.
     }
-}
-
-/**
- * The stamp of the last auth request sent in this browser's origin when the last granted answer is that request's too
- * (or no answer was stamped yet: an older build's pages), else {@link MIXED_STAMP} (another request is in flight, or was
- * answered after it, or the request's stamp could not be written: the cookie is no request's that a page can name);
- * null: none, or no storage.
- */
-export function readAuthStamp(stamps?: StampStorage): string | null {
-    const sent = readStamp(stamps, AUTH_STAMP_KEY);
-    return (readStamp(stamps, ANSWER_STAMP_KEY) ?? sent) === sent ? sent : MIXED_STAMP;
 }
 
 /** The stamp under `key` ({@link AUTH_STAMP_KEY} or {@link ANSWER_STAMP_KEY}); null: none, or no storage. */

@@ -1,5 +1,6 @@
-import { readAuthStamp, type Stamped, type StampStorage } from "./auth-stamp";
+import { ANSWER_STAMP_KEY, readStamp, type Stamped, type StampStorage } from "./auth-stamp";
 import { MAX_CHANNELS, resolveAuthTimeout } from "./limits";
+import { channelKind } from "../topic/channel-kind";
 import { authDenied, authFailed, channelLimit, authRejected, authRejectedNewcomer } from "../error-messages";
 import { MercureError } from "../errors";
 import type { FetchLike } from "../fetch";
@@ -53,14 +54,6 @@ export class BatchAuth {
     /** The auth stamps the first two requests of this connector wrote (see `auth-stamp.ts`), in the order they left. */
     readonly stamped: Stamped[] = [];
 
-    /** The stamp the last auth request of this connector wrote (see `auth-stamp.ts`), or null before the first. */
-    #lastStamp: string | null = null;
-
-    /**
-     * Whether a request of another connector left between this one's last granted request and its last request (one of
-     * its requests replaced a stamp not its own): a failed request of its own set no cookie, that one may have.
-     */
-    #foreign = false;
 
     /** The channels the last successful auth granted (the cookie covers them), or null. */
     granted: ReadonlySet<string> | null = null;
@@ -127,11 +120,7 @@ export class BatchAuth {
                     signal,
                     timeout,
                     stamps: this.#options.authStamps,
-                    stamped: (stamped) => {
-                        if (this.#lastStamp !== null && stamped.replaced !== this.#lastStamp) this.#foreign = true;
-                        this.#lastStamp = stamped.stamp;
-                        if (this.stamped.length < 2) this.stamped.push(stamped);
-                    },
+                    stamped: (stamped) => void (this.stamped.length < 2 && this.stamped.push(stamped)),
                 }),
             platform.hubToken?.get().then(
                 () => null,
@@ -142,19 +131,20 @@ export class BatchAuth {
     }
 
     /**
-     * Whether an auth request of another connector of this browser left after this connector's last one, as the auth
-     * stamp tells (see `auth-stamp.ts`): Laravel then set the browser's one hub cookie for that request's channels, and
-     * what this connector's streams and whispers present to the hub from now on (a native reconnect, a POST) is that
-     * cookie, not the grant of its own last answer. It happens to connectors that run alone in several tabs of one
-     * browser (a credential function keeps each tab alone: `hasFunction`). True too when such a request left before a
-     * failed request of this connector's (whose stamp is the last, though it set no cookie). False where it cannot tell
-     * (no storage, no request yet) and on a `platform` whose requests the tabs' engine sends (one cookie for every tab:
-     * `authorize`).
+     * Whether the browser's one hub cookie is no longer this connector's last granted answer's: a granted answer of
+     * another connector of this browser arrived after it, or one of its own auth requests that is not its batch (a probe
+     * of its isolation), as the answer stamp tells (see `auth-stamp.ts`). What its streams and whispers present to the
+     * hub from now on (a native reconnect, a new stream, a POST) is that cookie, not its grant. It happens to connectors
+     * that run alone in several tabs of one browser (a credential function keeps each tab alone: `hasFunction`), for
+     * instance when both authorize again after one hub drop. A request in flight replaces nothing until it is answered.
+     * False where it cannot tell (no storage, no stamped answer yet), with a hub token (the streams carry no cookie), for
+     * `names` that are all public (no grant needed), and on a `platform` whose requests the tabs' engine sends (one
+     * cookie for every tab: `authorize`).
      */
-    cookieReplaced(platform: AuthPlatform | null): boolean {
-        if (platform === null || platform.authorize !== undefined || this.#lastStamp === null) return false;
-        const current = readAuthStamp(this.#options.authStamps);
-        return current !== null && (current !== this.#lastStamp || this.#foreign);
+    cookieReplaced(platform: AuthPlatform | null, names?: readonly string[]): boolean {
+        const own = this.response?.stamp;
+        const cookie = own !== undefined && platform !== null && !platform.authorize && !platform.hubToken && names?.every((name) => channelKind(name) === "public") !== true;
+        return cookie && (readStamp(this.#options.authStamps, ANSWER_STAMP_KEY) ?? own) !== own;
     }
 
     /**
@@ -167,7 +157,6 @@ export class BatchAuth {
             case "granted":
                 this.granted = new Set(outcome.granted);
                 this.response = outcome.response;
-                if (outcome.response.stamp === this.#lastStamp) this.#foreign = false; // The cookie is its answer's (no stamp: never its last).
                 this.#fromGrant = outcome.response.fromGrant === true;
                 // A name past the tabs' shared 100-channel limit comes back denied and flagged `limit` (share/auth-gateway.ts).
                 return {

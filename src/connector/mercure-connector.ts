@@ -332,6 +332,8 @@ export class MercureConnector extends EchoChannelMethods {
             if (live === this.#streams.current && live.isOpen()) this.#events.serve(live);
             return;
         }
+        // Tabs alone: another tab's answer came after this one's, and a stream opened now would carry its cookie.
+        if (this.#auth.cookieReplaced(platform, granted)) return this.#scheduleRefresh(true);
         this.#createStream(granted, topics, platform, false, reopen);
     }
 
