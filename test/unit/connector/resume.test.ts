@@ -268,21 +268,12 @@ describe("resumeAcrossPages: the next page's stream opens beside its auth reques
         h.connector.disconnect();
     });
 
-    it("opens nothing early once another auth request was sent in the origin (the stamp changed): the cookie may hold another grant", async () => {
+    it.each([
+        ["once another auth request was sent in the origin (the stamp changed): the cookie may hold another grant", AUTH_STAMP_KEY],
+        ["once another request's answer arrived after the grant's: that request left before it, and the cookie is its", ANSWER_STAMP_KEY],
+    ])("opens nothing early %s", async (_why, key) => {
         await visitAndLeave(["orders.1"]);
-        localStorage.setItem(AUTH_STAMP_KEY, "another-tab");
-        const { h } = privatePage(["orders.1"]);
-        await settleLoadsUntil(() => h.auth.requests.length === 1);
-        await vi.advanceTimersByTimeAsync(100);
-        expect(h.EventSource.live()).toHaveLength(0);
-        h.auth.release();
-        await settleLoadsUntil(() => h.EventSource.live().length === 1);
-        h.connector.disconnect();
-    });
-
-    it("opens nothing early once another request's answer arrived after the grant's: that request left before it, and the cookie is its", async () => {
-        await visitAndLeave(["orders.1"]);
-        localStorage.setItem(ANSWER_STAMP_KEY, "another-tab");
+        localStorage.setItem(key, "another-tab");
         const { h } = privatePage(["orders.1"]);
         await settleLoadsUntil(() => h.auth.requests.length === 1);
         await vi.advanceTimersByTimeAsync(100);

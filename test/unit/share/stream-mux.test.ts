@@ -29,6 +29,16 @@ const url = (cursor?: string) => `${HUB.href}?match=news${cursor === undefined ?
 /** The events replayed to virtual stream `s` (targeted to it), by id. */
 const replayed = (s: string) => sent.filter((message) => message["t"] === "event" && message["s"] === s).map((message) => message["id"]);
 
+/** Tab a's stream on `news` from id-0, its real stream open and two events forwarded: id-1 and id-2. */
+async function forwardedTwo(): Promise<void> {
+    mux.open("a", "a/1", url("id-0"), false);
+    await vi.advanceTimersByTimeAsync(0);
+    const real = ES.last();
+    real.emitOpen();
+    real.emitMessage(NEWS, "id-1");
+    real.emitMessage(NEWS, "id-2");
+}
+
 describe("StreamMux: replaying to a virtual stream that opens late", () => {
     it("replays from a late stream's cursor what it keeps (at least the last 512 events), from its first cursor on, and nothing from what it keeps for an unknown cursor", async () => {
         mux.open("a", "a/1", url(), false);
@@ -56,12 +66,7 @@ describe("StreamMux: replaying to a virtual stream that opens late", () => {
     });
 
     it("opens the real stream for a late stream's new topics from its cursor when the engine forwarded past it", async () => {
-        mux.open("a", "a/1", url("id-0"), false);
-        await vi.advanceTimersByTimeAsync(0);
-        const real = ES.last();
-        real.emitOpen();
-        real.emitMessage(NEWS, "id-1");
-        real.emitMessage(NEWS, "id-2");
+        await forwardedTwo();
         mux.open("b", "b/1", `${HUB.href}?match=news&match=sports&last_event_id=id-1`, false);
         await vi.advanceTimersByTimeAsync(0);
         expect(ES.last().param("last_event_id")).toBe("id-1");
@@ -73,12 +78,7 @@ describe("StreamMux: replaying to a virtual stream that opens late", () => {
     });
 
     it("gives a catch-up stream to a late stream whose topic the union took in only after its cursor: the engine never had what was published on it in between (seed 3053)", async () => {
-        mux.open("a", "a/1", url("id-0"), false);
-        await vi.advanceTimersByTimeAsync(0);
-        const real = ES.last();
-        real.emitOpen();
-        real.emitMessage(NEWS, "id-1");
-        real.emitMessage(NEWS, "id-2");
+        await forwardedTwo();
         // A fresh page joins sports: the union takes it in from the engine's cursor, id-2.
         mux.open("b", "b/1", `${HUB.href}?match=news&match=sports`, false);
         await vi.advanceTimersByTimeAsync(0);
