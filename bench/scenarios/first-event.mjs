@@ -15,7 +15,12 @@
 // `match_urlpattern` and the snapshot `fetch` after the open, for the encrypted channel WebCrypto's AES-GCM on the
 // key from the auth response; for whispers the channel's whisper topic alone), publishing on its `open`.
 // The page's requests are counted from Playwright's request events and placed on the page's clock
-// (`request.timing()`), so each row can show its waterfall. On 127.0.0.1 a request costs about a millisecond, so the
+// (`request.timing()`), so each row can show its waterfall.
+// The auth endpoint checks Laravel's CSRF token, as Laravel's `VerifyCsrfToken` does on `/broadcasting/auth`, and every
+// page carries the session's token in `<meta name="csrf-token">`, as a Blade layout renders it (the bench inserts it
+// once the page has logged in): laravel-echo reads it at the construction and the connector sends it; the by-hand way
+// reads it and sends it too. A page without it would make the connector read Laravel's `XSRF-TOKEN` cookie instead,
+// which a script that sends no token at all (a baseline no Laravel app accepts) never pays. On 127.0.0.1 a request costs about a millisecond, so the
 // by-hand and default rows run again with a latency added to each of the page's requests (Chromium's network
 // emulation), where each request in series on the path shows.
 import { join } from "node:path";
@@ -68,8 +73,8 @@ export const SECOND_TAB_KINDS = ["public", "private"];
  */
 export const NAVIGATION_KINDS = ["public", "private"];
 
-/** The connector's options on both pages of a navigation row: the option, and the session's CSRF token as a Blade layout gives it. */
-export const NAVIGATION_OPTIONS = { resumeAcrossPages: true, csrfToken: "bench0session0token0of0forty0characters" };
+/** The connector's options on both pages of a navigation row (each page carries the session's CSRF token in its meta tag, as every page does). */
+export const NAVIGATION_OPTIONS = { resumeAcrossPages: true };
 
 /** How long after the construction a page's module downloads count as its load (issue 53: "the bytes a page downloads in its first 5 s"). */
 export const LOAD_WINDOW_MS = 5_000;
@@ -93,12 +98,18 @@ const FIRST_EVENT_SCRIPT = String.raw`
     function fullName(kind, name) {
         return kind === "public" ? name : kind === "presence" ? "presence-" + name : kind === "encrypted" ? "private-encrypted-" + name : "private-" + name;
     }
+    /** The session's CSRF token, from the page's meta tag (as a Blade layout renders it). */
+    function csrfToken() {
+        var meta = document.querySelector('meta[name="csrf-token"]');
+        if (meta === null) throw new Error("the page has no csrf-token meta tag");
+        return meta.getAttribute("content");
+    }
     /** The batch auth request for the one channel full, by hand; who names the asker in an error. */
     function authorize(full, who) {
         return fetch("/broadcasting/auth", {
             method: "POST",
             credentials: "include",
-            headers: { "Content-Type": "application/json", Accept: "application/json" },
+            headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-TOKEN": csrfToken() },
             body: JSON.stringify({ channel_names: [full] }),
         }).then(function (response) { if (!response.ok) throw new Error(who + " answered " + response.status); return response.json(); });
     }
@@ -279,7 +290,7 @@ export async function startFirstEventStack(distDir, siteName = "first-event-site
     // The chunks (content-hashed names) are served as a production server serves a build's hashed assets, cacheable for
     // good; the entry (app.js) and the page are not. A fresh page (a new context) has an empty cache: only a second tab
     // of the same browser (mode `second`) takes them from the cache, or shares one download with the first tab.
-    const stack = await startBenchStack({ history: false, distDir: siteDir, pages: { [FIRST_EVENT_PAGE]: firstEventPage() }, cacheAssets: /^chunks\/.+-[A-Za-z0-9_-]{8}\.js$/ });
+    const stack = await startBenchStack({ history: false, distDir: siteDir, pages: { [FIRST_EVENT_PAGE]: firstEventPage() }, cacheAssets: /^chunks\/.+-[A-Za-z0-9_-]{8}\.js$/, csrf: true });
     return { stack, files };
 }
 
@@ -332,11 +343,30 @@ async function openFreshPage(browser, origin, timeoutMs, latencyMs = 0, tabOf = 
             const status = await withTimeout(login, timeoutMs, "the login");
             if (status !== 200) throw new Error(`logging in answered ${status}`);
         }
+        await renderCsrfMeta(page, timeoutMs);
         return { context, page, errors, requests };
     } catch (error) {
         await context.close();
         throw error;
     }
+}
+
+/**
+ * Give the page the session's CSRF token in `<meta name="csrf-token">`, as a Blade layout renders it into every page
+ * (the dev app's `/dev/csrf` tells the session's token; the login replaced it); resolves once the tag is there.
+ */
+async function renderCsrfMeta(page, timeoutMs) {
+    const rendered = page.evaluate(() =>
+        fetch("/dev/csrf", { credentials: "same-origin" })
+            .then((response) => response.json())
+            .then(({ token }) => {
+                const meta = document.createElement("meta");
+                meta.name = "csrf-token";
+                meta.content = token;
+                document.head.append(meta);
+            }),
+    );
+    await withTimeout(rendered, timeoutMs, "the page's CSRF token");
 }
 
 /** The page's requests on its clock (ms from `startedAt`, the construction), by kind; the bench's own left out. */
@@ -519,6 +549,7 @@ async function nextPage(page, origin) {
     const response = await page.goto(origin + FIRST_EVENT_PAGE + "?page=next", { timeout: PAGE_TIMEOUT_MS });
     if (response?.status() !== 200) throw new Error(`the next page answered ${response?.status()}`);
     await page.waitForFunction(() => window.benchApp !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
+    await renderCsrfMeta(page, PAGE_TIMEOUT_MS);
 }
 
 /** Stop the whisper sender; resolves with why it had stopped by itself, or null. */
