@@ -51,7 +51,7 @@ export interface Capability {
 
 /**
  * A capability loaded on first use: its chunk (a module whose `create` builds it for a connector), and which joined
- * channels need it, so that its download starts in the tick of the join, beside the auth request (right after it leaves), instead of after its answer.
+ * channels need it, so that its download starts at the join, beside the auth request, instead of after it.
  */
 export interface CapabilitySlot<T extends Capability = Capability> {
     /** Whether the joined channel `name` needs it (false for one loaded only on a call, such as whispers). */
@@ -122,17 +122,8 @@ export class Capabilities {
         if (built !== null) return built;
         const module = slot.chunk.loaded();
         if (module !== undefined) return this.#host().settle(() => this.#build(slot, module));
-        // Issue 53: the download starts in a microtask, after the refresh that this tick's joins queued before (see
-        // `MercureConnector.join`) has sent its auth request: starting a module download costs the page's main thread a
-        // few milliseconds, which the request would wait for, while the download still arrives before the answer. The
-        // capability's chunk is asked for first (the stream waits for it), then what it imports.
-        return Promise.resolve()
-            .then(() => {
-                const loading = slot.chunk();
-                slot.alongside?.();
-                return loading;
-            })
-            .then((module) => this.get(slot) ?? this.#host().settle(() => this.#build(slot, module)));
+        slot.alongside?.();
+        return slot.chunk().then((module) => this.get(slot) ?? this.#host().settle(() => this.#build(slot, module)));
     }
 
     /** The downloads in flight, settled once each is built or its failure handled; null when none is. */

@@ -290,9 +290,9 @@ export class MercureConnector extends EchoChannelMethods {
         if (existing !== undefined) return existing;
         const channel = this.#registry.add(name, this.options);
         if (channel instanceof MercurePrivateChannel) channel.whisperLink = this.#whisperLink;
-        this.#paused = false;
-        this.#scheduleRefresh(); // Queued first: its auth request leaves before the downloads the channel needs (see `Capabilities.use`).
         this.#capabilities.joined(channel);
+        this.#paused = false;
+        this.#scheduleRefresh();
         return channel;
     }
 

@@ -74,13 +74,10 @@ describe("Capabilities (issue 32: capabilities load on first use)", () => {
     it("downloads a capability when the first channel that needs it is joined, and tells it the joined channels and the last grant once it arrives", async () => {
         const { log, downloads, slot, capabilities, join, module } = setup();
         join("news");
-        await drain();
         expect(downloads).toHaveLength(0);
         expect(capabilities.ready()).toBeNull();
         join("room-1");
         join("room-2");
-        expect(downloads).toHaveLength(0); // Issue 53: it starts a microtask later, after the refresh's auth request.
-        await drain();
         expect(downloads).toHaveLength(1); // One download however many channels need it.
         capabilities.tell("authorized", grant(["news", "room-1", "room-2"]));
         const ready = capabilities.ready();
@@ -107,7 +104,6 @@ describe("Capabilities (issue 32: capabilities load on first use)", () => {
         capabilities.tell("authorized", grant(["news"]));
         capabilities.tell("cleared");
         join("room-1");
-        await drain();
         downloads[0]!.resolve(module);
         await drain();
         expect(log).toEqual(["joined room-1"]);
@@ -119,7 +115,6 @@ describe("Capabilities (issue 32: capabilities load on first use)", () => {
         join("room-1");
         join("room-2");
         const ready = capabilities.ready();
-        await drain();
         downloads[0]!.reject(new TypeError("Failed to fetch dynamically imported module"));
         await ready;
         expect(evicted.map((error) => [error.code, error.channel])).toEqual([
@@ -133,7 +128,6 @@ describe("Capabilities (issue 32: capabilities load on first use)", () => {
         expect(capabilities.ready()).toBeNull();
 
         join("room-1");
-        await drain();
         expect(downloads).toHaveLength(2);
         downloads[1]!.resolve(module);
         await drain();
@@ -144,7 +138,6 @@ describe("Capabilities (issue 32: capabilities load on first use)", () => {
         const { log, downloads, slot, capabilities, join, evicted, module, afterEvict } = setup();
         join("room-1");
         afterEvict.push((name) => join(name)); // The page's error() callback joins the room again at once.
-        await drain();
         downloads[0]!.reject(new TypeError("Failed to fetch dynamically imported module"));
         await drain();
         afterEvict.length = 0;
@@ -162,11 +155,9 @@ describe("Capabilities (issue 32: capabilities load on first use)", () => {
         const { log, downloads, slot, capabilities, join, module } = setup();
         const whisperSlot: CapabilitySlot = { ...slot, needs: () => false };
         join("room-1"); // Starts the room slot's download, not the whisper slot's.
-        await drain();
         expect(downloads).toHaveLength(1);
         const used = capabilities.use(whisperSlot);
         expect(used).toBeInstanceOf(Promise);
-        await drain();
         expect(downloads).toHaveLength(1); // Both slots share the test's chunk loader: one download.
         downloads[0]!.resolve(module);
         const capability = await used;
