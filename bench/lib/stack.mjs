@@ -42,16 +42,15 @@ export function topicOf(channel) {
  * reference hub the server proxies to, closed with it); resolves with the server and publishing helpers. `distDir`
  * is the build the bench page loads (default: this package's dist/; another build compares two versions in one run);
  * `pages` are served beside the bench page (path → HTML); `cacheAssets`: the files of `distDir` served as a production
- * server serves content-hashed assets (the dev server's option); `csrf`: the auth endpoint refuses a request without the
- * session's CSRF token (419), as Laravel's `VerifyCsrfToken` does (the dev app's `csrf` option).
+ * server serves content-hashed assets (the dev server's option).
  */
-export async function startBenchStack({ history = true, distDir, hub = DEV_HUB, pages = {}, cacheAssets, csrf = false } = {}) {
+export async function startBenchStack({ history = true, distDir, hub = DEV_HUB, pages = {}, cacheAssets } = {}) {
     /** Why the hub refused requests (token checks and grants), for the report of a run that saw refusals (dev hub only). */
     const refusals = [];
     /** The HTTP publisher of a reference hub, set once it runs. */
     let publisher = null;
     const options = {
-        app: { users: [USER], encryptionKey: ENCRYPTION_KEY.toString("base64"), csrf },
+        app: { users: [USER], encryptionKey: ENCRYPTION_KEY.toString("base64") },
         channels: {
             "App.Models.User.{id}": (user, params) => String(user.id) === params.id,
             "orders.{id}": () => true,

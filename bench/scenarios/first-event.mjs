@@ -16,11 +16,13 @@
 // key from the auth response; for whispers the channel's whisper topic alone), publishing on its `open`.
 // The page's requests are counted from Playwright's request events and placed on the page's clock
 // (`request.timing()`), so each row can show its waterfall.
-// The auth endpoint checks Laravel's CSRF token, as Laravel's `VerifyCsrfToken` does on `/broadcasting/auth`, and every
-// page carries the session's token in `<meta name="csrf-token">`, as a Blade layout renders it (the bench inserts it
-// once the page has logged in): laravel-echo reads it at the construction and the connector sends it; the by-hand way
-// reads it and sends it too. A page without it would make the connector read Laravel's `XSRF-TOKEN` cookie instead,
-// which a script that sends no token at all (a baseline no Laravel app accepts) never pays. On 127.0.0.1 a request costs about a millisecond, so the
+// Every page carries the session's CSRF token in `<meta name="csrf-token">`, as a Laravel app's Blade layout renders it,
+// and has Laravel's `XSRF-TOKEN` cookie, as every response of Laravel's `web` group sets it (the bench asks the dev
+// app's `/dev/csrf` for both once the page has logged in): laravel-echo reads the tag at the construction and the
+// connector sends its token (a page without it would make the connector read the cookie, a first `document.cookie`
+// costing the page 1-9 ms here).
+// The auth route that `Broadcast::routes()` registers is exempt from the CSRF check (laravel-mercure.md §2.1), so the
+// by-hand way sends no token, and the dev app checks none. On 127.0.0.1 a request costs about a millisecond, so the
 // by-hand and default rows run again with a latency added to each of the page's requests (Chromium's network
 // emulation), where each request in series on the path shows.
 import { join } from "node:path";
@@ -98,18 +100,12 @@ const FIRST_EVENT_SCRIPT = String.raw`
     function fullName(kind, name) {
         return kind === "public" ? name : kind === "presence" ? "presence-" + name : kind === "encrypted" ? "private-encrypted-" + name : "private-" + name;
     }
-    /** The session's CSRF token, from the page's meta tag (as a Blade layout renders it). */
-    function csrfToken() {
-        var meta = document.querySelector('meta[name="csrf-token"]');
-        if (meta === null) throw new Error("the page has no csrf-token meta tag");
-        return meta.getAttribute("content");
-    }
     /** The batch auth request for the one channel full, by hand; who names the asker in an error. */
     function authorize(full, who) {
         return fetch("/broadcasting/auth", {
             method: "POST",
             credentials: "include",
-            headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-TOKEN": csrfToken() },
+            headers: { "Content-Type": "application/json", Accept: "application/json" },
             body: JSON.stringify({ channel_names: [full] }),
         }).then(function (response) { if (!response.ok) throw new Error(who + " answered " + response.status); return response.json(); });
     }
@@ -290,7 +286,7 @@ export async function startFirstEventStack(distDir, siteName = "first-event-site
     // The chunks (content-hashed names) are served as a production server serves a build's hashed assets, cacheable for
     // good; the entry (app.js) and the page are not. A fresh page (a new context) has an empty cache: only a second tab
     // of the same browser (mode `second`) takes them from the cache, or shares one download with the first tab.
-    const stack = await startBenchStack({ history: false, distDir: siteDir, pages: { [FIRST_EVENT_PAGE]: firstEventPage() }, cacheAssets: /^chunks\/.+-[A-Za-z0-9_-]{8}\.js$/, csrf: true });
+    const stack = await startBenchStack({ history: false, distDir: siteDir, pages: { [FIRST_EVENT_PAGE]: firstEventPage() }, cacheAssets: /^chunks\/.+-[A-Za-z0-9_-]{8}\.js$/ });
     return { stack, files };
 }
 
