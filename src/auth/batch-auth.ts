@@ -54,7 +54,6 @@ export class BatchAuth {
     /** The auth stamps the first two requests of this connector wrote (see `auth-stamp.ts`), in the order they left. */
     readonly stamped: Stamped[] = [];
 
-
     /** The channels the last successful auth granted (the cookie covers them), or null. */
     granted: ReadonlySet<string> | null = null;
 

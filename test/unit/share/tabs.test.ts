@@ -732,7 +732,7 @@ describe("sharing one hub connection between tabs", () => {
         b.connector.privateChannel("chat.1");
         await settle();
         // Both answers arrive before A's is read: the browser's one cookie is B's, so A authorizes again before it opens its
-        // stream (BatchAuth.answeredSince), which then carries its own grant.
+        // stream (BatchAuth.cookieReplaced), which then carries its own grant.
         expect(auth.requests.map((request) => request.channelNames)).toEqual([["private-orders.1"], ["private-chat.1"], ["private-orders.1"]]);
         expect(ES.live()).toHaveLength(2);
         expect(browser.posted).toEqual([]);
