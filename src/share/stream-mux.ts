@@ -245,7 +245,7 @@ export class StreamMux {
     /** Close every real stream (the engine stops). */
     closeAll(): void {
         this.#streams.closeAll();
-        this.#catchUps.closeAll();
+        this.#catchUps.closeAll(false);
         for (const entry of this.#whispers.values()) shut(entry);
         this.#whispers.clear();
         this.#queuedWhispers.clear();
@@ -347,10 +347,16 @@ export class StreamMux {
     }
 
     /**
-     * The `last_event_id` of a new real main stream: the engine's cursor, or the oldest known cursor of a virtual stream
-     * still waiting to open (its new topics' events published since then have not reached the engine).
+     * The `last_event_id` of a new real main stream: the engine's cursor. A virtual stream still waiting to open with an
+     * older cursor gets what its new topics had since then from a catch-up stream of its own (see {@link StreamMux.#replay}):
+     * resuming the real stream from that cursor would replay those topics' older events to every other tab on them too,
+     * including pages that joined them after (their first events then came after newer ones; the simulation's order
+     * invariant, seed 2143). Only where no connection is left for a catch-up (HTTP/1.1) does the real stream resume
+     * from the oldest known cursor of a waiting virtual stream instead: nothing is lost, the other tabs' ledgers drop
+     * what they had.
      */
     #oldestWaiting(): string | null {
+        if (this.#connections() + 2 <= streamBudget(this.host.hub)) return this.#cursor;
         let oldest = this.#cursor;
         let at = this.#after(oldest);
         for (const main of this.#mains.values()) {
@@ -420,7 +426,7 @@ export class StreamMux {
 
     /** Over HTTP/1.1, a new main or whisper stream takes the catch-up streams' connections when it needs them. */
     #yieldCatchUps(): void {
-        if (this.#connections() + 1 > streamBudget(this.host.hub)) this.#catchUps.closeAll();
+        if (this.#connections() + 1 > streamBudget(this.host.hub)) this.#catchUps.closeAll(true);
     }
 
     /** How many real streams the engine holds: main (current, replacement, draining), whisper and catch-up. */
@@ -479,17 +485,40 @@ export class StreamMux {
         // One client (the usual case) whose streams want every topic the real stream carries: its connector drops what it
         // did not join, so the event is not parsed here; the address is read only when clients must be told apart, or
         // while the real stream still carries the topics of a client that left (a narrowing reopen is under way).
-        const only = this.#soloFor(stream);
+        const only = this.#catchUps.size === 0 ? this.#soloFor(stream) : null;
         if (only !== null) this.host.send(message, [only]);
-        else {
-            const to: string[] = [];
-            for (const main of this.#mains.values()) if (!to.includes(main.client) && wants(main, recent)) to.push(main.client);
-            if (to.length > 0) this.host.send(message, to);
-        }
+        else this.#sendLive(message, recent);
         if (id === "") return;
         // Kept for late virtual streams: at least the last RECENT_LIMIT, dropped in halves (no shift per event).
         this.#forwarded++;
         if (this.#recent.push(recent) > 2 * RECENT_LIMIT) this.#base = this.#recent.splice(0, RECENT_LIMIT).pop()!.event.id;
+    }
+
+    /**
+     * Send a live event to the clients whose virtual main streams want it, once per client; a virtual stream whose
+     * catch-up holds back the live events gets it after the replay (see {@link CatchUps.hold}): its client's other
+     * streams that want it get it targeted, so that it never reaches the held one before.
+     */
+    #sendLive(message: EventMessage, recent: Recent): void {
+        const to: string[] = [];
+        let wanting: Map<string, string[]> | null = null;
+        for (const [id, main] of this.#mains) {
+            if (!wants(main, recent)) continue;
+            if (this.#catchUps.size === 0) {
+                if (!to.includes(main.client)) to.push(main.client);
+            } else {
+                wanting ??= new Map();
+                const ids = wanting.get(main.client);
+                if (ids === undefined) wanting.set(main.client, [id]);
+                else ids.push(id);
+            }
+        }
+        for (const [client, ids] of wanting ?? []) {
+            const free = ids.filter((id) => !this.#catchUps.hold(id, message));
+            if (free.length === ids.length) to.push(client);
+            else for (const id of free) this.host.send({ ...message, s: id }, [client]);
+        }
+        if (to.length > 0) this.host.send(message, to);
     }
 
     /** The one client every event of `stream` may go to unread (see {@link StreamMux.#forward}), or null; cached per stream until the virtual streams change. */

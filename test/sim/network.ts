@@ -380,7 +380,7 @@ export class Network {
         }, deadline > DISPATCH_TIMEOUT_MS ? deadline - DISPATCH_TIMEOUT_MS : deadline);
         if (trace) {
             const granted = grant === null ? "none" : [...grant.topics, ...grant.whisper].map((topic) => topic.replace(/^.*\/(channel|whisper)\//, "$1:")).join(" ");
-            log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} ${source.tab.id} hub: open ${connection.subscriber} ${source.topics.map((topic) => topic.replace(/^.*\/(channel|whisper)\//, "$1:")).join(" ")} (grant: ${granted})`);
+            log(`${((Date.now() - Date.UTC(2026, 0, 1)) / 1000).toFixed(3)} ${source.tab.id} hub: open ${connection.subscriber} ${source.topics.map((topic) => topic.replace(/^.*\/(channel|whisper)\//, "$1:")).join(" ")} (grant: ${granted}) from ${lastEventId}`);
         }
         source.opened();
         // [spec] mercure-hub §1.4: a hub without history (the reference hub's local transport) replays nothing. The

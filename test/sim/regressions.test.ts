@@ -250,6 +250,21 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario({ ...PLAIN, history: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(7);
     });
 
+    it("a tab that joins a channel again from its old cursor gets a catch-up: the shared stream is not resumed from that cursor, which replayed another tab's channel's older broadcast to a page that joined it after a newer one (the order invariant; seed 2143)", async () => {
+        const commands = [
+            new OpenTab(0, [], false, null),
+            new Join(0, "news", false, null),
+            new Leave(0, 0, null),
+            new Broadcast(["private-orders.1", "presence-room.1"], null),
+            new OpenTab(0, [], false, null),
+            new Join(3, "news", false, null),
+            new OpenTab(0, [], false, null),
+            new OpenTab(0, ["private-orders.1"], false, null),
+            new Join(0, "news", false, null),
+        ];
+        await expect(runScenario({ ...PLAIN, history: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(9);
+    });
+
     it("a channel that starts failing alone explains what it misses after its old stream's last event on it: a draining stream shows nothing (seed 2165)", async () => {
         const commands = [new ChunkOutage("batch-isolation", 1, null), new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new FailChannel("private-team", true, null), new Join(0, "news", false, 4_000)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);

@@ -311,6 +311,11 @@ export class World {
             membership.events.set(id, count);
             membership.delivered.push(Date.now());
             if (count > 1) this.violate(`${tab.id} got broadcast #${id} on ${name} ${count} times`);
+            // In the order published: the hub writes and replays in order, so no path (a catch-up beside the shared stream,
+            // the shared stream resumed for another tab's cursor) may bring an older broadcast after a newer one.
+            let newest = 0;
+            for (const got of membership.events.keys()) newest = Math.max(newest, got);
+            if (count === 1 && newest > id) this.violate(`${tab.id} got broadcast #${id} on ${name} after #${newest}, published later`);
             // Issue 52: nothing an earlier page of the browser tab received comes again on a later one (see "fresh-page-replay"
             // in known-bugs.ts for the pages that resumed nothing).
             for (let page = tab.navigation?.from, from = tab; page !== undefined; from = page, page = page.navigation?.from) {

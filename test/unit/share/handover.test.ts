@@ -147,10 +147,18 @@ describe("the leading tab that goes away abruptly (issue 49 point 8)", () => {
         // No `down`: each tab resumes from its own last event (B id-1, C id-2); the shared stream from the oldest known.
         expect(union.param("last_event_id")).toBe("id-1");
         for (const n of [2, 3, 4]) union.emitMessage(envelope([n === 3 ? "private-b" : "private-c"], "said", { n }), `id-${n}`);
+        // C's cursor is none the new engine forwarded: C has a catch-up stream from id-2, which holds back what the
+        // shared stream forwards C until the hub replays it there too (id-4), and then lets it through.
+        const catchUp = carrying("c").find((source) => source.param("last_event_id") === "id-2")!;
+        expect(catchUp.matches()).toEqual([topic("private-c")]);
+        await settleTabs();
+        expect(c.got).toEqual([2]);
+        catchUp.emitMessage(envelope(["private-c"], "said", { n: 4 }), "id-4");
         publish("b", 5);
         await settleTabs();
         expect(b.got).toEqual([1, 3, 5]);
         expect(c.got).toEqual([2, 4]);
+        expect(catchUp.closed).toBe(true);
         expect([b.errors, c.errors]).toEqual([[], []]);
     });
 });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { HOLD_MS } from "../../../src/share/catch-up";
 import { StreamMux } from "../../../src/share/stream-mux";
 import { createFakeEventSource, type FakeEventSourceClass } from "../../fakes/fake-event-source";
 
@@ -6,13 +7,16 @@ const HUB = new URL("https://hub.test/.well-known/mercure");
 
 let ES: FakeEventSourceClass;
 let sent: Array<Record<string, unknown>>;
+/** The clients each message of `sent` went to (undefined: every client). */
+let sentTo: Array<readonly string[] | undefined>;
 let mux: StreamMux;
 
 beforeEach(() => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     ES = createFakeEventSource();
     sent = [];
-    mux = new StreamMux({ hub: HUB, EventSource: ES, send: (message) => sent.push(message as Record<string, unknown>), refused: () => undefined });
+    sentTo = [];
+    mux = new StreamMux({ hub: HUB, EventSource: ES, send: (message, to) => void (sent.push(message as Record<string, unknown>), sentTo.push(to)), refused: () => undefined });
 });
 
 afterEach(() => {
@@ -65,16 +69,34 @@ describe("StreamMux: replaying to a virtual stream that opens late", () => {
         expect(sent.slice(before).filter((message) => message["t"] === "event")).toEqual([]);
     });
 
-    it("opens the real stream for a late stream's new topics from its cursor when the engine forwarded past it", async () => {
+    it("takes a late stream's new topics into the real stream from the engine's cursor, and gives that stream a catch-up from its own: the hub replays nothing older to the others (seed 2143)", async () => {
         await forwardedTwo();
         mux.open("b", "b/1", `${HUB.href}?match=news&match=sports&last_event_id=id-1`, false);
         await vi.advanceTimersByTimeAsync(0);
-        expect(ES.last().param("last_event_id")).toBe("id-1");
-        ES.last().emitOpen(); // b is told open: it waits no more.
-        // A cursor the engine does not know (older than what it keeps, or never forwarded) leaves the engine's own.
+        const union = ES.last();
+        expect([union.matches(), union.param("last_event_id")]).toEqual([["news", "sports"], "id-2"]);
+        union.emitOpen(); // b is told open, and its catch-up opens.
+        await vi.advanceTimersByTimeAsync(0);
+        expect([ES.last().matches(), ES.last().param("last_event_id")]).toEqual([["news", "sports"], "id-1"]);
+        // A cursor the engine does not know (older than what it keeps, or never forwarded) leaves the engine's own too.
         mux.open("c", "c/1", `${HUB.href}?match=news&match=sports&match=weather&last_event_id=elsewhere`, false);
         await vi.advanceTimersByTimeAsync(0);
-        expect(ES.last().param("last_event_id")).toBe("id-2");
+        expect(ES.instances.find((source) => source.matches().includes("weather"))!.param("last_event_id")).toBe("id-2");
+    });
+
+    it("over HTTP/1.1 without a connection left for a catch-up, resumes the real stream from a late stream's cursor for its new topics", async () => {
+        const http = new URL("http://hub.test/.well-known/mercure");
+        mux.closeAll();
+        mux = new StreamMux({ hub: http, EventSource: ES, send: (message) => sent.push(message as Record<string, unknown>), refused: () => undefined });
+        mux.open("a", "a/1", `${http.href}?match=news`, false);
+        await vi.advanceTimersByTimeAsync(0);
+        ES.last().emitOpen();
+        ES.last().emitMessage(NEWS, "id-1");
+        ES.last().emitMessage(NEWS, "id-2");
+        for (const topic of ["w1", "w2", "w3"]) mux.open("a", `a/${topic}`, `${http.href}?match=${topic}`, true);
+        mux.open("b", "b/1", `${http.href}?match=news&match=sports&last_event_id=id-1`, false);
+        await vi.advanceTimersByTimeAsync(0);
+        expect([ES.last().matches(), ES.last().param("last_event_id")]).toEqual([["news", "sports"], "id-1"]);
     });
 
     it("gives a catch-up stream to a late stream whose topic the union took in only after its cursor: the engine never had what was published on it in between (seed 3053)", async () => {
@@ -178,8 +200,73 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         real.emitSubscription(announced, "id-1101");
         catchUp.emitSubscription(announced, "id-1101");
         expect(catchUp.closed).toBe(true);
-        expect(replayed("c/1")).toEqual([]);
+        // The announcement the shared stream forwarded, held back for c/1 until its catch-up met it: once.
+        expect(replayed("c/1")).toEqual(["id-1101"]);
         expect(sent.filter((message) => message["id"] === "id-1100")).toHaveLength(1); // Its broadcast to a/1, before c/1 existed.
+    });
+
+    /** The events client `client` got, in order, by id: targeted to its stream `s` or sent to it. */
+    const gotBy = (s: string) => sent.filter((message) => message["t"] === "event" && (message["s"] === s || message["s"] === undefined)).map((message) => message["id"]);
+
+    it("holds back the shared stream's live events for its stream until the replay reaches them: an event published after the join never comes before the older ones (the rendered-cursor flake)", async () => {
+        const real = await forwarded(1_100);
+        const before = sent.length;
+        mux.open("c", "c/1", url("id-100"), false);
+        await vi.advanceTimersByTimeAsync(0);
+        const catchUp = ES.last();
+        catchUp.emitOpen();
+        // Published right after the join: the shared stream has it before the catch-up has replayed what came before.
+        real.emitMessage(NEWS, "id-1101");
+        expect(replayed("c/1")).toEqual([]);
+        // To tab a alone, not tab c.
+        const live = sent.flatMap((message, at) => (at >= before && message["id"] === "id-1101" ? [[message["s"], sentTo[at]]] : []));
+        expect(live).toEqual([[undefined, ["a"]]]);
+        catchUp.emitMessage(NEWS, "id-101");
+        catchUp.emitMessage(NEWS, "id-1100");
+        catchUp.emitMessage(NEWS, "id-1101"); // The replay meets the shared stream: what was held follows, and the catch-up ends.
+        real.emitMessage(NEWS, "id-1102");
+        expect(replayed("c/1")).toEqual(["id-101", "id-1100", "id-1101"]);
+        expect(catchUp.closed).toBe(true);
+        expect([sent.at(-1)!["id"], sent.at(-1)!["s"]]).toEqual(["id-1102", undefined]);
+    });
+
+    it(`lets the held events through after ${HOLD_MS} ms when the replay has not reached them, and replays on; a stream that closes gets none of them`, async () => {
+        const real = await forwarded(1_100);
+        mux.open("c", "c/1", url("id-100"), false);
+        mux.open("d", "d/1", url("id-99"), false);
+        await vi.advanceTimersByTimeAsync(0);
+        const [c, d] = ES.live().filter((source) => source !== real);
+        real.emitMessage(NEWS, "id-1101");
+        await vi.advanceTimersByTimeAsync(HOLD_MS - 1);
+        mux.close("d/1");
+        expect(replayed("c/1")).toEqual([]);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(replayed("c/1")).toEqual(["id-1101"]);
+        expect(replayed("d/1")).toEqual([]);
+        expect(d!.closed).toBe(true);
+        // The hub slow to answer the catch-up: its replay still comes, and the live events no longer wait for it.
+        real.emitMessage(NEWS, "id-1102");
+        expect([sent.at(-1)!["id"], sent.at(-1)!["s"]]).toEqual(["id-1102", undefined]);
+        c!.emitOpen();
+        c!.emitMessage(NEWS, "id-101");
+        c!.emitMessage(NEWS, "id-1101");
+        expect(replayed("c/1")).toEqual(["id-1101", "id-101", "id-1102"]); // Ended on id-1101: the newest forwarded comes again (its cursor).
+        expect(c!.closed).toBe(true);
+    });
+
+    it("sends a live event targeted to the other streams of a client whose one stream is held back", async () => {
+        const real = await forwarded(1_100);
+        mux.open("a", "a/2", url(), false); // Tab a's second connector: a fresh stream, no catch-up.
+        mux.open("a", "a/3", url("id-100"), false); // Its third, from an old cursor: a catch-up.
+        await vi.advanceTimersByTimeAsync(0);
+        expect(ES.live()).toHaveLength(2);
+        const before = sent.length;
+        real.emitMessage(NEWS, "id-1101");
+        expect(sent.slice(before).map((message) => [message["id"], message["s"]])).toEqual([
+            ["id-1101", "a/1"],
+            ["id-1101", "a/2"],
+        ]);
+        expect(gotBy("a/3")).not.toContain("id-1101");
     });
 
     it("ends at its first error and when its virtual stream closes; a cursor it keeps, a fresh stream and the engine's first cursor need none", async () => {
@@ -230,10 +317,13 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
         expect(ES.live().map((source) => source.matches())).toEqual([["news"], ["news-whisper"], ["news", "sports"]]);
     });
 
-    it("over HTTP/1.1, gives its connection to a new whisper stream", async () => {
+    it("over HTTP/1.1, gives its connection to a new whisper stream, and lets through what it held back", async () => {
         const at = await http1();
+        ES.live()[0]!.emitMessage(NEWS, "id-1101");
+        expect(replayed("b/1")).toEqual([]);
         mux.open("b", "b/w", at(undefined, "sports-whisper"), true);
         expect(ES.live().map((source) => source.matches())).toEqual([["news"], ["news-whisper"], ["sports-whisper"]]);
+        expect(["b/1", "c/1", "d/1"].map(replayed)).toEqual([["id-1101"], ["id-1101"], ["id-1101"]]);
     });
 });
 

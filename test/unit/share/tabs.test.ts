@@ -628,19 +628,25 @@ describe("sharing one hub connection between tabs", () => {
         first.emitMessage(envelope(["private-chat.1"], "said", { n: 3 }), "id-3");
         await settle();
         expect(gotB).toEqual([{ n: 3 }]);
-        // C hears the new engine and asks for its channel from its cursor, id-1: the hub must replay from there.
+        // C hears the new engine and asks for its channel from its cursor, id-1: the hub must replay from there, to C
+        // alone. The shared stream takes C's channel in from the engine's cursor (resumed from id-1, it would replay
+        // B's channel's older events to B too), and C gets a catch-up stream of its own from id-1.
         await settle(1_000);
         const second = realMain().find((source) => source !== first)!;
         expect(second.matches()).toEqual([topic("private-chat.1"), topic("private-chat.2")]);
-        expect(second.param("last_event_id")).toBe("id-1");
+        expect(second.param("last_event_id")).toBe("id-3");
         second.emitOpen();
         await settle();
-        second.emitMessage(envelope(["private-chat.2"], "said", { n: 2 }), "id-2");
-        second.emitMessage(envelope(["private-chat.1"], "said", { n: 3 }), "id-3");
+        const catchUp = realMain().find((source) => source !== first && source !== second)!;
+        expect([catchUp.matches(), catchUp.param("last_event_id")]).toEqual([[topic("private-chat.2")], "id-1"]);
+        catchUp.emitOpen();
+        catchUp.emitMessage(envelope(["private-chat.2"], "said", { n: 2 }), "id-2");
         second.emitMessage(envelope(["private-chat.2"], "said", { n: 4 }), "id-4");
+        catchUp.emitMessage(envelope(["private-chat.2"], "said", { n: 4 }), "id-4");
         await settle(1_000);
         expect(gotC).toEqual([{ n: 1 }, { n: 2 }, { n: 4 }]);
         expect(gotB).toEqual([{ n: 3 }]);
+        expect(catchUp.closed).toBe(true);
     });
 
     it("a leader that freezes steps down (a frozen tab still answers pings but gets no stream events): the next tab leads; the frozen one follows it on resume", async () => {
@@ -702,6 +708,9 @@ describe("sharing one hub connection between tabs", () => {
         expect(next.matches()).toEqual(expect.arrayContaining([topic("private-orders.1"), topic("private-chat.1")]));
         next.emitMessage(envelope(["private-chat.1"], "said", { n: 2 }), "id-2");
         next.emitMessage(envelope(["private-orders.1"], "placed", { n: 3 }), "id-3");
+        // The hub writes id-3 to the catch-up too: what the shared stream forwarded tab A follows what it replays.
+        const catchUp = realMain().find((source) => source.param("last_event_id") === "id-1")!;
+        catchUp.emitMessage(envelope(["private-orders.1"], "placed", { n: 3 }), "id-3");
         await settle();
         expect(gotB).toEqual([{ n: 2 }]);
         expect(gotA).toEqual([{ n: 1 }, { n: 3 }]);
