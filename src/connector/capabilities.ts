@@ -102,6 +102,16 @@ export class Capabilities {
         for (const capability of this.#built.values()) (capability[hook] as ((...given: typeof args) => void) | undefined)?.(...args);
     }
 
+    /**
+     * The connector holds no grant any more (it wound down: no channel left to carry, and nothing renews the cookie of
+     * the last answer): a capability loaded later hears none, and waits for the next answer. Told the old one, it would
+     * act on a cookie about to expire (the simulation's seed 7084: a whisper stream opened on it 76 ms before its end,
+     * which the hub closed, reported as `stream_error`).
+     */
+    forgetGrant(): void {
+        this.#grant = null;
+    }
+
     /** A channel was joined: tell the loaded capabilities, and start the download of each one it needs. */
     joined(channel: MercureChannel): void {
         this.tell("joined", channel);

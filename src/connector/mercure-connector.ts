@@ -425,6 +425,7 @@ export class MercureConnector extends EchoChannelMethods {
         this.#events.reset();
         this.#registry.markUnsubscribed();
         this.#capabilities.tell("streamLost");
+        this.#capabilities.forgetGrant();
         this.#status.set(status);
     }
 }

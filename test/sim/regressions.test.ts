@@ -265,6 +265,11 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario({ ...PLAIN, history: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(9);
     });
 
+    it("a channel joined again with whispers after the last one was left waits for its new answer: no whisper stream on the old cookie, which the hub ends at its expiry (seed 7084)", async () => {
+        const commands = [new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new Leave(0, 0, null), new Advance(203_943, null), new Join(0, "private-team", true, null)];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
+    });
+
     it("a channel that starts failing alone explains what it misses after its old stream's last event on it: a draining stream shows nothing (seed 2165)", async () => {
         const commands = [new ChunkOutage("batch-isolation", 1, null), new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new FailChannel("private-team", true, null), new Join(0, "news", false, 4_000)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);

@@ -109,6 +109,18 @@ describe("Capabilities (issue 32: capabilities load on first use)", () => {
         expect(log).toEqual(["joined room-1"]);
     });
 
+    it("forgets the last grant when the connector wound down (forgetGrant): a capability loaded afterwards waits for the next answer (seed 7084)", async () => {
+        const { log, downloads, capabilities, join, module } = setup();
+        capabilities.tell("authorized", grant(["room-1"]));
+        capabilities.forgetGrant();
+        join("room-1");
+        downloads[0]!.resolve(module);
+        await drain();
+        expect(log).toEqual(["joined room-1"]);
+        capabilities.tell("authorized", grant(["room-1"]));
+        expect(log).toEqual(["joined room-1", "authorized room-1"]);
+    });
+
     it("leaves each channel that needs a capability whose download failed, with load_failed, and downloads it again for the next join", async () => {
         const { log, downloads, capabilities, join, evicted, refreshes, module } = setup();
         join("news");
