@@ -96,6 +96,15 @@ export class AuthGateway {
     /** Whether a flush is queued for the end of this tick. */
     #queued = false;
 
+    /**
+     * Whether the browser's cookie holds a part of the union since the last union grant: a request for a part passed (a
+     * probe, a split's set or channel asked for alone, a suspended set's retry). The next union grant reopens the real
+     * stream on the union's cookie (make-before-break): a stream opened meanwhile (a narrowing reconcile, a native
+     * reconnect) presented the part's cookie, without the other channels' grants, and would stay deaf for them until
+     * its token's expiry (the simulation's seed 7282: a split's sets all passed alone, the last one's cookie stayed).
+     */
+    #partial = false;
+
     /** The last successful real request, or null (none yet, or invalidated). */
     #last: Grant | null = null;
 
@@ -274,12 +283,15 @@ export class AuthGateway {
         if (this.#closed) return;
         const names = union.slice(0, MAX_CHANNELS);
         const over = new Set(union.slice(MAX_CHANNELS));
-        if (result.kind === "ok" && probe !== null) this.#last = null; // The cookie holds the probe's grants alone now.
+        let restored = false;
+        if (result.kind === "ok" && probe !== null) this.#part(); // The cookie holds the probe's grants alone now.
         else if (result.kind === "ok") {
             const granted = names.filter((name) => result.response.channels.get(name)?.denied !== true);
             this.#last = { granted: new Set(granted), response: result.response, sentAt };
             this.#learn(granted);
             this.host.granted(sentAt + renewalDelay(result.response.expiresIn, this.host.hubTimeouts()));
+            restored = this.#partial;
+            this.#partial = false;
         }
         for (const client of failing) if (!batch.some((entry) => entry.client === client && entry.silent !== true)) this.host.failed(client);
         for (const entry of batch) {
@@ -288,7 +300,7 @@ export class AuthGateway {
             // The gateway's own request failed: the client, which asked nothing, is told as a split tells it (it asks again).
             else if (answer.kind !== "ok" && !failing.has(entry.client)) this.host.failed(entry.client);
         }
-        if (result.kind === "ok" && batch.some((entry) => entry.silent === true && !batch.some((other) => other.client === entry.client && other.silent !== true))) this.host.reopen();
+        if (result.kind === "ok" && (restored || batch.some((entry) => entry.silent === true && !batch.some((other) => other.client === entry.client && other.silent !== true)))) this.host.reopen();
         // The trailing batch: those the new grant covers are answered from it, the others in one more request.
         const trailing = this.#waiting;
         this.#waiting = [];
@@ -322,7 +334,7 @@ export class AuthGateway {
         this.#inFlight = false;
         if (this.#closed) return;
         if (result.kind === "ok") {
-            this.#last = null;
+            this.#part();
             this.#suspended.delete(entry.client);
             this.#record(entry.client, entry.names);
             this.#waiting.push({ ...entry, retry: false });
@@ -340,8 +352,10 @@ export class AuthGateway {
      * server that fails, not a set). Each guarded channel of a failing set is then asked for alone: the final request is the union of the other
      * clients' sets and of the failing sets' channels that pass alone; the ones that fail are left out of it, no longer
      * known to pass (the next failing union suspects that client at once), and suspended (see
-     * {@link AuthGateway.#suspended}). Null (every client gets the failure) when no client's set stands out, or every one fails, or a request ends
-     * otherwise (a network error, a 4xx), or the final request fails too.
+     * {@link AuthGateway.#suspended}). When every set passes alone (a 5xx of the moment), the final request is the whole
+     * union again: the sets' own requests left the cookie with the last one's grants alone. Null (every client gets the
+     * failure) when every set fails, or a request ends otherwise (a network error, a 4xx), or the final request fails
+     * too.
      */
     async #split(asking: readonly string[]): Promise<{ union: string[]; sentAt: number; result: AuthResult; failing: ReadonlySet<string> } | null> {
         const sets = this.#held().filter(([, names]) => names.length > 0);
@@ -362,6 +376,7 @@ export class AuthGateway {
             let passes = answers.get(key);
             if (passes === undefined) {
                 const alone = await this.host.request(names.slice(0, MAX_CHANNELS));
+                if (alone.kind === "ok") this.#part();
                 if (this.#closed || (alone.kind !== "ok" && !serverFailed(alone))) return null;
                 answers.set(key, (passes = alone.kind === "ok"));
             }
@@ -370,7 +385,8 @@ export class AuthGateway {
             const told = [...answers.values()];
             if (!suspect && told.every((ok) => !ok) && told.length > 1) return null;
         }
-        if (failing.size === 0 || failing.size === sets.length) return null;
+        // Every set passes alone (a 5xx of the moment): the union is asked for again below, and restores the cookie.
+        if (failing.size === sets.length) return null;
         // Each guarded channel of a failing set is asked for alone (once) unless a set that passed alone holds it: the ones
         // that fail are left out and no longer known to pass, the others stay in the union (their streams go on, their
         // tab's requests are answered for them). A set the loop above did not ask for may hold one that fails (seed 3176:
@@ -384,6 +400,7 @@ export class AuthGateway {
                 if (passes.has(name) || cleared.has(name) || channelKind(name) === "public") continue;
                 const asked = answers.get(JSON.stringify([name]));
                 const alone = asked !== undefined ? null : await this.host.request([name]);
+                if (alone?.kind === "ok") this.#part();
                 if (this.#closed || (alone !== null && alone.kind !== "ok" && !serverFailed(alone))) return null;
                 passes.set(name, asked ?? alone?.kind === "ok");
             }
@@ -398,6 +415,12 @@ export class AuthGateway {
         if (result.kind !== "ok") return null;
         for (const [client, names] of sets) if (failing.has(client)) this.#suspended.set(client, { names: new Set(names.filter((name) => !union.has(name))), set: this.#sets.get(client) ?? names });
         return { union: [...union], sentAt, result, failing };
+    }
+
+    /** A request for a part of the union passed: the cookie holds its grants alone (see {@link AuthGateway.#partial}). */
+    #part(): void {
+        this.#last = null;
+        this.#partial = true;
     }
 
     /** Remember `granted` as known to pass (see {@link AuthGateway.#known}), forgetting what no client's set holds any more. */

@@ -270,6 +270,19 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);
     });
 
+    it("a union that fails once with 5xx, whose every set then passes alone, is asked for again: no stream on the last set's cookie, deaf to the others' channels (seed 7282)", async () => {
+        const commands = [
+            new OpenTab(0, [], false, null),
+            new OpenTab(0, ["sport"], false, null),
+            new OpenTab(0, ["presence-room.2"], false, null),
+            new Join(4, "presence-room.2", false, null),
+            new OpenTab(0, ["private-encrypted-chat"], false, null),
+            new FailAuth(0, 500, 1, null),
+            new Leave(5, 0, null),
+        ];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(7);
+    });
+
     it("a channel that starts failing alone explains what it misses after its old stream's last event on it: a draining stream shows nothing (seed 2165)", async () => {
         const commands = [new ChunkOutage("batch-isolation", 1, null), new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new FailChannel("private-team", true, null), new Join(0, "news", false, 4_000)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);

@@ -9,10 +9,10 @@ import { AuthGateway } from "../../../src/share/auth-gateway";
 const BROKEN = "private-broken";
 
 /**
- * The gateway on a server that fails every batch holding a name of `broken` ({@link BROKEN} unless given); each request
- * waits until released. `failed` records the clients the gateway tells of a failure they did not ask about.
+ * The gateway on a server that fails every batch holding a name of `broken` ({@link BROKEN} unless given), and its first
+ * `transient` requests whatever they hold; each request waits until released. `failed` records the clients the gateway tells of a failure they did not ask about.
  */
-function gateway(broken: ReadonlySet<string> = new Set([BROKEN])) {
+function gateway(broken: ReadonlySet<string> = new Set([BROKEN]), transient = 0) {
     const requests: string[][] = [];
     const failed: string[] = [];
     /** The number of requests sent when the gateway asked for the real stream to reopen, each time. */
@@ -20,11 +20,11 @@ function gateway(broken: ReadonlySet<string> = new Set([BROKEN])) {
     const pending: Array<() => void> = [];
     const host = {
         request(names: readonly string[]): Promise<AuthResult> {
-            requests.push([...names]);
+            const sent = requests.push([...names]);
             return new Promise((resolve) =>
                 pending.push(() =>
                     resolve(
-                        names.some((name) => broken.has(name))
+                        sent <= transient || names.some((name) => broken.has(name))
                             ? { kind: "error", status: 500, cause: null }
                             : {
                                   kind: "ok",
@@ -70,6 +70,25 @@ describe("AuthGateway: a tab's request that comes while a split runs (issue 49's
         expect(answers["b"]!.map((result) => result.kind)).toEqual(["error"]);
         // Asked for alone after the split (the retry path), never answered from a union that left it out.
         expect(requests.at(-1)).toEqual([BROKEN]);
+    });
+});
+
+describe("AuthGateway: a union that fails once with 5xx, whose every set passes alone (issue 49's simulation, seed 7282)", () => {
+    it("asks for the union again, answers every tab granted, and reopens the real stream on the union's cookie", async () => {
+        const { auth, requests, failed, reopened, flush } = gateway(new Set(), 1);
+        const answers: Record<string, AuthResult[]> = { a: [], b: [] };
+        auth.request("a", ["private-a.1"], (result) => answers["a"]!.push(result));
+        auth.request("b", ["private-b.1"], (result) => answers["b"]!.push(result));
+        await flush();
+        // The union failed; each set passed alone, which left the cookie with b's grant alone; the union again.
+        expect(requests).toEqual([["private-a.1", "private-b.1"], ["private-a.1"], ["private-b.1"], ["private-a.1", "private-b.1"]]);
+        expect([answers["a"]!.map((result) => result.kind), answers["b"]!.map((result) => result.kind), failed]).toEqual([["ok"], ["ok"], []]);
+        // A stream opened while the cookie held b's grant alone would be deaf to a's channel: the real stream reopens.
+        expect(reopened).toEqual([4]);
+        // The union's grant answers a join of a granted channel again, and no reopen follows a grant that restored nothing.
+        auth.request("a", ["private-a.1", "private-b.1"], (result) => answers["a"]!.push(result));
+        await flush();
+        expect([requests.length, answers["a"]!.map((result) => result.kind), reopened]).toEqual([4, ["ok", "ok"], [4]]);
     });
 });
 
