@@ -12,9 +12,10 @@ export interface AuthGatewayHost {
     hubTimeouts(): HubTimeouts;
     /**
      * A real request succeeded: the cookie changed, the real streams must be reopened with it; `renewAt`: when that
-     * cookie is due for renewal (wall clock, ms), before the hub may end a stream opened on it.
+     * cookie is due for renewal (wall clock, ms), before the hub may end a stream opened on it; `added`: the channels it
+     * grants that the cookie before did not, as far as the gateway knows (every one after a part's request, or none known).
      */
-    granted(renewAt: number): void;
+    granted(renewAt: number, added: readonly string[]): void;
     /** A split found `client`'s set failing while it did not ask: its connector must ask again, and hear why. */
     failed(client: string): void;
     /**
@@ -287,9 +288,11 @@ export class AuthGateway {
         if (result.kind === "ok" && probe !== null) this.#part(); // The cookie holds the probe's grants alone now.
         else if (result.kind === "ok") {
             const granted = names.filter((name) => result.response.channels.get(name)?.denied !== true);
+            const before = this.#last?.granted;
             this.#last = { granted: new Set(granted), response: result.response, sentAt };
             this.#learn(granted);
-            this.host.granted(sentAt + renewalDelay(result.response.expiresIn, this.host.hubTimeouts()));
+            const added = before === undefined ? granted : granted.filter((name) => !before.has(name));
+            this.host.granted(sentAt + renewalDelay(result.response.expiresIn, this.host.hubTimeouts()), added);
             restored = this.#partial;
             this.#partial = false;
         }

@@ -75,7 +75,7 @@ export class HubEngine {
         this.#gateway = new AuthGateway({
             request: (names) => this.#authorize(names),
             hubTimeouts: options.hubTimeouts,
-            granted: (renewAt) => this.#mux.renew(renewAt),
+            granted: (renewAt, added) => this.#mux.renew(renewAt, added),
             failed: (client) => this.#mux.end(client),
             reopen: () => this.#mux.reopen(),
         });

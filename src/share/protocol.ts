@@ -129,6 +129,17 @@ export function topicNames(topics: readonly string[]): ReadonlySet<string> {
     return names;
 }
 
+/** The channel names a whisper stream's `match` topics are for: `…whisper/<enc(name)>` (laravel-mercure §3), decoded. */
+export function whisperNames(url: string): string[] {
+    const names: string[] = [];
+    for (const topic of new URL(url).searchParams.getAll("match")) {
+        const encoded = /whisper\/([^/]*)$/.exec(topic)?.[1];
+        const name = encoded === undefined ? null : rawUrlDecode(encoded);
+        if (name !== null) names.push(name);
+    }
+    return names;
+}
+
 /** A fresh id (clients, epochs): a UUID where available, else a random base-36 string with the time. */
 export function newId(): string {
     const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;

@@ -6,7 +6,7 @@ import { StreamSwitch } from "../transport/stream-switch";
 import { buildSubscribeUrl } from "../topic/subscribe-url";
 import { setClampedTimeout } from "../timers";
 import { CatchUps } from "./catch-up";
-import { clientOf, topicNames, whisperKey, type EventMessage, type ToClient } from "./protocol";
+import { clientOf, topicNames, whisperKey, whisperNames, type EventMessage, type ToClient } from "./protocol";
 
 /**
  * How many event ids the engine remembers at least, to forward each event once across its streams (current and
@@ -187,12 +187,15 @@ export class StreamMux {
      * now: the client that asked opens its new virtual stream next (a join changes the union, a renewal
      * reopens), and one reopen serves both. Should none follow, the hub ends the old stream at its token's
      * expiry and the `EventSource` reconnects by itself with the new cookie. `renewAt`: when the new cookie is due
-     * for renewal; the real whisper streams on older cookies are renewed by their own (see {@link StreamMux.#renewWhispers}).
+     * for renewal; the real whisper streams on older cookies are renewed by their own (see {@link StreamMux.#renewWhispers}),
+     * and now those of the channels in `added`, which the cookie before did not grant: a whisper stream that reconnected
+     * on that cookie (a union without its tab's channels while that tab's stream had failed, a part's request) gets
+     * none of its whispers (the simulation's seeds 4087 and 12192).
      */
-    renew(renewAt: number): void {
+    renew(renewAt: number, added: readonly string[] = []): void {
         if (this.#streams.latest() !== null) this.#reopen = true;
         this.#renewAt = renewAt;
-        this.#renewWhispers();
+        this.#renewWhispers(new Set(added));
     }
 
     /**
@@ -210,13 +213,13 @@ export class StreamMux {
      * a connector alone does its own (whisper/whisper-streams.ts): the hub ends a stream at its cookie's expiry, and a
      * whisper published before the browser's reconnect would be lost. Then wait for the next one due.
      */
-    #renewWhispers(): void {
+    #renewWhispers(ungranted: ReadonlySet<string> = new Set()): void {
         clearTimeout(this.#renewal);
         const now = Date.now();
         let next = Infinity;
         for (const [key, entry] of this.#whispers) {
             if (entry.next !== null || entry.renewAt >= this.#renewAt) continue;
-            if (entry.renewAt > now) next = Math.min(next, entry.renewAt);
+            if (entry.renewAt > now && !whisperNames(entry.url).some((name) => ungranted.has(name))) next = Math.min(next, entry.renewAt);
             // Over HTTP/1.1 the replacement needs a connection of its own for a moment; without one, the hub's end and the
             // browser's reconnect it is.
             else if (this.#connections() < streamBudget(this.host.hub)) {

@@ -283,6 +283,26 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(7);
     });
 
+    it("a whisper stream that reconnected after an outage on a union without its tab's channel is renewed once a union grants it again: no whisper lost (seed 12192)", async () => {
+        const commands = [
+            new OpenTab(1, [], false, null),
+            new OpenTab(0, [], false, null),
+            new OpenTab(0, ["presence-room.1"], false, null),
+            new OpenTab(0, ["private-encrypted-chat"], true, 0),
+            new Leave(0, 0, 0),
+            new Advance(1_000, null),
+            new EndTab(5, "close", 0),
+            new Hub(false, null),
+            new FailAuth(0, 500, 1, null),
+            new Broadcast(["private-orders.2"], null),
+            new Hub(true, null),
+            new EndTab(0, "close", null),
+            new OpenTab(0, ["private-encrypted-chat"], false, null),
+            new Whisper(5, 0, null),
+        ];
+        await expect(runScenario(PLAIN, -24408891, commands, KNOWN_BUGS)).resolves.toBe(14);
+    });
+
     it("a channel that starts failing alone explains what it misses after its old stream's last event on it: a draining stream shows nothing (seed 2165)", async () => {
         const commands = [new ChunkOutage("batch-isolation", 1, null), new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new FailChannel("private-team", true, null), new Join(0, "news", false, 4_000)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);

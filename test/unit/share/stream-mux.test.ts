@@ -327,6 +327,26 @@ describe("StreamMux: a catch-up stream for a cursor older than what it keeps", (
     });
 });
 
+describe("StreamMux: a new cookie and the real whisper streams", () => {
+    it("renews at once a whisper stream of a channel the cookie before did not grant, make-before-break; the others at their renewal point (seeds 4087 and 12192)", async () => {
+        const whisper = (name: string) => `${HUB.href}?match=${encodeURIComponent(`https://laravel.test/whisper/${name}`)}`;
+        mux.renew(Date.now() + 60_000);
+        mux.open("a", "a/w1", whisper("private-a"), true);
+        mux.open("a", "a/w2", whisper("private-b"), true);
+        const [a, b] = ES.live();
+        a!.emitOpen();
+        b!.emitOpen();
+        // A union that grants private-b again after the cookie was one without it (b reconnected on that one).
+        mux.renew(Date.now() + 120_000, ["private-b", "private-c"]);
+        const renewed = ES.live().filter((source) => source !== a && source !== b);
+        expect(renewed.map((source) => source.matches())).toEqual([["https://laravel.test/whisper/private-b"]]);
+        renewed[0]!.emitOpen();
+        expect([a!.closed, b!.closed]).toEqual([false, true]);
+        // private-a's stream waits for its own cookie's renewal point (tabs.test.ts: renewed make-before-break there).
+        expect(ES.live().filter((source) => source.matches()[0]!.endsWith("private-a"))).toEqual([a]);
+    });
+});
+
 describe("StreamMux: an event goes only to the clients whose streams want it", () => {
     const SPORT = JSON.stringify({ channels: ["sport"], event: "e", payload: {} });
 
