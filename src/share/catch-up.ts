@@ -50,6 +50,11 @@ export class CatchUps {
         this.#host = host;
     }
 
+    /** Whether virtual stream `id` has a catch-up stream open. */
+    has(id: string): boolean {
+        return this.#open.has(id);
+    }
+
     /** How many catch-up streams are open (they count against the connection budget). */
     get size(): number {
         return this.#open.size;

@@ -72,8 +72,11 @@ export type ToTabs =
 export type ToClient =
     /** Answer to client `c`'s `auth` number `r`. */
     | { readonly t: "granted"; readonly c: string; readonly r: number; readonly result: AuthResult }
-    /** Virtual stream `s` is now connecting (0), open (1) or closed for good (2). */
-    | { readonly t: "state"; readonly s: string; readonly state: 0 | 1 | 2 }
+    /**
+     * Virtual stream `s` is now connecting (0), open (1) or closed for good (2). With 0, `id`: the engine's cursor as it
+     * says so, when the stream was open and got everything forwarded to it up to there (it resumes from there).
+     */
+    | { readonly t: "state"; readonly s: string; readonly state: 0 | 1 | 2; readonly id?: string }
     /** The engine dropped this client (`c` "": every client of the tab) for its silence: re-register as after an `up`. */
     | { readonly t: "dropped"; readonly c: string }
     /** An event of the real main stream (`w` null) or of the whisper stream keyed `w`, for the clients it is addressed to. */
@@ -174,7 +177,7 @@ function isClientMessage(data: unknown): data is ToClient {
         case "granted":
             return str(m["c"]) && typeof m["r"] === "number" && (result?.kind === "ok" ? result.response?.channels instanceof Map : /^(rejected|error|aborted)$/.test(String(result?.kind)));
         case "state":
-            return str(s) && [0, 1, 2].includes(m["state"] as number);
+            return str(s) && [0, 1, 2].includes(m["state"] as number) && (m["id"] === undefined || str(m["id"]));
         case "dropped":
             return str(m["c"]);
         case "event":

@@ -447,8 +447,11 @@ export class StreamMux {
     #interrupt(attempt = false): void {
         for (const [id, main] of this.#mains) {
             if (!main.open && !attempt) continue;
+            // An open stream had every event of its channels up to the engine's cursor, unless a catch-up holds some back:
+            // it resumes from there, whichever engine serves it next (a later page of its tab must not get them again).
+            const cursor = main.open && this.#cursor !== null && !this.#catchUps.has(id) ? { id: this.#cursor } : {};
             main.open = false;
-            this.host.send({ t: "state", s: id, state: 0 });
+            this.host.send({ t: "state", s: id, state: 0, ...cursor });
         }
     }
 

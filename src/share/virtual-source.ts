@@ -166,7 +166,7 @@ export class ShareClient {
                 // The engine dropped this client (it was silent too long): register again.
                 return message.c === this.id || message.c === "" ? this.resync() : undefined;
             case "state":
-                return this.#sources.get(message.s)?.state(message.state);
+                return this.#sources.get(message.s)?.state(message.state, message.id);
             case "event":
                 // A replay is for its one stream (`s`); a live event for every stream of its kind.
                 if (message.s !== undefined) return this.#sources.get(message.s)?.deliver(message);
@@ -330,9 +330,13 @@ class VirtualSource implements EventSourceLike {
         this.#closed(this);
     }
 
-    /** The engine says this stream is connecting (0), open (1), or closed for good (2: the hub refused it). */
-    state(state: 0 | 1 | 2): void {
+    /**
+     * The engine says this stream is connecting (0), open (1), or closed for good (2: the hub refused it). `cursor`, with
+     * 0: the engine's cursor as it said so, up to which this stream, open until then, had every event of its channels.
+     */
+    state(state: 0 | 1 | 2, cursor?: string): void {
         if (this.readyState === 2) return;
+        if (state === 0 && cursor !== undefined) this.advance(cursor);
         if (state === 1) {
             if (this.readyState === 1) return;
             this.readyState = 1;

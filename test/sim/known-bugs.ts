@@ -26,7 +26,10 @@
  *   or from its render, but on the tabs' engine its channels ride the one stream, which resumes from the engine's
  *   cursor: after a hub outage, or on an engine that took an older page's cursor, the hub replays what was published on
  *   the page's channels since then, some of which the previous page had received (seed 1102, shrunk: a sport tab and a
- *   room tab navigate during an outage; the room's next page got the room's last broadcast again). A page that resumed
+ *   room tab navigate during an outage; the room's next page got the room's last broadcast again; seed 4154 still
+ *   finds it with `--known none`). One way in is closed (session 26, seed 3119): a leading tab that navigated while the
+ *   hub was down left the next engine to start from the older cursor of a tab whose channels were quiet; the engine's
+ *   word that its stream broke now carries its cursor, up to which each open stream had everything (`state` 0's `id`). A page that resumed
  *   from its record drops those: its previous page's last deliveries come in the record and its ledger claims them (a
  *   rendered page must not: what the previous page received after the render is not in the rendered page). The fix
  *   would give the engine a cursor per topic set (a second stream, or a catch-up from the page's own position for the

@@ -283,6 +283,18 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(7);
     });
 
+    it("a leading tab that navigates while the hub is down: the next engine resumes from the cursor the broken stream left the other tab, and the next page gets nothing its earlier page had (fresh-page-replay; seed 3119)", async () => {
+        const commands = [
+            new OpenTab(0, [], false, null),
+            new OpenTab(0, ["private-orders.1"], false, null),
+            new Join(0, "presence-room.1", false, null),
+            new Hub(false, null),
+            new Navigate(0, 0, null),
+            new Hub(true, null),
+        ];
+        await expect(runScenario({ ...PLAIN, history: true, leaveDelay: 5_000 }, 0, commands, new Set())).resolves.toBe(6);
+    });
+
     it("a whisper stream that reconnected after an outage on a union without its tab's channel is renewed once a union grants it again: no whisper lost (seed 12192)", async () => {
         const commands = [
             new OpenTab(1, [], false, null),

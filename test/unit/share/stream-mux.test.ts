@@ -347,6 +347,27 @@ describe("StreamMux: a new cookie and the real whisper streams", () => {
     });
 });
 
+describe("StreamMux: the real stream fails", () => {
+    it("tells each open virtual stream its cursor with the interruption, unless a catch-up holds events back for it; a connecting one none", async () => {
+        await forwardedTwo();
+        const real = ES.last();
+        mux.open("b", "b/1", url("id-1"), false); // Replayed from what the engine keeps: no catch-up.
+        mux.open("c", "c/1", url("elsewhere"), false); // A catch-up of its own.
+        await vi.advanceTimersByTimeAsync(0);
+        mux.open("d", "d/1", `${HUB.href}?match=news&match=sports`, false); // Waits for a real stream with sports.
+        await vi.advanceTimersByTimeAsync(0);
+        const before = sent.length;
+        real.emitError(false);
+        const told = sent.slice(before).filter((message) => message["t"] === "state").map((message) => [message["s"], message["state"], message["id"]]);
+        expect(told).toEqual([
+            ["a/1", 0, "id-2"],
+            ["b/1", 0, "id-2"],
+            ["c/1", 0, undefined],
+            ["d/1", 0, undefined], // Connecting: it reports the failed attempt, as a native EventSource does.
+        ]);
+    });
+});
+
 describe("StreamMux: an event goes only to the clients whose streams want it", () => {
     const SPORT = JSON.stringify({ channels: ["sport"], event: "e", payload: {} });
 

@@ -26,6 +26,24 @@ describe("ShareClient: the engine's events to its virtual streams", () => {
         expect(resumed).toEqual(["id-3", "id-4"]);
     });
 
+    it("resumes a stream the engine interrupted while it was open from the cursor the engine gave with it, not one that was connecting (seed 3119: the next engine started from an older cursor)", () => {
+        const posted: ToEngine[] = [];
+        const client = new ShareClient({ post: (_client, message) => posted.push(message), deadline: () => 60_000 });
+        for (let n = 0; n < 3; n++) new client.EventSource(`${HUB}?match=news&last_event_id=id-1`);
+        const [open, late, forged] = posted.filter((message) => message.t === "open").map((message) => (message as { s: string }).s);
+        client.receive({ t: "state", s: open!, state: 1 });
+        client.receive({ t: "state", s: forged!, state: 1 });
+        client.receive({ t: "event", w: null, type: "message", data: "", id: "id-2" });
+        // The engine's real stream failed (the hub went down): it had forwarded up to id-5 (id-3 … id-5 were other channels').
+        client.receive({ t: "state", s: open!, state: 0, id: "id-5" });
+        client.receive({ t: "state", s: late!, state: 0, id: "id-5" });
+        client.receive({ t: "state", s: forged!, state: 0 });
+        posted.length = 0;
+        client.resync();
+        const resumed = posted.filter((message) => message.t === "open").map((message) => new URL((message as { url: string }).url).searchParams.get("last_event_id"));
+        expect(resumed).toEqual(["id-5", "id-1", "id-2"]);
+    });
+
     it("keeps a request's channels while the stream it opens is not there yet: an older stream closing narrows nothing, a newer one does (seed 1179)", async () => {
         const posted: ToEngine[] = [];
         const client = new ShareClient({ post: (_client, message) => posted.push(message), deadline: () => 60_000 });
