@@ -290,6 +290,9 @@ export class WhisperStreams {
             // browser's reconnect it is.
             if (entry.renewAt <= now) {
                 if (this.size >= (this.options.maxStreams?.() ?? Infinity)) continue;
+                // The browser's cookie is another connector's now (tabs alone): a replacement would present it, without this
+                // channel's grant, and hear nothing (the simulation's seed 13141). Authorize again: its answer's sync renews.
+                if (this.host.cookieReplaced?.() === true) return this.#authorizeAgain();
                 entry.overlap = new Set();
                 entry.next = this.#open(channel, whisperTopic(auth.topicPrefix, channel), entry);
             } else next = Math.min(next, entry.renewAt);
@@ -324,9 +327,7 @@ export class WhisperStreams {
                 // channel, without an error. Authorize again; the next sync reopens it from its cursor (nothing failed).
                 if (!reconnected || this.host.cookieReplaced?.() !== true) return;
                 this.#shut(entry);
-                if (this.#failing) return;
-                this.#failing = true;
-                if (this.host.refresh?.() === undefined) this.host.failed();
+                this.#authorizeAgain();
             },
             message: (_, event) => {
                 if (entry.stream === stream) this.#receive(channel, entry, stream, event);
@@ -355,6 +356,13 @@ export class WhisperStreams {
             },
         });
         return stream;
+    }
+
+    /** Ask the connector for a refresh (else its shared re-auth with backoff), once until the next `sync()`. */
+    #authorizeAgain(): void {
+        if (this.#failing) return;
+        this.#failing = true;
+        if (this.host.refresh?.() === undefined) this.host.failed();
     }
 
     /**

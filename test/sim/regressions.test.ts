@@ -315,6 +315,27 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario(PLAIN, -24408891, commands, KNOWN_BUGS)).resolves.toBe(14);
     });
 
+    it("a tab alone whose whisper stream is due for renewal while another tab alone of the browser holds the cookie authorizes again first: no replacement deaf to its whispers (seed 13141)", async () => {
+        const commands = [
+            new OpenTab(1, ["presence-room.2"], true, null),
+            new OpenTab(0, [], false, null),
+            new OpenTab(0, [], false, null),
+            new Join(10, "presence-room.2", false, null),
+            new OpenTab(0, [], false, null),
+            new Navigate(1, 0, null),
+            new OpenTab(1, [], false, null),
+            new Leave(1, 0, null),
+            new HangCredentials(1, null),
+            new Join(4, "private-encrypted-chat", false, null),
+            new Join(0, "news", false, null),
+            new Whisper(4, 0, null),
+            new FailChannel("private-team", false, null),
+            new Join(0, "news", false, null),
+            new Whisper(8, 0, null),
+        ];
+        await expect(runScenario({ ...PLAIN, bearerFunction: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(15);
+    });
+
     it("a channel that starts failing alone explains what it misses after its old stream's last event on it: a draining stream shows nothing (seed 2165)", async () => {
         const commands = [new ChunkOutage("batch-isolation", 1, null), new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new FailChannel("private-team", true, null), new Join(0, "news", false, 4_000)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EncryptedChannels } from "../../../src/crypto";
 import { HubStream } from "../../../src/transport/hub-stream";
-import { WhisperStreams, type WhisperAuth, type WhisperStreamFactory } from "../../../src/whisper";
+import { WhisperStreams, type WhisperAuth, type WhisperStreamFactory, type WhisperStreamsHost } from "../../../src/whisper";
 import { createFakeEventSource, type FakeEventSource } from "../../fakes/fake-event-source";
 import { JWKS, sealByHand } from "../crypto/fixtures";
 import { OWN, PEER, PREFIX, reports } from "./helpers";
@@ -20,7 +20,7 @@ const topicOf = (channel: string) => PREFIX + "whisper/" + encodeURIComponent(ch
  * Whisper streams on fake EventSources behind real `HubStream`s (as the connector will wire them),
  * real `EncryptedChannels` keyed for ROOM and ORDERS, and a host that records everything.
  */
-function setup(maxStreams?: () => number) {
+function setup(maxStreams?: () => number, host: Pick<WhisperStreamsHost, "cookieReplaced" | "refresh"> = {}) {
     const EventSource = createFakeEventSource();
     const errors = reports();
     const delivered: string[] = [];
@@ -34,6 +34,7 @@ function setup(maxStreams?: () => number) {
             deliver: (channel, event, payload) => void delivered.push(`${channel}:${event}:${JSON.stringify(payload)}`),
             report: errors.report,
             failed,
+            ...host,
         },
         { socketId: () => OWN, crypto, maxStreams },
     );
@@ -408,6 +409,24 @@ describe("WhisperStreams: renewed make-before-break before the hub ends a stream
         streams.sync(auth([CHAT, OTHER], { renewAt: 560_000 }));
         expect(live(CHAT)).toHaveLength(2);
         expect(live(CHAT)[1]!.param("last_event_id")).toBe("id-3");
+    });
+
+    it("authorizes again instead of renewing on the cookie another connector of the browser replaced (tabs alone), and renews on the answer (seed 13141)", () => {
+        let replaced = true;
+        const refresh = vi.fn(() => true);
+        const { streams, auth, live, source, failed } = setup(undefined, { cookieReplaced: () => replaced, refresh });
+        streams.sync(auth([CHAT], { renewAt: 1_000 }));
+        streams.listening(CHAT, true);
+        const first = source(CHAT);
+        first.emitOpen();
+        vi.advanceTimersByTime(1_000);
+        streams.sync(auth([CHAT], { renewAt: 2_000 })); // due now, but the browser's cookie is another tab's
+        expect(live(CHAT)).toEqual([first]);
+        expect(refresh).toHaveBeenCalledTimes(1);
+        replaced = false;
+        streams.sync(auth([CHAT], { renewAt: 3_000 })); // the refresh's answer: the cookie is this connector's again
+        expect(live(CHAT)).toHaveLength(2);
+        expect([refresh.mock.calls.length, failed.mock.calls.length]).toEqual([1, 0]);
     });
 
     it("renews nothing without a newer cookie, nor a stream opened on the latest one", () => {
