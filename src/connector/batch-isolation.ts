@@ -55,13 +55,16 @@ export class BatchIsolation {
         this.#retry.schedule(() => void this.#tryAlone(platform, generation));
     }
 
-    /** Try each isolated channel still joined in a request of its own, and act on its answer (see the class). */
+    /**
+     * Try each isolated channel still joined in a request of its own, and act on its answer (see the class); after a
+     * 2xx answer (its grant, or its denial: the answer set the cookie either way), the batch is authorized again.
+     */
     async #tryAlone(platform: Platform, generation: number): Promise<void> {
         const host = this.#host;
         const { isolated } = host.auth;
         if (this.#trying) return;
         this.#trying = true;
-        let rejoined = false;
+        let answered = false;
         try {
             for (const name of [...isolated.keys()]) {
                 if (!host.registry.has(name)) isolated.delete(name);
@@ -77,14 +80,20 @@ export class BatchIsolation {
                     continue;
                 }
                 isolated.delete(name);
-                if (outcome.kind === "newcomers_rejected") host.settle(() => host.evict(name, authRejectedNewcomer(name, outcome.status, [name], outcome.detail)));
-                else if (outcome.denied.length > 0) host.settle(() => host.evict(name, authDenied(name)));
-                else rejoined = true;
+                if (outcome.kind === "newcomers_rejected") {
+                    host.settle(() => host.evict(name, authRejectedNewcomer(name, outcome.status, [name], outcome.detail)));
+                    continue;
+                }
+                if (outcome.denied.length > 0) host.settle(() => host.evict(name, authDenied(name)));
+                // Granted or denied, the 2xx answer set the browser's hub cookie to this request's grant alone: the batch
+                // authorizes the others again (the simulation's seed 12294: a denial left the whispers of the others
+                // refused with 403 on that cookie, and a native reconnect of the stream deaf).
+                answered = true;
             }
         } finally {
             this.#trying = false;
         }
-        if (rejoined) host.scheduleRefresh();
+        if (answered) host.scheduleRefresh();
         if (isolated.size > 0) this.#retryAlone(platform, generation);
         else this.#retry.reset();
     }

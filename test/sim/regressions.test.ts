@@ -336,6 +336,18 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario({ ...PLAIN, bearerFunction: true, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(15);
     });
 
+    it("a channel retried alone that its answer denies leaves, and the batch of the others is authorized again: that answer's cookie granted nothing, and their whispers were refused (seed 12294)", async () => {
+        const commands = [
+            new OpenTab(1, [], false, null),
+            new FailChannel("private-orders.2", true, null),
+            new OpenTab(0, ["private-orders.1", "private-orders.2", "presence-room.1"], false, null),
+            new OpenTab(0, [], false, null),
+            new FailChannel("private-orders.2", false, null),
+            new Whisper(4, 0, null),
+        ];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(6);
+    });
+
     it("a channel that starts failing alone explains what it misses after its old stream's last event on it: a draining stream shows nothing (seed 2165)", async () => {
         const commands = [new ChunkOutage("batch-isolation", 1, null), new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new FailChannel("private-team", true, null), new Join(0, "news", false, 4_000)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);

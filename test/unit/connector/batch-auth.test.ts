@@ -427,13 +427,17 @@ describe("a channel whose auth fails on its own (issue 30)", () => {
         expect(h.EventSource.live().at(-1)!.matches()).toEqual(["news", "private-reports"].map(topic));
     });
 
-    it("is left with auth_denied when its lone retry's answer denies it", async () => {
-        const h = await isolatedReports({ broken: true });
+    it("is left with auth_denied when its lone retry's answer denies it, and the others are authorized again: that answer set the hub cookie (seed 12294)", async () => {
+        const h = await isolatedReports({ broken: true }, ["news", "private-orders.1"]);
         h.auth.handler = (names) => grant(names, {}, ["private-reports"]);
+        const before = sent(h).length;
         await vi.advanceTimersByTimeAsync(5_000);
         await settleLoads();
         expect(h.errors.map((entry) => [entry.channel, entry.error.code])).toEqual([["private-reports", "auth_denied"]]);
-        expect(Object.keys(h.connector.channels)).toEqual(["news"]);
+        expect(Object.keys(h.connector.channels)).toEqual(["news", "private-orders.1"]);
+        // The denial's cookie grants nothing: the batch of the others follows, so that their whispers and a native
+        // reconnect of their stream present a cookie with their grants.
+        expect(sent(h).slice(before)).toEqual([["private-reports"], ["news", "private-orders.1"]]);
     });
 
     it("is retried on its own beside another isolated channel: the one whose auth passes rejoins while the other still fails (issue 49)", async () => {
