@@ -38,11 +38,16 @@ export class BatchIsolation {
         this.#host = host;
     }
 
-    /** After a failed batch of `names`: isolate the channels that fail alone; false when none stands out. */
-    async isolate(names: readonly string[], platform: Platform, generation: number): Promise<boolean> {
+    /**
+     * After a failed batch of `names`: isolate the channels that fail alone (true); `"passed"` when every part passed (the
+     * server's bad moment: the batch may be asked for again at once, and must be, since the parts' answers left the hub
+     * cookie with the last one's grant alone); false when nothing stands out.
+     */
+    async isolate(names: readonly string[], platform: Platform, generation: number): Promise<boolean | "passed"> {
         const host = this.#host;
         const failing = await failingAlone(names, (part) => host.auth.request(part, platform, host.signal(), true));
-        if (generation !== host.generation() || failing === null || failing.size === 0 || failing.size === names.length) return false;
+        if (generation !== host.generation() || failing === null || failing.size === names.length) return false;
+        if (failing.size === 0) return "passed";
         for (const [name, status] of failing) host.auth.isolated.set(name, status);
         host.settle(() => host.reportEach(failing.keys(), (name) => isolatedError(name, platform.authEndpoint, failing.get(name)!)));
         this.#retryAlone(platform, generation);

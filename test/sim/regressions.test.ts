@@ -348,6 +348,23 @@ describe("the simulation's regression cases (issue 49)", () => {
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(6);
     });
 
+    it("a batch that fails twice with 5xx while each part passes alone is asked for again at once: no stream reconnects on the cookie of the last part, deaf to the others (seed 14097)", async () => {
+        const commands = [
+            new OpenTab(1, [], false, null),
+            new Hub(false, null),
+            new OpenTab(0, ["private-orders.1"], false, null),
+            new Join(7, "news", false, null),
+            new OpenTab(0, [], false, null),
+            new Navigate(0, 0, null),
+            new FailAuth(0, 500, 2, null),
+            new Navigate(1, 0, null),
+            new ChunkOutage("presence-capability", 1, null),
+            new Join(0, "news", false, null),
+            new Hub(true, 1_201),
+        ];
+        await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(11);
+    });
+
     it("a channel that starts failing alone explains what it misses after its old stream's last event on it: a draining stream shows nothing (seed 2165)", async () => {
         const commands = [new ChunkOutage("batch-isolation", 1, null), new OpenTab(0, [], false, null), new Join(0, "private-team", false, null), new FailChannel("private-team", true, null), new Join(0, "news", false, 4_000)];
         await expect(runScenario({ ...PLAIN, leaveDelay: 5_000 }, 0, commands, KNOWN_BUGS)).resolves.toBe(5);

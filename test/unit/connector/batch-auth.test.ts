@@ -427,6 +427,28 @@ describe("a channel whose auth fails on its own (issue 30)", () => {
         expect(h.EventSource.live().at(-1)!.matches()).toEqual(["news", "private-reports"].map(topic));
     });
 
+    it("is none when every part passes alone (the server's bad moment): the batch is asked for again at once, once, so that the cookie holds its grants (seed 14097)", async () => {
+        vi.spyOn(Math, "random").mockReturnValue(0.5);
+        const h = createHarness();
+        let whole = 0;
+        // The whole batch fails twice, then passes; its parts always pass.
+        h.auth.handler = (names) => (names.length === 3 && ++whole <= 2 ? { status: 500 } : grant(names));
+        for (const channel of [h.connector.channel("news"), h.connector.privateChannel("orders.2"), h.connector.privateChannel("reports")]) h.track(channel);
+        await h.flush();
+        await vi.advanceTimersByTimeAsync(1_000); // the first failure's backoff
+        await settleLoads();
+        expect(sent(h)).toEqual([
+            ["news", "private-orders.2", "private-reports"],
+            ["news", "private-orders.2", "private-reports"],
+            ["news", "private-orders.2"],
+            ["private-reports"],
+            ["news", "private-orders.2", "private-reports"],
+        ]);
+        expect(h.stream().matches()).toEqual(["news", "private-orders.2", "private-reports"].map(topic));
+        // Reported once, for the first failure; the second was the parts' to explain, and they passed.
+        expect(h.errors.map((entry) => entry.error.code)).toEqual(["auth_failed", "auth_failed", "auth_failed"]);
+    });
+
     it("is left with auth_denied when its lone retry's answer denies it, and the others are authorized again: that answer set the hub cookie (seed 12294)", async () => {
         const h = await isolatedReports({ broken: true }, ["news", "private-orders.1"]);
         h.auth.handler = (names) => grant(names, {}, ["private-reports"]);
