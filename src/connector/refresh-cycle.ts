@@ -30,9 +30,6 @@ export class RefreshCycle {
     /** Channels whose auth fails alone (issue 30): found, reported, left out of the batch and retried alone; loaded at first need. */
     #isolation: BatchIsolation | null = null;
 
-    /** Whether a failed batch was asked for again at once, its parts having passed alone, since the last granted one. */
-    #retried = false;
-
     /** The topic prefix of the last granted batch (the streams' topics are named with it). */
     #topicPrefix: string | null = null;
 
@@ -55,8 +52,8 @@ export class RefreshCycle {
         this.#isolation?.reset();
     }
 
-    /** After a failed batch of `names`: isolate the channels that fail alone (see {@link BatchIsolation.isolate}). */
-    async #isolate(names: readonly string[], platform: Platform, generation: number): Promise<boolean | "passed"> {
+    /** After a failed batch of `names`: isolate the channels that fail alone (see {@link BatchIsolation}); false when none stands out. */
+    async #isolate(names: readonly string[], platform: Platform, generation: number): Promise<boolean> {
         const host = this.#host;
         const { BatchIsolation } = await loadIsolation();
         this.#isolation ??= new BatchIsolation(host);
@@ -75,7 +72,6 @@ export class RefreshCycle {
 
     /** Forget queued and running refreshes (`disconnect()`). */
     reset(): void {
-        this.#retried = false;
         this.#scheduler.reset();
     }
 
@@ -109,14 +105,7 @@ export class RefreshCycle {
         }
         const result = await request;
         if (generation !== host.generation()) return;
-        const split = host.auth.shouldIsolate(batch.names, result) ? await this.#isolate(batch.names, batch.platform, generation) : false;
-        if (split === true) return;
-        // Every part passed alone (simulation seed 14097): the batch again at once, once per failure streak (a batch that
-        // fails again waits for its backoff), so that the cookie holds its grants before a stream reconnects on it.
-        if (split === "passed" && !this.#retried) {
-            this.#retried = true;
-            return this.#scheduler.request();
-        }
+        if (host.auth.shouldIsolate(batch.names, result) && (await this.#isolate(batch.names, batch.platform, generation))) return;
         // Issue 31: an auth request sent before the tabs' election answered opens no stream before it has, and none
         // where another tab leads after all: the refresh runs again, through the share client (see `HubLocator.election`).
         const election = host.hub.election();
@@ -179,7 +168,6 @@ export class RefreshCycle {
         host.log?.("auth result", outcome.kind === "granted" ? { granted: outcome.granted, denied: outcome.denied } : { outcome: outcome.kind });
         for (const [name, error] of outcome.evict ?? []) host.evict(name, error);
         if (outcome.kind === "granted") {
-            this.#retried = false;
             // With `hubToken`, the token's `exp` may come before the cookie's: the renewal follows the earlier.
             host.cookieRefresh.authorized(requestedAt, platform.hubToken?.lifetime(requestedAt, outcome.response.expiresIn) ?? outcome.response.expiresIn);
             // [spec] laravel-mercure §6.4, §7.3: keys and whisper streams follow every auth, before the stream opens and counts them.
