@@ -100,7 +100,7 @@ export class CatchUps {
      */
     hold(id: string, message: EventMessage): boolean {
         const catchUp = this.#open.get(id);
-        if (catchUp?.held === null || catchUp === undefined) return false;
+        if (catchUp === undefined || catchUp.held === null) return false;
         catchUp.held.push({ ...message, s: id });
         catchUp.timer ??= setClampedTimeout(() => this.#release(catchUp), HOLD_MS);
         return true;

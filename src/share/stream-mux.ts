@@ -219,7 +219,8 @@ export class StreamMux {
         let next = Infinity;
         for (const [key, entry] of this.#whispers) {
             if (entry.next !== null || entry.renewAt >= this.#renewAt) continue;
-            if (entry.renewAt > now && !whisperNames(entry.url).some((name) => ungranted.has(name))) next = Math.min(next, entry.renewAt);
+            const regained = ungranted.size > 0 && whisperNames(entry.url).some((name) => ungranted.has(name));
+            if (entry.renewAt > now && !regained) next = Math.min(next, entry.renewAt);
             // Over HTTP/1.1 the replacement needs a connection of its own for a moment; without one, the hub's end and the
             // browser's reconnect it is.
             else if (this.#connections() < streamBudget(this.host.hub)) {
